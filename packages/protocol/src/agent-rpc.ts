@@ -1,0 +1,125 @@
+import { z } from "zod";
+import { ToolResultSchema } from "./tool-result";
+
+/**
+ * The wire between the runner and berth-agent inside a session container: JSON-RPC 2.0, one JSON
+ * message per line, over the container's attached stdin (runner → agent) and stdout (agent → runner).
+ * The agent logs to stderr only. Bump AGENT_PROTOCOL_VERSION on any incompatible change; the runner
+ * refuses an agent whose hello reports another version.
+ */
+export const AGENT_PROTOCOL_VERSION = 1;
+
+export const JsonRpcIdSchema = z.union([z.number().int(), z.string()]);
+
+export const JsonRpcRequestSchema = z.object({
+  jsonrpc: z.literal("2.0"),
+  id: JsonRpcIdSchema,
+  method: z.string(),
+  params: z.unknown().optional(),
+});
+export type JsonRpcRequest = z.infer<typeof JsonRpcRequestSchema>;
+
+export const JsonRpcErrorSchema = z.object({
+  code: z.number().int(),
+  message: z.string(),
+  data: z.unknown().optional(),
+});
+
+export const JsonRpcResponseSchema = z.object({
+  jsonrpc: z.literal("2.0"),
+  id: JsonRpcIdSchema.nullable(),
+  result: z.unknown().optional(),
+  error: JsonRpcErrorSchema.optional(),
+});
+export type JsonRpcResponse = z.infer<typeof JsonRpcResponseSchema>;
+
+export const JsonRpcNotificationSchema = z.object({
+  jsonrpc: z.literal("2.0"),
+  method: z.string(),
+  params: z.unknown().optional(),
+});
+export type JsonRpcNotification = z.infer<typeof JsonRpcNotificationSchema>;
+
+/** Standard JSON-RPC error codes, plus ours in the server range. */
+export const RpcErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  Aborted: -32001,
+} as const;
+
+// ---- methods (runner → agent) ----
+
+export const AgentHelloParamsSchema = z.object({ runnerVersion: z.string().optional() });
+export const AgentHelloResultSchema = z.object({
+  agentVersion: z.string(),
+  protocolVersion: z.number().int(),
+  pid: z.number().int(),
+  uid: z.number().int(),
+  node: z.string(),
+  workspace: z.string(),
+});
+export type AgentHelloResult = z.infer<typeof AgentHelloResultSchema>;
+
+export const AgentPingResultSchema = z.object({ now: z.number(), rssBytes: z.number() });
+export type AgentPingResult = z.infer<typeof AgentPingResultSchema>;
+
+/**
+ * Runs one tool inside the container. `args` were validated by the runner already; the agent validates
+ * again (it trusts nothing on its stdin). `callId` names the call for output notifications and abort.
+ * `env` is the session's declared environment, added to the clean environment of spawned processes.
+ */
+export const ToolCallParamsSchema = z.object({
+  tool: z.string(),
+  args: z.unknown(),
+  callId: z.string(),
+  env: z.record(z.string(), z.string()).optional(),
+});
+export type ToolCallParams = z.infer<typeof ToolCallParamsSchema>;
+export const ToolCallResultSchema = ToolResultSchema;
+
+export const ToolAbortParamsSchema = z.object({ callId: z.string() });
+export const ToolAbortResultSchema = z.object({ aborted: z.boolean() });
+
+export const AgentMethod = {
+  Hello: "agent.hello",
+  Ping: "agent.ping",
+  ToolCall: "tool.call",
+  ToolAbort: "tool.abort",
+} as const;
+
+// ---- notifications (agent → runner) ----
+
+export const OutputStreamSchema = z.enum(["stdout", "stderr"]);
+export type OutputStream = z.infer<typeof OutputStreamSchema>;
+
+/**
+ * A chunk of live output. Exactly one of callId (a running tool call such as run_script or bash exec)
+ * or processId (a background process) is set. `offset` is the byte offset of this chunk within its
+ * stream; `data` is base64 so any bytes survive the JSON line.
+ */
+export const OutputNotificationSchema = z.object({
+  callId: z.string().optional(),
+  processId: z.string().optional(),
+  stream: OutputStreamSchema,
+  offset: z.number().int().nonnegative(),
+  data: z.string(),
+});
+export type OutputNotification = z.infer<typeof OutputNotificationSchema>;
+
+export const ProcessStatusSchema = z.enum(["RUNNING", "EXITED", "STOPPED"]);
+export type ProcessStatus = z.infer<typeof ProcessStatusSchema>;
+
+export const ProcessStatusNotificationSchema = z.object({
+  processId: z.string(),
+  status: ProcessStatusSchema,
+  exitCode: z.number().int().nullable(),
+});
+export type ProcessStatusNotification = z.infer<typeof ProcessStatusNotificationSchema>;
+
+export const AgentNotification = {
+  Output: "output",
+  ProcessStatus: "process.status",
+} as const;

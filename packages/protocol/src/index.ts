@@ -1,0 +1,3 @@
+export * from "./tool-result";
+export * from "./agent-rpc";
+export * from "./errors";

@@ -1,0 +1,26 @@
+import { defineConfig } from "vitest/config";
+
+// Two projects: `unit` is the fast loop (no Docker), `docker` needs a running engine and the sandbox image.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["packages/*/src/**/*.test.ts", "apps/runner/src/**/*.test.ts"],
+          exclude: ["**/*.docker.test.ts", "**/node_modules/**"],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        test: {
+          name: "docker",
+          include: ["packages/*/src/**/*.docker.test.ts", "apps/runner/src/**/*.docker.test.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
