@@ -1,0 +1,58 @@
+import fs from "node:fs";
+import path from "node:path";
+import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaClient } from "./generated/sqlite/client";
+
+/** The client type is the SQLite one; the PostgreSQL client is generated from the same model. */
+export type Database = PrismaClient;
+
+export type DatabaseOptions = {
+  /** Directory of the SQLite file (`berth.db`); created when missing. */
+  dataDir: string;
+  /** A postgres:// URL selects PostgreSQL; anything else means the embedded SQLite default. */
+  databaseUrl?: string | undefined;
+};
+
+export type DatabaseKind = "sqlite" | "postgresql";
+
+export function databaseKind(databaseUrl: string | undefined): DatabaseKind {
+  return databaseUrl && /^postgres(ql)?:/.test(databaseUrl) ? "postgresql" : "sqlite";
+}
+
+export function sqlitePath(dataDir: string): string {
+  return path.join(dataDir, "berth.db");
+}
+
+/**
+ * Opens the database through a driver adapter (Prisma's JS engine: no native query engine to download).
+ * Migrations are applied by `prisma migrate deploy` during setup, not here.
+ */
+export async function createDatabase(options: DatabaseOptions): Promise<Database> {
+  if (databaseKind(options.databaseUrl) === "postgresql") {
+    const [{ PrismaPg }, generated] = await Promise.all([
+      import("@prisma/adapter-pg"),
+      import("./generated/postgres/client"),
+    ]);
+    const client = new generated.PrismaClient({ adapter: new PrismaPg({ connectionString: options.databaseUrl }) });
+    // Both clients are generated from one model, so their query API is the same.
+    return client as unknown as Database;
+  }
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  const adapter = new PrismaBetterSQLite3({ url: `file:${sqlitePath(options.dataDir)}` });
+  const client = new PrismaClient({ adapter });
+  // WAL lets readers proceed while a run's rows are written; busy_timeout rides out short write locks.
+  await client.$queryRawUnsafe("PRAGMA journal_mode = WAL");
+  await client.$queryRawUnsafe("PRAGMA busy_timeout = 5000");
+  return client;
+}
+
+/** A cheap round trip for /healthz. */
+export async function pingDatabase(db: Database): Promise<{ ok: boolean; latencyMs: number; error?: string }> {
+  const started = performance.now();
+  try {
+    await db.$queryRawUnsafe("SELECT 1");
+    return { ok: true, latencyMs: Math.round((performance.now() - started) * 100) / 100 };
+  } catch (error) {
+    return { ok: false, latencyMs: Math.round(performance.now() - started), error: (error as Error).message };
+  }
+}

@@ -1,0 +1,3 @@
+export { createDatabase, pingDatabase, databaseKind, sqlitePath } from "./create-database";
+export type { Database, DatabaseOptions, DatabaseKind } from "./create-database";
+export type * from "./generated/sqlite/models";

@@ -1,0 +1,21 @@
+import path from "node:path";
+import { defineConfig } from "prisma/config";
+import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
+
+// Prisma CLI config: the JS schema engine with a driver adapter, so migrate works offline (DESIGN.md).
+// DATABASE_URL (postgres://…) selects PostgreSQL and its schema; otherwise SQLite in the data dir.
+const databaseUrl = process.env.DATABASE_URL;
+const usePostgres = Boolean(databaseUrl && /^postgres(ql)?:/.test(databaseUrl));
+const dataDir = path.resolve(process.env.BERTH_DATA_DIR ?? ".berth");
+
+export default defineConfig({
+  experimental: { adapter: true },
+  engine: "js",
+  schema: usePostgres ? "prisma/postgres/schema.prisma" : "prisma/schema.prisma",
+  migrations: { path: usePostgres ? "prisma/postgres/migrations" : "prisma/migrations" },
+  async adapter() {
+    if (usePostgres) return new PrismaPg({ connectionString: databaseUrl });
+    return new PrismaBetterSQLite3({ url: `file:${path.join(dataDir, "berth.db")}` });
+  },
+});
