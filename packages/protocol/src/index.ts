@@ -1,3 +1,4 @@
 export * from "./tool-result";
 export * from "./agent-rpc";
 export * from "./errors";
+export * from "./receipt";
