@@ -1,0 +1,73 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import type { Database } from "@berth/db";
+
+export const ROLES = ["admin", "operator", "developer", "viewer"] as const;
+export type Role = (typeof ROLES)[number];
+
+export type Principal = { userId: string; name: string; role: Role; tokenId: string };
+
+/** Tokens are random and shown once; only their sha256 is stored. */
+export function newToken(): string {
+  return `berth_${crypto.randomBytes(32).toString("base64url")}`;
+}
+
+export function hashToken(token: string): string {
+  return crypto.createHash("sha256").update(token).digest("hex");
+}
+
+export function newId(prefix: string): string {
+  return `${prefix}_${crypto.randomBytes(12).toString("hex")}`;
+}
+
+const ADMIN_USER_ID = "user_admin";
+
+/**
+ * Makes sure an admin token exists: BERTH_ADMIN_TOKEN when set (automation, tests), otherwise one
+ * generated once and kept in the data dir with mode 0600. Returns where the token comes from; the
+ * token itself is never logged.
+ */
+export async function ensureAdminToken(db: Database, opts: { dataDir: string; envToken?: string | undefined }): Promise<{ source: "env" | "file"; file?: string }> {
+  await db.user.upsert({ where: { id: ADMIN_USER_ID }, update: {}, create: { id: ADMIN_USER_ID, name: "admin", role: "admin" } });
+  let token = opts.envToken;
+  let file: string | undefined;
+  if (!token) {
+    file = path.join(opts.dataDir, "admin-token");
+    if (fs.existsSync(file)) {
+      token = fs.readFileSync(file, "utf8").trim();
+    } else {
+      token = newToken();
+      fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
+    }
+  }
+  const tokenId = opts.envToken ? "tok_env_admin" : "tok_file_admin";
+  const tokenHash = hashToken(token);
+  await db.apiToken.upsert({
+    where: { id: tokenId },
+    update: { tokenHash, revokedAt: null },
+    create: { id: tokenId, userId: ADMIN_USER_ID, name: opts.envToken ? "BERTH_ADMIN_TOKEN" : "generated admin token", tokenHash },
+  });
+  return file ? { source: "file", file } : { source: "env" };
+}
+
+/** Resolves a presented token to its user, or null. */
+export async function authenticate(db: Database, token: string): Promise<Principal | null> {
+  const row = await db.apiToken.findUnique({ where: { tokenHash: hashToken(token) }, include: { user: true } });
+  if (!row || row.revokedAt) return null;
+  const role = (ROLES as readonly string[]).includes(row.user.role) ? (row.user.role as Role) : "viewer";
+  return { userId: row.userId, name: row.user.name, role, tokenId: row.id };
+}
+
+/** Extracts the token from `Authorization: Bearer …` or the web app's httpOnly cookie. */
+export function tokenFromHeaders(headers: { authorization?: string | undefined; cookie?: string | undefined }): string | null {
+  const auth = headers.authorization;
+  if (auth?.startsWith("Bearer ")) return auth.slice("Bearer ".length).trim() || null;
+  const cookie = headers.cookie;
+  if (!cookie) return null;
+  for (const part of cookie.split(";")) {
+    const [name, ...rest] = part.trim().split("=");
+    if (name === "berth_token") return decodeURIComponent(rest.join("=")) || null;
+  }
+  return null;
+}

@@ -1,0 +1,22 @@
+import { describe, expect, it } from "vitest";
+import { parseEnv } from "./env";
+
+describe("parseEnv", () => {
+  it("defaults to localhost and the embedded database", () => {
+    const result = parseEnv({});
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.env.BERTH_HOST).toBe("127.0.0.1");
+    expect(result.env.BERTH_RUNNER_PORT).toBe(4000);
+    expect(result.env.DATABASE_URL).toBeUndefined();
+  });
+
+  it("names each bad variable and its value", () => {
+    const result = parseEnv({ BERTH_RUNNER_PORT: "99999", DATABASE_URL: "mysql://x", BERTH_ADMIN_TOKEN: "short" });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors.join("\n")).toMatch(/BERTH_RUNNER_PORT="99999"/);
+    expect(result.errors.join("\n")).toMatch(/DATABASE_URL="mysql:\/\/x": must start with postgresql/);
+    expect(result.errors.join("\n")).toMatch(/BERTH_ADMIN_TOKEN="short": must be at least 16/);
+  });
+});

@@ -1,0 +1,52 @@
+import path from "node:path";
+import { z } from "zod";
+
+const port = z.coerce.number().int().min(1).max(65535);
+
+/** Every setting of the runner, parsed once at start; nothing else reads process.env. */
+export const EnvSchema = z.object({
+  BERTH_HOST: z.string().min(1).default("127.0.0.1"),
+  BERTH_RUNNER_PORT: port.default(4000),
+  BERTH_WEB_PORT: port.default(3000),
+  BERTH_DATA_DIR: z.string().min(1).default(".berth"),
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .transform((value) => (value ? value : undefined))
+    .refine((value) => value === undefined || /^(postgres(ql)?|file):/.test(value), {
+      message: "must start with postgresql:// (or be unset for the embedded SQLite)",
+    }),
+  BERTH_ADMIN_TOKEN: z
+    .string()
+    .optional()
+    .transform((value) => (value ? value : undefined))
+    .refine((value) => value === undefined || value.length >= 16, { message: "must be at least 16 characters" }),
+  BERTH_SANDBOX_IMAGE: z.string().min(1).default("berth-sandbox:latest"),
+  BERTH_WARM_POOL: z.coerce.number().int().min(0).max(32).default(2),
+  BERTH_MCP_APPROVAL_WAIT_MS: z.coerce.number().int().min(0).default(120_000),
+  BERTH_RUNNER_ID: z.string().regex(/^[a-z0-9-]{1,32}$/).default("local"),
+  BERTH_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type Env = z.infer<typeof EnvSchema> & { dataDir: string; webOrigin: string };
+
+/** Parses the environment or returns one line per bad variable, naming it and what it needs. */
+export function parseEnv(source: NodeJS.ProcessEnv): { ok: true; env: Env } | { ok: false; errors: string[] } {
+  const parsed = EnvSchema.safeParse(source);
+  if (!parsed.success) {
+    const errors = parsed.error.issues.map((issue) => {
+      const name = issue.path.join(".");
+      return `${name}=${JSON.stringify(source[name] ?? "")}: ${issue.message}`;
+    });
+    return { ok: false, errors };
+  }
+  const env = parsed.data;
+  return {
+    ok: true,
+    env: {
+      ...env,
+      dataDir: path.resolve(env.BERTH_DATA_DIR),
+      webOrigin: `http://${env.BERTH_HOST === "0.0.0.0" ? "127.0.0.1" : env.BERTH_HOST}:${env.BERTH_WEB_PORT}`,
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
+import { AppError, toApiError } from "@berth/protocol";
+import { pingDatabase, type Database } from "@berth/db";
+import { authenticate, tokenFromHeaders, type Principal } from "../auth/tokens";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+export type DockerHealth = () => Promise<{ ok: boolean; version?: string; error?: string }>;
+
+export type ServerDeps = {
+  db: Database;
+  dockerHealth: DockerHealth;
+  logLevel: string;
+  /** Largest accepted JSON body: write_file takes up to 8 MiB of content, plus JSON escaping. */
+  bodyLimitBytes?: number;
+};
+
+/** Routes that answer without a token (api.md). */
+const PUBLIC_ROUTES = [/^\/healthz$/, /^\/api\/shared\//, /^\/api\/receipts\/public-key$/];
+
+export function requirePrincipal(request: FastifyRequest): Principal {
+  if (!request.principal) throw new AppError({ code: "unauthorized", message: "Missing or invalid bearer token" });
+  return request.principal;
+}
+
+export function buildServer(deps: ServerDeps): FastifyInstance {
+  const app = Fastify({
+    logger: { level: deps.logLevel, redact: ["req.headers.authorization", "req.headers.cookie"] },
+    // One line per request is noise for a developer tool; errors are still logged.
+    disableRequestLogging: true,
+    bodyLimit: deps.bodyLimitBytes ?? 12 * 1024 * 1024,
+  });
+  app.decorateRequest("principal", null);
+
+  app.addHook("onRequest", async (request) => {
+    const token = tokenFromHeaders(request.headers);
+    request.principal = token ? await authenticate(deps.db, token) : null;
+    const url = request.url.split("?")[0] ?? "";
+    if (!request.principal && !PUBLIC_ROUTES.some((route) => route.test(url))) {
+      throw new AppError({ code: "unauthorized", message: token ? "Invalid or revoked token" : "Missing bearer token (Authorization: Bearer <token>)" });
+    }
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const fastifyError = error as { statusCode?: number; code?: string; message: string };
+    if (!AppError.isInstance(error) && fastifyError.statusCode && fastifyError.statusCode < 500) {
+      // Fastify's own client errors (bad JSON, body too large) keep their status with our error shape.
+      const code = fastifyError.statusCode === 413 ? "payload_too_large" : "bad_request";
+      return reply.status(fastifyError.statusCode).send({ error: { code, message: fastifyError.message } });
+    }
+    const { status, body } = toApiError(error);
+    if (status >= 500) request.log.error({ err: error }, "request failed");
+    return reply.status(status).send(body);
+  });
+
+  app.get("/healthz", async (_request, reply) => {
+    const [docker, db] = await Promise.all([deps.dockerHealth(), pingDatabase(deps.db)]);
+    const ok = docker.ok && db.ok;
+    return reply.status(ok ? 200 : 503).send({ ok, docker, db });
+  });
+
+  app.get("/api/me", async (request) => requirePrincipal(request));
+
+  return app;
+}

@@ -1,0 +1,73 @@
+// Serves the built Next.js app and proxies runner paths (HTTP and websocket upgrades) to the runner,
+// so the page has one origin: no CORS, and the httpOnly token cookie reaches the runner as is.
+import http from "node:http";
+import net from "node:net";
+import next from "next";
+
+const host = process.env.BERTH_HOST || "127.0.0.1";
+const port = Number(process.env.BERTH_WEB_PORT || 3000);
+const runner = new URL(process.env.BERTH_RUNNER_URL || `http://127.0.0.1:${process.env.BERTH_RUNNER_PORT || 4000}`);
+const PROXIED = /^\/(api|socket\.io|mcp|healthz|metrics)(\/|\?|$)/;
+
+// Routes the web app answers itself even under /api (sign-in sets the cookie on this origin).
+const OWN = /^\/api\/session(\/|\?|$)/;
+
+function proxyHttp(req, res) {
+  const upstream = http.request(
+    { host: runner.hostname, port: runner.port, method: req.method, path: req.url, headers: { ...req.headers, host: runner.host } },
+    (response) => {
+      res.writeHead(response.statusCode ?? 502, response.headers);
+      response.pipe(res);
+    },
+  );
+  upstream.on("error", () => {
+    if (!res.headersSent) res.writeHead(502, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: { code: "runner_unavailable", message: `The runner at ${runner.origin} does not answer` } }));
+  });
+  req.pipe(upstream);
+}
+
+function proxyUpgrade(req, socket, head) {
+  const upstream = net.connect(Number(runner.port), runner.hostname, () => {
+    const headers = Object.entries({ ...req.headers, host: runner.host }).map(([k, v]) => `${k}: ${v}`);
+    upstream.write(`${req.method} ${req.url} HTTP/1.1\r\n${headers.join("\r\n")}\r\n\r\n`);
+    if (head?.length) upstream.write(head);
+    upstream.pipe(socket);
+    socket.pipe(upstream);
+  });
+  const close = () => {
+    upstream.destroy();
+    socket.destroy();
+  };
+  upstream.on("error", close);
+  socket.on("error", close);
+}
+
+const app = next({ dev: false, dir: new URL(".", import.meta.url).pathname, hostname: host, port });
+await app.prepare();
+const handle = app.getRequestHandler();
+
+const server = http.createServer((req, res) => {
+  if (PROXIED.test(req.url ?? "") && !OWN.test(req.url ?? "")) return proxyHttp(req, res);
+  return handle(req, res);
+});
+server.on("upgrade", (req, socket, head) => {
+  if (PROXIED.test(req.url ?? "")) return proxyUpgrade(req, socket, head);
+  socket.destroy();
+});
+server.on("error", (error) => {
+  if (error.code === "EADDRINUSE") {
+    process.stderr.write(`berth-web: port ${port} on ${host} is in use: stop what holds it or set BERTH_WEB_PORT\n`);
+    process.exit(1);
+  }
+  throw error;
+});
+server.listen(port, host, () => process.stdout.write(`berth-web ready on http://${host}:${port} (runner ${runner.origin})\n`));
+
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    server.close();
+    void app.close?.();
+    process.exit(0);
+  });
+}

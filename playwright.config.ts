@@ -1,0 +1,38 @@
+import { defineConfig } from "@playwright/test";
+
+// e2e runs its own runner + web app on spare ports with its own data dir, so a developer's
+// `npm start` can keep running. Browsers cannot be downloaded here: Debian's chromium is used.
+const runnerPort = 4100;
+const webPort = 3100;
+export const E2E_ADMIN_TOKEN = "e2e-admin-token-0123456789abcdef";
+
+export default defineConfig({
+  testDir: "e2e",
+  outputDir: "test-results/e2e",
+  timeout: 120_000,
+  expect: { timeout: 15_000 },
+  workers: 1,
+  reporter: [["list"], ["html", { open: "never", outputFolder: "test-results/e2e-report" }]],
+  use: {
+    baseURL: `http://127.0.0.1:${webPort}`,
+    screenshot: "on",
+    trace: "retain-on-failure",
+    launchOptions: {
+      executablePath: "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    },
+  },
+  webServer: {
+    command: "node scripts/serve.mjs",
+    url: `http://127.0.0.1:${webPort}/healthz`,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    env: {
+      BERTH_RUNNER_PORT: String(runnerPort),
+      BERTH_WEB_PORT: String(webPort),
+      BERTH_DATA_DIR: ".berth/e2e",
+      BERTH_ADMIN_TOKEN: E2E_ADMIN_TOKEN,
+      BERTH_WARM_POOL: "1",
+    },
+  },
+});

@@ -1,0 +1,133 @@
+// The one setup behind `npm start` and `npm test`: installs what is missing and skips what is done.
+// Plain Node with no dependencies, because it runs before `npm ci`.
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { spawn } from "node:child_process";
+import { run, tryRun, step, SetupError } from "./proc.mjs";
+
+export { SetupError };
+
+const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
+const isDebian = fs.existsSync("/etc/debian_version");
+
+function aptInstall(packages) {
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  // A stale package index fails the install; refresh it once per setup.
+  run("apt-get", ["update", "-q"], { env });
+  run("apt-get", ["install", "-y", "-q", "--no-install-recommends", ...packages], { env });
+}
+
+/** Dependencies: `npm ci` when node_modules is missing or older than the lockfile. */
+export async function ensureDependencies(root) {
+  const lock = path.join(root, "package-lock.json");
+  const installed = path.join(root, "node_modules/.package-lock.json");
+  const stale = !fs.existsSync(installed) || fs.statSync(installed).mtimeMs < fs.statSync(lock).mtimeMs;
+  if (!stale) return;
+  await step("install dependencies (npm ci)", () =>
+    run("npm", ["ci", "--no-audit", "--no-fund"], { cwd: root, inherit: true }),
+  );
+}
+
+function dockerAnswers() {
+  return tryRun("docker", ["version", "--format", "{{.Server.Version}}"], { timeoutMs: 10_000 }).ok;
+}
+
+/**
+ * A Docker engine that answers: the one configured (DOCKER_HOST or the local socket), or — as root on
+ * Debian — docker.io installed with apt and dockerd started in the background, its log in the data dir.
+ */
+export async function ensureDocker(dataDir) {
+  if (dockerAnswers()) return;
+  if (!isRoot || !isDebian) {
+    throw new SetupError(
+      "no Docker engine answers: install Docker (https://docs.docker.com/engine/install/) and start it, or set DOCKER_HOST; as root on Debian setup installs it itself",
+    );
+  }
+  if (!fs.existsSync("/usr/sbin/dockerd") && !fs.existsSync("/usr/bin/dockerd")) {
+    await step("install Docker engine (apt-get install docker.io)", () => aptInstall(["docker.io"]));
+  }
+  await step("start dockerd", async () => {
+    fs.mkdirSync(dataDir, { recursive: true });
+    const log = fs.openSync(path.join(dataDir, "dockerd.log"), "a");
+    const child = spawn("dockerd", [], { detached: true, stdio: ["ignore", log, log] });
+    child.unref();
+    for (let i = 0; i < 60; i++) {
+      if (dockerAnswers()) return;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    throw new SetupError(`dockerd did not answer within 30 s; see ${path.join(dataDir, "dockerd.log")}`);
+  });
+}
+
+/** Debian's chromium for Playwright (browsers cannot be downloaded here). */
+export async function ensureChromium() {
+  if (fs.existsSync("/usr/bin/chromium")) return;
+  if (!isRoot || !isDebian) throw new SetupError("Chromium is missing: install it (apt-get install chromium) to run the e2e tests");
+  await step("install Chromium (apt-get install chromium)", () => aptInstall(["chromium"]));
+}
+
+/** A data dir we can write, or one line saying what to do. */
+export function ensureDataDir(dataDir) {
+  try {
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.accessSync(dataDir, fs.constants.W_OK);
+    const probe = path.join(dataDir, `.write-probe-${process.pid}`);
+    fs.writeFileSync(probe, "");
+    fs.rmSync(probe);
+  } catch {
+    throw new SetupError(`data dir ${dataDir} is not writable: set BERTH_DATA_DIR to a writable folder`);
+  }
+}
+
+function hashOf(files) {
+  const hash = crypto.createHash("sha256");
+  for (const file of files) if (fs.existsSync(file)) hash.update(fs.readFileSync(file));
+  return hash.digest("hex");
+}
+
+/** Prisma clients, generated when the schema changes. Migrations are applied by startServers. */
+export async function ensurePrismaClients(root) {
+  const { writePostgresSchema } = await import("./prisma-schemas.mjs");
+  writePostgresSchema(root);
+  const schemas = ["prisma/schema.prisma", "prisma/postgres/schema.prisma"];
+  const stamp = path.join(root, "packages/db/src/generated/.schema-hash");
+  const current = hashOf(schemas.map((s) => path.join(root, s)).concat(path.join(root, "package-lock.json")));
+  if (!fs.existsSync(stamp) || fs.readFileSync(stamp, "utf8") !== current) {
+    await step("generate Prisma clients", () => {
+      for (const schema of schemas) run("npx", ["prisma", "generate", "--schema", schema], { cwd: root });
+      fs.writeFileSync(stamp, current);
+    });
+  }
+}
+
+/** Builds the packages (turbo caches: a second run replays outputs in about a second). */
+export async function buildAll(root) {
+  await step("build agent, runner and web app (turbo, cached)", () =>
+    run("npx", ["turbo", "run", "build", "--output-logs=errors-only"], {
+      cwd: root,
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", TURBO_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1" },
+    }),
+  );
+}
+
+export async function ensureSandboxImageBuilt(root) {
+  const { ensureSandboxImage } = await import("./sandbox-image.mjs");
+  const { image, built } = await ensureSandboxImage(root, { agentBundle: path.join(root, "packages/agent/dist/berth-agent.mjs") });
+  if (!built) process.stdout.write(`• sandbox image ${image} is up to date\n`);
+  return image;
+}
+
+/** Everything `npm start` and `npm test` need before servers or tests run. */
+export async function setup(root, { dataDir, forTests = false }) {
+  const started = Date.now();
+  ensureDataDir(dataDir);
+  await ensureDependencies(root);
+  await ensureDocker(dataDir);
+  await ensurePrismaClients(root);
+  await buildAll(root);
+  await ensureSandboxImageBuilt(root);
+  if (forTests) await ensureChromium();
+  process.stdout.write(`setup finished in ${((Date.now() - started) / 1000).toFixed(1)} s (${os.hostname()})\n`);
+}
