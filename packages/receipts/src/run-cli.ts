@@ -131,7 +131,7 @@ async function fetchPublicKey(fetchFn: typeof fetch, origin: string): Promise<st
   const body = await fetchJson(fetchFn, new URL("/api/receipts/public-key", base).toString());
   const parsed = ReceiptPublicKeySchema.safeParse(body);
   if (!parsed.success) throw new CliError(`public key endpoint of ${base.origin} did not return {keyId, publicKey}`);
-  return parsed.data.publicKey;
+  return checkPublicKey(parsed.data.publicKey, `the public key of ${base.origin}`);
 }
 
 async function fetchJson(fetchFn: typeof fetch, url: string): Promise<unknown> {
@@ -161,14 +161,29 @@ async function readJsonFile(path: string, what: string): Promise<unknown> {
 /** A PEM file, or the saved JSON of /api/receipts/public-key. */
 async function readPublicKeyFile(path: string): Promise<string> {
   const text = await readText(path, "--key");
-  if (text.includes("-----BEGIN")) return text;
-  try {
-    const parsed = ReceiptPublicKeySchema.safeParse(JSON.parse(text));
-    if (parsed.success) return parsed.data.publicKey;
-  } catch {
-    // fall through to the error below
+  let pem = text;
+  if (text.trimStart().startsWith("{")) {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    const parsed = ReceiptPublicKeySchema.safeParse(json);
+    if (!parsed.success) throw new CliError(`--key file ${path} is JSON but not {keyId, publicKey}`);
+    pem = parsed.data.publicKey;
   }
-  throw new CliError(`--key file ${path} is neither a PEM public key nor {keyId, publicKey} JSON`);
+  return checkPublicKey(pem, `--key file ${path}`);
+}
+
+/** A key that cannot be used is an input problem (exit 2), not an invalid receipt. */
+function checkPublicKey(pem: string, source: string): string {
+  try {
+    keyIdOf(pem);
+  } catch (error) {
+    throw new CliError(`${source} is not an Ed25519 public key: ${(error as Error).message}`);
+  }
+  return pem;
 }
 
 async function readText(path: string, what: string): Promise<string> {
