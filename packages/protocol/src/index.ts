@@ -2,3 +2,4 @@ export * from "./tool-result";
 export * from "./agent-rpc";
 export * from "./errors";
 export * from "./receipt";
+export * from "./tools";

@@ -1,0 +1,4 @@
+export * from "./read-file";
+export * from "./write-file";
+export * from "./edit";
+export * from "./apply-patch";

@@ -1,0 +1,55 @@
+import { readFile, stat } from "node:fs/promises";
+import { WRITE_FILE_MAX_BYTES, WriteFileArgsSchema, type WriteFileDetails } from "@berth/protocol";
+import { defineTool, okResult } from "../tools/tool-context";
+import { fail } from "../tools/tool-failure-error";
+import { atomicWrite } from "../workspace/atomic-write";
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Decodes write content, refusing malformed base64 and anything over the 8 MiB cap. */
+export function decodeContent(content: string, encoding: "utf8" | "base64", field = "content"): Buffer {
+  let data: Buffer;
+  if (encoding === "base64") {
+    const compact = content.replace(/\s+/g, "");
+    if (compact.length % 4 === 1 || !BASE64.test(compact)) fail("invalid_args", `${field}: not valid base64`);
+    data = Buffer.from(compact, "base64");
+  } else {
+    data = Buffer.from(content, "utf8");
+  }
+  if (data.length > WRITE_FILE_MAX_BYTES) {
+    fail("too_large", `${field}: ${data.length} bytes is over the limit of ${WRITE_FILE_MAX_BYTES} bytes (8 MiB)`);
+  }
+  return data;
+}
+
+export const writeFileTool = defineTool({
+  name: "write_file",
+  schema: WriteFileArgsSchema,
+  mutates: true,
+  async run(args, { workspace }) {
+    const data = decodeContent(args.content, args.encoding);
+    const file = await workspace.resolveForWrite(args.path);
+    const existing = await stat(file.real).catch(() => undefined);
+    if (existing?.isDirectory()) fail("is_directory", `Path is a directory: ${args.path}`);
+    if (existing && args.mode === "create") fail("exists", `File already exists: ${args.path}`);
+    if (existing && !existing.isFile()) fail("not_a_file", `Not a regular file: ${args.path}`);
+
+    const appended = args.mode === "append" && existing !== undefined;
+    const bytes = appended ? Buffer.concat([await readFile(file.real), data]) : data;
+    try {
+      await atomicWrite(file.real, bytes, { exclusive: args.mode === "create" });
+    } catch (error) {
+      // Lost a race with another writer between the check and the link.
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") fail("exists", `File already exists: ${args.path}`);
+      throw error;
+    }
+    const details: WriteFileDetails = {
+      path: file.rel,
+      mode: args.mode,
+      created: existing === undefined,
+      appended,
+      bytesWritten: data.length,
+    };
+    return okResult(details);
+  },
+});

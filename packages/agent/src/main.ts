@@ -1,0 +1,27 @@
+// berth-agent: the program each session container runs. JSON-RPC on stdin/stdout, its own log on stderr.
+import { loadAgentConfig } from "./config";
+import { startAgentServer } from "./rpc";
+
+const log = (message: string) => process.stderr.write(`berth-agent: ${message}\n`);
+
+// stdout carries only protocol lines: anything a library prints goes to stderr instead.
+console.log = console.info = console.debug = (...parts: unknown[]) => log(parts.map(String).join(" "));
+
+process.on("uncaughtException", (error) => log(`uncaught: ${error.stack ?? error.message}`));
+process.on("unhandledRejection", (reason) => log(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
+// The runner went away mid-write: nothing left to talk to.
+process.stdout.on("error", () => process.exit(0));
+
+let config;
+try {
+  config = loadAgentConfig();
+} catch (error) {
+  log(`bad environment: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(2);
+}
+log(`ready (workspace ${config.workspace}, pid ${process.pid})`);
+const server = startAgentServer({ config, input: process.stdin, output: process.stdout, log });
+void server.closed.then(() => process.exit(0));
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, () => process.exit(0));
+}

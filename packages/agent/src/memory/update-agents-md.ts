@@ -1,0 +1,37 @@
+import { readFile } from "node:fs/promises";
+import { UpdateAgentsMdArgsSchema, type UpdateAgentsMdDetails } from "@berth/protocol";
+import { defineTool, okResult } from "../tools/tool-context";
+import { fail } from "../tools/tool-failure-error";
+import { atomicWrite } from "../workspace/atomic-write";
+import { readTextFile } from "../workspace/text-file";
+
+const AGENTS_MD = "AGENTS.md";
+const MAX_BYTES = 8 * 1024 * 1024;
+
+/** The AGENTS.md memory file at the workspace root: read, replace, or add a note to the end. */
+export const updateAgentsMdTool = defineTool({
+  name: "update_agents_md",
+  schema: UpdateAgentsMdArgsSchema,
+  mutates: true,
+  async run(args, { workspace }) {
+    const file = args.action === "read" ? await workspace.resolve(AGENTS_MD) : await workspace.resolveForWrite(AGENTS_MD);
+    const current = file.exists ? (await readTextFile(file, MAX_BYTES)).text : null;
+    if (args.action === "read") {
+      const details: UpdateAgentsMdDetails = { path: AGENTS_MD, action: "read", exists: current !== null, content: current ?? "" };
+      return { ok: true, output: current ?? "", details: { ...details } };
+    }
+    const text = args.content ?? args.text;
+    if (text === undefined) fail("invalid_args", `content: required for action=${args.action}`);
+    let next = text as string;
+    if (args.action === "append" && current !== null && current !== "") {
+      // A note starts on its own line.
+      next = current + (current.endsWith("\n") ? "" : "\n") + next;
+    }
+    if (args.action === "append" && !next.endsWith("\n")) next += "\n";
+    const bytes = Buffer.from(next, "utf8");
+    if (bytes.length > MAX_BYTES) fail("too_large", `AGENTS.md would be ${bytes.length} bytes (limit ${MAX_BYTES} bytes)`);
+    await atomicWrite(file.real, bytes);
+    const details: UpdateAgentsMdDetails = { path: AGENTS_MD, action: args.action, exists: true, content: next, bytesWritten: Buffer.byteLength(text as string) };
+    return okResult({ path: details.path, action: details.action, exists: true, bytesWritten: details.bytesWritten });
+  },
+});

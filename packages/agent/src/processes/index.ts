@@ -1,0 +1,5 @@
+export * from "./bash";
+export * from "./process-manager";
+export * from "./process-group";
+export * from "./head-tail-buffer";
+export * from "./child-env";

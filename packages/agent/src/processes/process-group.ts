@@ -1,0 +1,157 @@
+import { spawn } from "node:child_process";
+import { readdir, readFile } from "node:fs/promises";
+import { constants } from "node:os";
+
+/** Time between SIGTERM and SIGKILL when a process group is stopped (spec/tools.md). */
+export const KILL_GRACE_MS = 1000;
+
+export function isGroupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Live (non-zombie) members of a process group, read from /proc; null where /proc is unreadable. */
+export async function groupMembers(pgid: number): Promise<number[] | null> {
+  let entries: string[];
+  try {
+    entries = await readdir("/proc");
+  } catch {
+    return null;
+  }
+  const members: number[] = [];
+  await Promise.all(
+    entries
+      .filter((name) => /^\d+$/.test(name))
+      .map(async (name) => {
+        const stat = await readFile(`/proc/${name}/stat`, "utf8").catch(() => "");
+        // Fields after the parenthesised command name: state, ppid, pgrp, ...
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        if (fields[0] !== "Z" && Number(fields[2]) === pgid) members.push(Number(name));
+      }),
+  );
+  return members;
+}
+
+/** TERM the whole group, then KILL whatever is left after the grace period. */
+export async function killGroup(pgid: number, graceMs = KILL_GRACE_MS): Promise<void> {
+  try {
+    process.kill(-pgid, "SIGTERM");
+  } catch {
+    return; // already gone
+  }
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    await sleep(25);
+    const members = await groupMembers(pgid);
+    if (members ? members.length === 0 : !isGroupAlive(pgid)) return;
+  }
+  try {
+    process.kill(-pgid, "SIGKILL");
+  } catch {
+    // exited during the grace period
+  }
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function signalNumber(signal: NodeJS.Signals): number {
+  return constants.signals[signal] ?? 0;
+}
+
+export interface GroupRunOptions {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  signal: AbortSignal;
+  onOutput: (stream: "stdout" | "stderr", chunk: Buffer, offset: number) => void;
+}
+
+export interface GroupRunResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  aborted: boolean;
+  spawnError?: string;
+  /** Group members still alive after the main process exited (they are killed). */
+  survivors: number;
+  startedAt: Date;
+  endedAt: Date;
+  durationMs: number;
+}
+
+/** How long to let pipes drain after the main process exits, when a survivor holds them open. */
+const DRAIN_MS = 200;
+
+/**
+ * Runs one program as the leader of its own process group with stdin closed, streams its output,
+ * and kills the whole group on timeout or abort (TERM, grace, KILL). Leftover group members after a
+ * normal exit are counted (run_script reports cleanup-incomplete) and killed.
+ */
+export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
+  const startedAt = new Date();
+  return new Promise((resolve) => {
+    let timedOut = false;
+    let aborted = false;
+    const offsets = { stdout: 0, stderr: 0 };
+    const child = spawn(options.file, options.args, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    for (const stream of ["stdout", "stderr"] as const) {
+      child[stream].on("data", (chunk: Buffer) => {
+        options.onOutput(stream, chunk, offsets[stream]);
+        offsets[stream] += chunk.length;
+      });
+    }
+    const stop = () => {
+      if (child.pid !== undefined) void killGroup(child.pid);
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, options.timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      stop();
+    };
+    if (options.signal.aborted) onAbort();
+    else options.signal.addEventListener("abort", onAbort, { once: true });
+
+    let done = false;
+    const finish = (result: Omit<GroupRunResult, "startedAt" | "endedAt" | "durationMs" | "timedOut" | "aborted">) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      options.signal.removeEventListener("abort", onAbort);
+      const endedAt = new Date();
+      resolve({ ...result, timedOut, aborted, startedAt, endedAt, durationMs: endedAt.getTime() - startedAt.getTime() });
+    };
+
+    child.on("error", (error) => {
+      finish({ exitCode: null, signal: null, spawnError: error.message, survivors: 0 });
+    });
+    child.on("exit", (code, signal) => {
+      void (async () => {
+        const pid = child.pid as number;
+        const closed = new Promise<void>((r) => child.on("close", () => r()));
+        await Promise.race([closed, sleep(DRAIN_MS)]);
+        const members = await groupMembers(pid);
+        const survivors = members ? members.length : isGroupAlive(pid) ? 1 : 0;
+        if (survivors > 0) await killGroup(pid);
+        // Unblock pipes a killed survivor may have left half-open.
+        await Promise.race([closed, sleep(DRAIN_MS)]);
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish({ exitCode: code, signal, survivors });
+      })();
+    });
+  });
+}

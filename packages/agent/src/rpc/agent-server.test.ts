@@ -1,0 +1,124 @@
+import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from "node:child_process";
+import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AGENT_PROTOCOL_VERSION } from "@berth/protocol";
+import { bundlePath } from "../../bundle-path.mjs";
+
+type Message = { id?: number | string | null; method?: string; result?: any; error?: { code: number; message: string }; params?: any };
+
+/** Talks to the real bundled agent over its stdio, exactly as the runner does. */
+class AgentProcess {
+  readonly messages: Message[] = [];
+  readonly rawLines: string[] = [];
+  private waiters: (() => void)[] = [];
+  stderr = "";
+
+  constructor(readonly child: ChildProcessWithoutNullStreams) {
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      this.rawLines.push(line);
+      this.messages.push(JSON.parse(line) as Message);
+      for (const wake of this.waiters.splice(0)) wake();
+    });
+    child.stderr.on("data", (chunk: Buffer) => (this.stderr += chunk.toString()));
+  }
+
+  send(line: string | Buffer): void {
+    this.child.stdin.write(line);
+  }
+
+  async waitFor(predicate: (m: Message) => boolean, ms = 10_000): Promise<Message> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const found = this.messages.find(predicate);
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`timed out; stderr: ${this.stderr}`);
+      await new Promise<void>((resolve) => {
+        this.waiters.push(resolve);
+        setTimeout(resolve, 100);
+      });
+    }
+  }
+
+  async request(id: number, method: string, params?: unknown): Promise<Message> {
+    this.send(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+    return this.waitFor((m) => m.id === id);
+  }
+}
+
+let base: string;
+let root: string;
+let agent: AgentProcess;
+
+beforeAll(async () => {
+  execFileSync(process.execPath, [path.join(path.dirname(bundlePath), "..", "build.mjs")]);
+  base = await realpath(await mkdtemp(path.join(tmpdir(), "berth-agent-rpc-")));
+  root = path.join(base, "ws");
+  await import("node:fs/promises").then((fs) => fs.mkdir(root));
+  const child = spawn(process.execPath, [bundlePath], {
+    env: { PATH: process.env.PATH, BERTH_WORKSPACE: root, BERTH_AGENT_STATE: path.join(base, "state") },
+  });
+  agent = new AgentProcess(child);
+}, 60_000);
+
+afterAll(async () => {
+  agent.child.stdin.end();
+  await new Promise((resolve) => agent.child.once("exit", resolve));
+  await rm(base, { recursive: true, force: true });
+});
+
+describe("berth-agent over JSON-RPC stdio", () => {
+  it("answers hello and ping", async () => {
+    const hello = await agent.request(1, "agent.hello", { runnerVersion: "test" });
+    expect(hello.result).toMatchObject({ protocolVersion: AGENT_PROTOCOL_VERSION, workspace: root, agentVersion: "0.1.0" });
+    expect(hello.result.uid).toBe(process.getuid?.());
+    const ping = await agent.request(2, "agent.ping");
+    expect(ping.result.rssBytes).toBeGreaterThan(0);
+  });
+
+  it("survives bad lines with JSON-RPC errors and keeps stdout protocol-only", async () => {
+    agent.send("this is not json\n");
+    agent.send(`${JSON.stringify({ jsonrpc: "2.0", id: 10, method: 42 })}\n`);
+    agent.send(`${JSON.stringify({ jsonrpc: "2.0", id: 11, method: "no.such" })}\n`);
+    agent.send(`${JSON.stringify({ jsonrpc: "2.0", id: 12, method: "tool.call", params: { tool: "read_file" } })}\n`);
+    expect((await agent.waitFor((m) => m.id === null && m.error?.code === -32700)).error?.message).toMatch(/Parse error/);
+    expect((await agent.waitFor((m) => m.id === 10)).error?.code).toBe(-32600);
+    expect((await agent.waitFor((m) => m.id === 11)).error?.code).toBe(-32601);
+    expect((await agent.waitFor((m) => m.id === 12)).error?.code).toBe(-32602);
+    const hello = await agent.request(13, "agent.hello");
+    expect(hello.result.protocolVersion).toBe(AGENT_PROTOCOL_VERSION);
+    for (const line of agent.rawLines) expect(JSON.parse(line).jsonrpc).toBe("2.0");
+  });
+
+  it("names the field when a request line is not valid UTF-8", async () => {
+    const head = Buffer.from(`{"jsonrpc":"2.0","id":20,"method":"tool.call","params":{"tool":"write_file","callId":"u1","args":{"path":"u.txt","content":"a`);
+    agent.send(Buffer.concat([head, Buffer.from([0xff, 0xfe]), Buffer.from(`b"}}}\n`)]));
+    const reply = await agent.waitFor((m) => m.id === 20);
+    expect(reply.result).toMatchObject({ ok: false, error: { message: "Invalid arguments for write_file: content: contains invalid UTF-8" } });
+  });
+
+  it("runs tool calls, streams bash output, and reports unknown tools as results", async () => {
+    await writeFile(path.join(root, "hello.txt"), "hi\n");
+    const read = await agent.request(30, "tool.call", { tool: "read_file", callId: "r1", args: { path: "hello.txt" } });
+    expect(read.result).toMatchObject({ ok: true, details: { content: "hi\n" } });
+    const exec = await agent.request(31, "tool.call", { tool: "bash", callId: "b1", args: { command: "echo $GREETING" }, env: { GREETING: "hey" } });
+    expect(exec.result.details).toMatchObject({ exitCode: 0, stdout: "hey\n" });
+    const out = await agent.waitFor((m) => m.method === "output" && m.params.callId === "b1");
+    expect(Buffer.from(out.params.data, "base64").toString()).toBe("hey\n");
+    const unknown = await agent.request(32, "tool.call", { tool: "teleport", callId: "t1", args: {} });
+    expect(unknown.result).toMatchObject({ ok: false, error: { code: "unknown_tool", message: "Unknown tool: teleport" } });
+  });
+
+  it("runs calls concurrently and aborts one by callId", async () => {
+    agent.send(`${JSON.stringify({ jsonrpc: "2.0", id: 40, method: "tool.call", params: { tool: "bash", callId: "slow", args: { command: "sleep 20" } } })}\n`);
+    const fast = await agent.request(41, "tool.call", { tool: "bash", callId: "fast", args: { command: "echo quick" } });
+    expect(fast.result.details.stdout).toBe("quick\n");
+    const abort = await agent.request(42, "tool.abort", { callId: "slow" });
+    expect(abort.result).toEqual({ aborted: true });
+    const slow = await agent.waitFor((m) => m.id === 40);
+    expect(slow.result).toMatchObject({ ok: false, error: { code: "aborted" } });
+    expect((await agent.request(43, "tool.abort", { callId: "slow" })).result).toEqual({ aborted: false });
+  });
+});

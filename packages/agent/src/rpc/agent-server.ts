@@ -1,0 +1,170 @@
+import type { Readable, Writable } from "node:stream";
+import {
+  AGENT_PROTOCOL_VERSION,
+  AgentMethod,
+  type AgentHelloResult,
+  type AgentPingResult,
+  JsonRpcRequestSchema,
+  RpcErrorCode,
+  ToolAbortParamsSchema,
+  ToolCallParamsSchema,
+  type ToolResult,
+  toolFailure,
+} from "@berth/protocol";
+import pkg from "../../package.json" with { type: "json" };
+import type { AgentConfig } from "../config";
+import { ProcessManager } from "../processes/process-manager";
+import { callTool } from "../tools/call-tool";
+import type { AgentTool, Notify } from "../tools/tool-context";
+import { AGENT_TOOLS } from "../tools/tool-registry";
+import { Workspace } from "../workspace/workspace";
+import { LineSplitter } from "./line-splitter";
+
+export const AGENT_VERSION: string = pkg.version;
+
+export interface AgentServerOptions {
+  config: AgentConfig;
+  input: Readable;
+  output: Writable;
+  log?: (message: string) => void;
+  tools?: ReadonlyMap<string, AgentTool>;
+}
+
+type RpcId = string | number | null;
+type RpcError = { code: number; message: string; data?: unknown };
+
+class RpcFault extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const fatalDecoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The agent's JSON-RPC 2.0 loop: one request per line on `input`, one response or notification per
+ * line on `output` and nothing else there. Requests run concurrently; tools that change files run one
+ * at a time. A bad line earns a JSON-RPC error and the loop goes on.
+ */
+export function startAgentServer(options: AgentServerOptions): { closed: Promise<void> } {
+  const { config, input, output } = options;
+  const log = options.log ?? ((message: string) => process.stderr.write(`berth-agent: ${message}\n`));
+  const tools = options.tools ?? AGENT_TOOLS;
+  const workspace = new Workspace(config.workspace);
+  const send = (message: Record<string, unknown>) => {
+    if (!output.writableEnded) output.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+  };
+  const notify: Notify = (method, params) => send({ method, params });
+  const processes = new ProcessManager(config.stateDir, notify);
+  const activeCalls = new Map<string, AbortController>();
+  let writeQueue: Promise<unknown> = Promise.resolve();
+
+  const respond = (id: RpcId, result: unknown) => send({ id, result });
+  const respondError = (id: RpcId, error: RpcError) => send({ id, error });
+
+  async function toolCall(params: unknown, lineWasInvalidUtf8: boolean): Promise<ToolResult> {
+    const parsed = ToolCallParamsSchema.safeParse(params);
+    if (!parsed.success) throw new RpcFault(RpcErrorCode.InvalidParams, `Invalid tool.call params: ${parsed.error.issues.map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; ")}`);
+    const { tool: name, args, callId, env } = parsed.data;
+    const tool = tools.get(name);
+    if (!tool) return toolFailure("unknown_tool", `Unknown tool: ${name}`);
+    if (activeCalls.has(callId)) throw new RpcFault(RpcErrorCode.InvalidParams, `callId is already running: ${callId}`);
+    const controller = new AbortController();
+    activeCalls.set(callId, controller);
+    const ctx = { workspace, config, callId, sessionEnv: env ?? {}, signal: controller.signal, notify, processes };
+    try {
+      const run = () => callTool(tool, args, ctx, { lineWasInvalidUtf8 });
+      if (!tool.mutates) return await run();
+      const result = writeQueue.then(run, run);
+      writeQueue = result.catch(() => undefined);
+      return await result;
+    } finally {
+      activeCalls.delete(callId);
+    }
+  }
+
+  async function dispatch(method: string, params: unknown, lineWasInvalidUtf8: boolean): Promise<unknown> {
+    switch (method) {
+      case AgentMethod.Hello:
+        return {
+          agentVersion: AGENT_VERSION,
+          protocolVersion: AGENT_PROTOCOL_VERSION,
+          pid: process.pid,
+          uid: process.getuid?.() ?? -1,
+          node: process.version,
+          workspace: config.workspace,
+        } satisfies AgentHelloResult;
+      case AgentMethod.Ping:
+        return { now: Date.now(), rssBytes: process.memoryUsage().rss } satisfies AgentPingResult;
+      case AgentMethod.ToolCall:
+        return toolCall(params, lineWasInvalidUtf8);
+      case AgentMethod.ToolAbort: {
+        const parsed = ToolAbortParamsSchema.safeParse(params);
+        if (!parsed.success) throw new RpcFault(RpcErrorCode.InvalidParams, "Invalid tool.abort params: callId must be a string");
+        const controller = activeCalls.get(parsed.data.callId);
+        controller?.abort();
+        return { aborted: controller !== undefined };
+      }
+      default:
+        throw new RpcFault(RpcErrorCode.MethodNotFound, `Method not found: ${method}`);
+    }
+  }
+
+  function handleLine(bytes: Buffer): void {
+    let text: string;
+    let lineWasInvalidUtf8 = false;
+    try {
+      text = fatalDecoder.decode(bytes);
+    } catch {
+      text = bytes.toString("utf8");
+      lineWasInvalidUtf8 = true;
+    }
+    if (text.trim() === "") return;
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      respondError(null, { code: RpcErrorCode.ParseError, message: "Parse error: the line is not valid JSON" });
+      return;
+    }
+    const request = JsonRpcRequestSchema.safeParse(message);
+    if (!request.success) {
+      const candidate = (typeof message === "object" && message !== null ? message : {}) as Record<string, unknown>;
+      // A notification from the runner (no id) gets no reply; tool.abort may come that way.
+      if (candidate.jsonrpc === "2.0" && typeof candidate.method === "string" && !("id" in candidate)) {
+        dispatch(candidate.method, candidate.params, lineWasInvalidUtf8).catch(() => undefined);
+        return;
+      }
+      const id = typeof candidate.id === "string" || (typeof candidate.id === "number" && Number.isInteger(candidate.id)) ? candidate.id : null;
+      respondError(id, { code: RpcErrorCode.InvalidRequest, message: "Invalid request: expected {jsonrpc: \"2.0\", id, method, params?}" });
+      return;
+    }
+    const { id, method, params } = request.data;
+    dispatch(method, params, lineWasInvalidUtf8).then(
+      (result) => respond(id, result),
+      (error: unknown) => {
+        if (error instanceof RpcFault) respondError(id, { code: error.code, message: error.message });
+        else {
+          log(`internal error in ${method}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          respondError(id, { code: RpcErrorCode.InternalError, message: `Internal error: ${error instanceof Error ? error.message : String(error)}` });
+        }
+      },
+    );
+  }
+
+  const splitter = new LineSplitter(handleLine, () =>
+    respondError(null, { code: RpcErrorCode.InvalidRequest, message: "Invalid request: line longer than the limit was dropped" }),
+  );
+  const closed = new Promise<void>((resolve) => {
+    input.on("data", (chunk: Buffer) => splitter.push(chunk));
+    input.on("end", () => {
+      splitter.end();
+      // The runner hung up: stop the session's background processes, then finish.
+      void processes.stopAll().finally(resolve);
+    });
+  });
+  return { closed };
+}

@@ -1,0 +1,2 @@
+export * from "./agent-server";
+export * from "./line-splitter";

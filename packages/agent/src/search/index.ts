@@ -1,0 +1,3 @@
+export * from "./glob";
+export * from "./grep";
+export * from "./glob-to-regexp";

@@ -1,0 +1,3 @@
+export * from "./workspace";
+export * from "./atomic-write";
+export * from "./text-file";

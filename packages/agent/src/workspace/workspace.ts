@@ -1,0 +1,106 @@
+import { lstat, readlink, realpath } from "node:fs/promises";
+import path from "node:path";
+import { fail } from "../tools/tool-failure-error";
+
+export interface ResolvedPath {
+  /** The path as the caller wrote it. */
+  input: string;
+  /** Real absolute path (every existing symlink resolved); the one to operate on. */
+  real: string;
+  /** Workspace-relative display path (posix, "." for the root), from the caller's spelling. */
+  rel: string;
+  /** Whether the full path exists. */
+  exists: boolean;
+}
+
+const MAX_SYMLINK_HOPS = 40;
+
+/**
+ * The workspace root and the one way to turn a tool's path argument into something to touch.
+ * Resolution walks the path one component at a time and follows every symlink itself, so a link that
+ * points outside (even a dangling one, for a file about to be created) is caught before any I/O.
+ */
+export class Workspace {
+  readonly root: string;
+  private realRootPromise: Promise<string> | undefined;
+
+  constructor(root: string) {
+    this.root = path.resolve(root);
+  }
+
+  realRoot(): Promise<string> {
+    this.realRootPromise ??= realpath(this.root);
+    return this.realRootPromise;
+  }
+
+  async resolve(input: string): Promise<ResolvedPath> {
+    const realRoot = await this.realRoot();
+    let lexical: string;
+    if (path.isAbsolute(input)) {
+      const normalized = path.resolve(input);
+      const base = [this.root, realRoot].find((r) => isInside(normalized, r));
+      if (base === undefined) fail("path_escape", `Path escapes workspace root: ${input}`);
+      lexical = path.join(realRoot, path.relative(base as string, normalized));
+    } else {
+      lexical = path.resolve(realRoot, input);
+    }
+    if (!isInside(lexical, realRoot)) fail("path_escape", `Path escapes workspace root: ${input}`);
+    const { real, exists } = await resolveReal(realRoot, path.relative(realRoot, lexical));
+    if (!isInside(real, realRoot)) fail("path_escape", `Path escapes workspace root: ${input}`);
+    return { input, real, rel: toRel(realRoot, lexical), exists };
+  }
+
+  /** Resolves a path a tool is about to write; refuses anything inside .git (hooks and internals). */
+  async resolveForWrite(input: string): Promise<ResolvedPath> {
+    const resolved = await this.resolve(input);
+    const realRoot = await this.realRoot();
+    const segments = [...toRel(realRoot, resolved.real).split("/"), ...resolved.rel.split("/")];
+    if (segments.some((s) => s.toLowerCase() === ".git")) {
+      fail("forbidden_path", `Writes under .git are refused: ${input}`);
+    }
+    return resolved;
+  }
+
+  /** Workspace-relative posix path of a real absolute path inside the root. */
+  async relative(real: string): Promise<string> {
+    return toRel(await this.realRoot(), real);
+  }
+}
+
+export function isInside(candidate: string, root: string): boolean {
+  return candidate === root || candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+}
+
+function toRel(root: string, abs: string): string {
+  const rel = path.relative(root, abs);
+  return rel === "" ? "." : rel.split(path.sep).join("/");
+}
+
+async function resolveReal(realRoot: string, relative: string): Promise<{ real: string; exists: boolean }> {
+  let pending = relative.split(path.sep).filter((s) => s !== "" && s !== ".");
+  let current = realRoot;
+  let hops = 0;
+  while (pending.length > 0) {
+    const [component, ...rest] = pending as [string, ...string[]];
+    pending = rest;
+    const next = path.join(current, component);
+    let isLink: boolean;
+    try {
+      isLink = (await lstat(next)).isSymbolicLink();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "ENOTDIR") return { real: path.join(next, ...pending), exists: false };
+      throw error;
+    }
+    if (!isLink) {
+      current = next;
+      continue;
+    }
+    if (++hops > MAX_SYMLINK_HOPS) fail("path_loop", `Too many levels of symbolic links: ${next}`);
+    // Restart from the link target; an absolute target restarts from "/".
+    const target = path.resolve(current, await readlink(next));
+    pending = [...target.split(path.sep).filter((s) => s !== ""), ...pending];
+    current = path.parse(target).root;
+  }
+  return { real: current, exists: true };
+}

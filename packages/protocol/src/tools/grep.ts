@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { WorkspacePathSchema, noNul } from "./lenient";
+
+export const GREP_MAX_RESULTS = 10_000;
+export const GREP_MAX_LINE_CHARS = 500;
+export const GREP_MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+export const GrepArgsSchema = z.object({
+  pattern: z.string().min(1, "must not be empty").max(4096, "must be at most 4096 characters").refine(noNul, "must not contain NUL bytes"),
+  path: WorkspacePathSchema.default("."),
+  include: z.string().min(1, "must not be empty").max(1024, "must be at most 1024 characters").refine(noNul, "must not contain NUL bytes").optional(),
+  caseInsensitive: z.boolean().default(false),
+  literal: z.boolean().default(false),
+  context: z.number().int().min(0, "must be at least 0").max(50, "must be at most 50").default(0),
+  maxResults: z.number().int().min(1, "must be at least 1").max(GREP_MAX_RESULTS, `must be at most ${GREP_MAX_RESULTS}`).default(100),
+});
+export type GrepArgs = z.infer<typeof GrepArgsSchema>;
+
+export interface GrepMatch {
+  file: string;
+  line: number;
+  content: string;
+  /** A context line around a match (grep context > 0), not a match itself. */
+  isContext?: true;
+  /** The line was longer than 500 characters and was cut. */
+  lineTruncated?: true;
+}
+
+export interface GrepDetails {
+  matches: GrepMatch[];
+  filesMatched: number;
+  totalMatches: number;
+  truncated: boolean;
+}

@@ -1,0 +1,30 @@
+import { z } from "zod";
+import { EncodingSchema, WorkspacePathSchema } from "./lenient";
+
+export const READ_FILE_MAX_BYTES = 20 * 1024 * 1024;
+export const READ_FILE_DEFAULT_MAX_CHARS = 50_000;
+
+export const ReadFileArgsSchema = z.object({
+  path: WorkspacePathSchema,
+  startLine: z.number().int().optional(),
+  endLine: z.number().int().optional(),
+  maxChars: z
+    .number()
+    .int()
+    .min(1, "must be at least 1")
+    .max(READ_FILE_MAX_BYTES, `must be at most ${READ_FILE_MAX_BYTES}`)
+    .default(READ_FILE_DEFAULT_MAX_CHARS),
+  encoding: EncodingSchema.default("utf8"),
+});
+export type ReadFileArgs = z.infer<typeof ReadFileArgsSchema>;
+
+export interface ReadFileDetails {
+  path: string;
+  content: string;
+  startLine: number;
+  endLine: number;
+  totalLines: number;
+  truncated: boolean;
+  nextStartLine?: number;
+  encoding: "utf8" | "base64";
+}
