@@ -3,3 +3,4 @@ export * from "./agent-rpc";
 export * from "./errors";
 export * from "./receipt";
 export * from "./tools";
+export * from "./sandbox";

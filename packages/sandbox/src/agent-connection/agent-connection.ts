@@ -1,0 +1,327 @@
+import { EventEmitter } from "node:events";
+import {
+  AGENT_PROTOCOL_VERSION,
+  AgentHelloResultSchema,
+  AgentMethod,
+  AgentNotification,
+  AgentPingResultSchema,
+  JsonRpcResponseSchema,
+  OutputNotificationSchema,
+  ProcessStatusNotificationSchema,
+  ToolAbortResultSchema,
+  ToolCallResultSchema,
+  type AgentHelloResult,
+  type AgentPingResult,
+  type OutputNotification,
+  type ProcessStatusNotification,
+  type ToolCallParams,
+  type ToolResult,
+} from "@berth/protocol";
+import { SandboxError } from "../errors";
+
+/** The two byte streams of an agent: what we write to its stdin, what we read from its stdout. */
+export interface AgentStreams {
+  stdin: NodeJS.WritableStream;
+  stdout: NodeJS.ReadableStream;
+}
+
+export interface AgentConnectionOptions extends AgentStreams {
+  sessionId: string;
+  /** Used when a call passes no timeout of its own. */
+  defaultTimeoutMs: number;
+  /** A reply line longer than this is a protocol fault (a read_file of 20 MiB base64 is ~27 MiB). */
+  maxLineBytes?: number;
+}
+
+export interface AgentCallOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export type AgentConnectionEvents = {
+  output: [OutputNotification];
+  "process.status": [ProcessStatusNotification];
+  /** stdout ended: the agent or its container is gone. Pending calls wait for `fail()` (see below). */
+  end: [];
+  /** A line that is not valid protocol; the connection keeps going. */
+  "protocol-error": [message: string];
+};
+
+/** The part of a zod schema the connection needs; keeps zod out of this package's dependencies. */
+export interface ResultSchema<T> {
+  safeParse(value: unknown): { success: true; data: T } | { success: false; error: { message: string } };
+}
+
+interface PendingCall {
+  method: string;
+  schema: ResultSchema<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+  cleanup: () => void;
+}
+
+const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
+/** If nobody explains the end of the stream within this time, pending calls fail with a plain cause. */
+const END_GRACE_MS = 750;
+
+/**
+ * JSON-RPC 2.0 client for berth-agent over newline-delimited JSON. Every reply is validated with the
+ * protocol schemas (the container is untrusted); notifications become typed events.
+ *
+ * When stdout ends, the owner (the driver) finds out why (exit code, OOM) and calls `fail()` with that
+ * error, so every pending call rejects with an honest cause; a short grace timer guarantees that they
+ * reject even if nobody does.
+ */
+export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
+  readonly sessionId: string;
+  private readonly stdin: NodeJS.WritableStream;
+  private readonly stdout: NodeJS.ReadableStream;
+  private readonly defaultTimeoutMs: number;
+  private readonly maxLineBytes: number;
+  private readonly pending = new Map<number, PendingCall>();
+  private nextId = 1;
+  private parts: Buffer[] = [];
+  private partBytes = 0;
+  private failure: Error | null = null;
+  private ended = false;
+  private endTimer: NodeJS.Timeout | null = null;
+
+  constructor(opts: AgentConnectionOptions) {
+    super();
+    this.sessionId = opts.sessionId;
+    this.stdin = opts.stdin;
+    this.stdout = opts.stdout;
+    this.defaultTimeoutMs = opts.defaultTimeoutMs;
+    this.maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.stdout.on("data", this.onData);
+    this.stdout.once("end", this.onEnd);
+    this.stdout.once("close", this.onEnd);
+    this.stdout.on("error", this.onEnd);
+    // A write to a closed pipe must not crash the runner; the end of stdout reports the death.
+    this.stdin.on("error", () => undefined);
+  }
+
+  /** True once stdout ended or the connection failed: no call can succeed any more. */
+  get closed(): boolean {
+    return this.ended || this.failure !== null;
+  }
+
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /** Handshake: refuses an agent that speaks another protocol version. */
+  async hello(runnerVersion?: string, opts: AgentCallOptions = {}): Promise<AgentHelloResult> {
+    const result = await this.request(
+      AgentMethod.Hello,
+      runnerVersion === undefined ? {} : { runnerVersion },
+      AgentHelloResultSchema,
+      opts,
+    );
+    if (result.protocolVersion !== AGENT_PROTOCOL_VERSION) {
+      throw new SandboxError({
+        sessionId: this.sessionId,
+        reason: "protocol",
+        message: `Agent in session ${this.sessionId} speaks protocol version ${result.protocolVersion}, the runner speaks ${AGENT_PROTOCOL_VERSION}`,
+      });
+    }
+    return result;
+  }
+
+  ping(opts: AgentCallOptions = {}): Promise<AgentPingResult> {
+    return this.request(AgentMethod.Ping, {}, AgentPingResultSchema, opts);
+  }
+
+  /** Runs one tool; aborting `signal` asks the agent to abort the call, whose result still arrives. */
+  callTool(params: ToolCallParams, opts: AgentCallOptions = {}): Promise<ToolResult> {
+    const { signal, ...rest } = opts;
+    if (!signal) return this.request(AgentMethod.ToolCall, params, ToolCallResultSchema, rest);
+    const onAbort = () => void this.abortTool(params.callId).catch(() => undefined);
+    if (signal.aborted) queueMicrotask(onAbort);
+    else signal.addEventListener("abort", onAbort, { once: true });
+    return this.request(AgentMethod.ToolCall, params, ToolCallResultSchema, rest).finally(() =>
+      signal.removeEventListener("abort", onAbort),
+    );
+  }
+
+  async abortTool(callId: string, opts: AgentCallOptions = {}): Promise<boolean> {
+    const result = await this.request(AgentMethod.ToolAbort, { callId }, ToolAbortResultSchema, opts);
+    return result.aborted;
+  }
+
+  /** One request; resolves with the schema-checked result or rejects with a SandboxError. */
+  request<T>(method: string, params: unknown, schema: ResultSchema<T>, opts: AgentCallOptions = {}): Promise<T> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.ended) return Promise.reject(this.endedError());
+    const id = this.nextId++;
+    const timeoutMs = opts.timeoutMs ?? this.defaultTimeoutMs;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.settle(id)?.reject(
+          new SandboxError({
+            sessionId: this.sessionId,
+            reason: "timeout",
+            message: `Agent call ${method} in session ${this.sessionId} timed out after ${timeoutMs} ms`,
+          }),
+        );
+      }, timeoutMs);
+      const onAbort = () =>
+        this.settle(id)?.reject(
+          new SandboxError({
+            sessionId: this.sessionId,
+            reason: "timeout",
+            message: `Agent call ${method} in session ${this.sessionId} was aborted by the caller`,
+          }),
+        );
+      // tool.call handles its signal itself (the agent reports the aborted result); other calls just stop waiting.
+      const signal = method === AgentMethod.ToolCall ? undefined : opts.signal;
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.pending.set(id, {
+        method,
+        schema,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        timer,
+        cleanup: () => signal?.removeEventListener("abort", onAbort),
+      });
+      this.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+    });
+  }
+
+  /**
+   * Rejects every pending and future call with `error` at once and stops reading. The driver calls this
+   * with the real termination cause; calling it twice keeps the first error.
+   */
+  fail(error: Error): void {
+    if (this.failure) return;
+    this.failure = error;
+    if (this.endTimer) clearTimeout(this.endTimer);
+    for (const id of [...this.pending.keys()]) this.settle(id)?.reject(error);
+    this.stdout.off("data", this.onData);
+    this.parts = [];
+  }
+
+  private settle(id: number): PendingCall | undefined {
+    const call = this.pending.get(id);
+    if (!call) return undefined;
+    this.pending.delete(id);
+    clearTimeout(call.timer);
+    call.cleanup();
+    return call;
+  }
+
+  private endedError(): SandboxError {
+    return new SandboxError({
+      sessionId: this.sessionId,
+      reason: "not_running",
+      terminationCause: "exited",
+      message: `Sandbox for session ${this.sessionId} is not running (cause: exited)`,
+    });
+  }
+
+  private readonly onEnd = () => {
+    if (this.ended) return;
+    this.ended = true;
+    this.emit("end");
+    if (!this.failure && this.pending.size > 0) {
+      this.endTimer = setTimeout(() => this.fail(this.endedError()), END_GRACE_MS);
+    }
+  };
+
+  // Splits on "\n" byte-wise: 0x0a never occurs inside a UTF-8 multi-byte sequence.
+  private readonly onData = (chunk: Buffer | string) => {
+    let buf = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    let nl = buf.indexOf(0x0a);
+    while (nl !== -1) {
+      const head = buf.subarray(0, nl);
+      const line = this.parts.length === 0 ? head : Buffer.concat([...this.parts, head]);
+      this.parts = [];
+      this.partBytes = 0;
+      if (line.length > 0) this.onLine(line.toString("utf8"));
+      if (this.failure) return;
+      buf = buf.subarray(nl + 1);
+      nl = buf.indexOf(0x0a);
+    }
+    if (buf.length === 0) return;
+    this.parts.push(buf);
+    this.partBytes += buf.length;
+    if (this.partBytes > this.maxLineBytes) {
+      this.fail(
+        new SandboxError({
+          sessionId: this.sessionId,
+          reason: "protocol",
+          message: `Agent in session ${this.sessionId} sent a line over ${this.maxLineBytes} bytes`,
+        }),
+      );
+    }
+  };
+
+  private onLine(line: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      this.emit("protocol-error", `not JSON: ${line.slice(0, 200)}`);
+      return;
+    }
+    if (typeof message !== "object" || message === null) {
+      this.emit("protocol-error", `not a JSON-RPC message: ${line.slice(0, 200)}`);
+      return;
+    }
+    if ("method" in message && !("id" in message)) {
+      this.onNotification(message as { method: unknown; params?: unknown });
+      return;
+    }
+    const parsed = JsonRpcResponseSchema.safeParse(message);
+    if (!parsed.success) {
+      this.emit("protocol-error", `invalid JSON-RPC response: ${parsed.error.message}`);
+      return;
+    }
+    const response = parsed.data;
+    // id null: the agent could not read one of our lines; it names no call, so nothing to settle.
+    if (typeof response.id !== "number") {
+      if (response.error) this.emit("protocol-error", `agent error without call id: ${response.error.message}`);
+      return;
+    }
+    const call = this.settle(response.id);
+    if (!call) return; // timed out already
+    if (response.error) {
+      call.reject(
+        new SandboxError({
+          sessionId: this.sessionId,
+          reason: "rpc",
+          rpcCode: response.error.code,
+          message: `Agent ${call.method} failed in session ${this.sessionId}: ${response.error.message}`,
+        }),
+      );
+      return;
+    }
+    const result = call.schema.safeParse(response.result);
+    if (!result.success) {
+      call.reject(
+        new SandboxError({
+          sessionId: this.sessionId,
+          reason: "protocol",
+          message: `Agent sent an invalid ${call.method} result in session ${this.sessionId}: ${result.error.message}`,
+        }),
+      );
+      return;
+    }
+    call.resolve(result.data);
+  }
+
+  private onNotification(message: { method: unknown; params?: unknown }): void {
+    if (message.method === AgentNotification.Output) {
+      const parsed = OutputNotificationSchema.safeParse(message.params);
+      if (parsed.success) this.emit("output", parsed.data);
+      else this.emit("protocol-error", `invalid output notification: ${parsed.error.message}`);
+    } else if (message.method === AgentNotification.ProcessStatus) {
+      const parsed = ProcessStatusNotificationSchema.safeParse(message.params);
+      if (parsed.success) this.emit("process.status", parsed.data);
+      else this.emit("protocol-error", `invalid process.status notification: ${parsed.error.message}`);
+    } else {
+      this.emit("protocol-error", `unknown notification: ${String(message.method)}`);
+    }
+  }
+}

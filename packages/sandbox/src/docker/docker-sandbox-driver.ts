@@ -1,0 +1,863 @@
+import { randomBytes } from "node:crypto";
+import { EventEmitter } from "node:events";
+import { PassThrough } from "node:stream";
+import Docker from "dockerode";
+import type {
+  AgentHelloResult,
+  AgentPingResult,
+  SandboxInfo,
+  SandboxPosture,
+  SandboxStatus,
+  SandboxTermination,
+  TerminationCause,
+  ToolCallParams,
+  ToolResult,
+} from "@berth/protocol";
+import { AgentConnection } from "../agent-connection";
+import { callDeadlineMs } from "../driver/call-deadline";
+import type {
+  LiveSession,
+  ReconcileReport,
+  SandboxCallOptions,
+  SandboxDriver,
+  SandboxDriverEvents,
+  SandboxSpec,
+} from "../driver";
+import { SandboxError, sandboxNotRunning } from "../errors";
+import { WarmPool } from "../warm-pool";
+import {
+  DEFAULT_LIMITS,
+  HOME_DIR,
+  SANDBOX_USER,
+  WORKSPACE_DIR,
+  hardenedHostConfig,
+  postureOf,
+  type SandboxLimits,
+} from "./hardened-host-config";
+import {
+  POOL_SESSION,
+  SandboxLabel,
+  containerNameFor,
+  runnerFilter,
+  sandboxLabels,
+  sessionFromContainerName,
+  volumeLabels,
+} from "./sandbox-labels";
+
+export interface DockerSandboxDriverOptions {
+  /** Names this runner in labels; reconcile touches only containers carrying it. */
+  runnerId: string;
+  /** A ready client (remote hosts, tests); default: `new Docker({ socketPath })`, or DOCKER_HOST via dockerode. */
+  docker?: Docker;
+  socketPath?: string;
+  /** Default `berth-sandbox:latest`. */
+  image?: string;
+  /** Warm containers kept ready; default 2, 0 disables the pool. */
+  poolSize?: number;
+  limits?: Partial<SandboxLimits>;
+  /** Stop a sandbox after this long without calls or touch(); workspace kept. Default 30 min, 0 = never. */
+  idleTimeoutMs?: number;
+  /** Default per-call timeout (tools with their own timeoutMs get that plus a grace). Default 120 s. */
+  callTimeoutMs?: number;
+  /** Container start to hello answered. Default 15 s. */
+  handshakeTimeoutMs?: number;
+  /** agent.ping interval; 0 disables. Default 10 s. */
+  heartbeatIntervalMs?: number;
+  /** A ping unanswered within this counts as missed; 3 missed in a row kill the sandbox. Default 5 s. */
+  heartbeatTimeoutMs?: number;
+  /** Network for sessions that ask for egress. Default `bridge`. */
+  egressNetwork?: string;
+  /** Sent in agent.hello. */
+  runnerVersion?: string;
+}
+
+/** A started container with its agent handshaken over the attached stdio. */
+interface Attached {
+  container: Docker.Container;
+  containerId: string;
+  containerName: string;
+  volumeName: string;
+  egress: boolean;
+  socket: NodeJS.ReadWriteStream;
+  conn: AgentConnection;
+  hello: AgentHelloResult;
+  createdAt: Date;
+  readyAt: Date;
+  stderrTail: string;
+  /** Who is told when the stream ends: the pool while warm, the session once acquired. */
+  onEnd: () => void;
+}
+
+interface SessionState {
+  sessionId: string;
+  volumeName: string;
+  egress: boolean;
+  status: SandboxStatus;
+  attached: Attached | null;
+  createdAt: Date;
+  lastActivity: number | null;
+  oomKills: number;
+  oomSeenOn: string | null;
+  termination: SandboxTermination | null;
+  starting: Promise<unknown> | null;
+  /** Set when the runner itself stops the container, so the end of its stream is not read as a crash. */
+  stopping: TerminationCause | null;
+  /** Removal of a dead container in flight; a restart waits for it (same name). */
+  removal: Promise<void> | null;
+  inFlight: number;
+  idleTimer: NodeJS.Timeout | null;
+  heartbeatTimer: NodeJS.Timeout | null;
+  missedBeats: number;
+}
+
+const STDERR_TAIL_BYTES = 4096;
+const EXIT_WAIT_MS = 600;
+const MISSED_BEATS_LIMIT = 3;
+
+function isoNow(): string {
+  return new Date().toISOString();
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function statusCode(error: unknown): number | undefined {
+  return typeof error === "object" && error !== null && "statusCode" in error && typeof error.statusCode === "number"
+    ? error.statusCode
+    : undefined;
+}
+
+/**
+ * SandboxDriver on a Docker engine through dockerode: one hardened container per session running
+ * berth-agent as its command, JSON-RPC over the attached stdin/stdout, a named volume per session at
+ * /workspace, a warm pool of handshaken containers, honest termination causes.
+ */
+export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> implements SandboxDriver {
+  readonly runnerId: string;
+  readonly image: string;
+  readonly limits: SandboxLimits;
+  private readonly docker: Docker;
+  private readonly opts: Required<
+    Pick<
+      DockerSandboxDriverOptions,
+      | "poolSize"
+      | "idleTimeoutMs"
+      | "callTimeoutMs"
+      | "handshakeTimeoutMs"
+      | "heartbeatIntervalMs"
+      | "heartbeatTimeoutMs"
+      | "egressNetwork"
+    >
+  > & { runnerVersion: string | undefined };
+  private readonly sessions = new Map<string, SessionState>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly pool: WarmPool<Attached>;
+  private imageId: string | null = null;
+  private eventsStream: NodeJS.ReadableStream | null = null;
+  private started = false;
+  private closed = false;
+
+  constructor(options: DockerSandboxDriverOptions) {
+    super();
+    this.runnerId = options.runnerId;
+    this.image = options.image ?? "berth-sandbox:latest";
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.docker = options.docker ?? new Docker(options.socketPath ? { socketPath: options.socketPath } : undefined);
+    this.opts = {
+      poolSize: options.poolSize ?? 2,
+      idleTimeoutMs: options.idleTimeoutMs ?? 30 * 60_000,
+      callTimeoutMs: options.callTimeoutMs ?? 120_000,
+      handshakeTimeoutMs: options.handshakeTimeoutMs ?? 15_000,
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 10_000,
+      heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 5_000,
+      egressNetwork: options.egressNetwork ?? "bridge",
+      runnerVersion: options.runnerVersion,
+    };
+    this.pool = new WarmPool<Attached>({
+      size: this.opts.poolSize,
+      create: () => this.createWarm(),
+      dispose: (item) => this.disposeContainer(item, true),
+      isAlive: (item) => !item.conn.closed,
+      onError: (error) => this.warn(null, `warm pool refill failed: ${errorMessage(error)}`, error),
+    });
+  }
+
+  // ---- lifecycle of the driver ----
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    await this.resolveImageId();
+    await this.watchEngineEvents();
+    this.pool.fill();
+  }
+
+  whenPoolFull(): Promise<void> {
+    return this.pool.whenFull();
+  }
+
+  async close(opts: { stopSessions?: boolean } = {}): Promise<void> {
+    this.closed = true;
+    const stream = this.eventsStream as (NodeJS.ReadableStream & { destroy?: () => void }) | null;
+    this.eventsStream = null;
+    stream?.destroy?.();
+    await this.pool.drain();
+    await Promise.allSettled(
+      [...this.sessions.values()].map(async (s) => {
+        this.clearTimers(s);
+        if (!s.attached) return;
+        if (opts.stopSessions) return this.stopSandbox(s, "released");
+        // Detach only: StdinOnce is false, so the agent keeps running for the next runner to adopt.
+        s.stopping = "released";
+        s.attached.conn.fail(sandboxNotRunning(s.sessionId, "released"));
+        (s.attached.socket as NodeJS.ReadWriteStream & { destroy?: () => void }).destroy?.();
+      }),
+    );
+  }
+
+  // ---- SandboxDriver ----
+
+  create(sessionId: string, spec: SandboxSpec = {}): Promise<SandboxInfo> {
+    return this.withLock(sessionId, async () => {
+      const existing = this.sessions.get(sessionId);
+      if (existing && existing.status !== "terminated") {
+        throw new SandboxError({
+          sessionId,
+          reason: "docker",
+          message: `Session ${sessionId} already has a sandbox (${existing.status})`,
+        });
+      }
+      const state = existing ?? this.newState(sessionId, spec.volumeName ?? this.newVolumeName(), spec.egress ?? false);
+      if (existing && spec.egress !== undefined) state.egress = spec.egress;
+      return this.coldStart(state);
+    });
+  }
+
+  acquire(sessionId: string, spec: SandboxSpec = {}): Promise<SandboxInfo> {
+    return this.withLock(sessionId, async () => {
+      const existing = this.sessions.get(sessionId);
+      if (existing?.status === "ready" && existing.attached && !existing.attached.conn.closed) {
+        this.markActive(existing);
+        return this.info(existing);
+      }
+      if (existing) {
+        if (spec.egress !== undefined) existing.egress = spec.egress;
+        return this.coldStart(existing);
+      }
+      if (spec.volumeName) return this.coldStart(this.newState(sessionId, spec.volumeName, spec.egress ?? false));
+      if (!spec.egress) {
+        const warm = this.pool.take();
+        if (warm) {
+          const info = await this.claimWarm(sessionId, warm).catch((error: unknown) => {
+            this.warn(sessionId, `warm container could not be claimed, starting cold: ${errorMessage(error)}`, error);
+            void this.disposeContainer(warm, true);
+            return null;
+          });
+          if (info) return info;
+        }
+      }
+      return this.coldStart(this.newState(sessionId, this.newVolumeName(), spec.egress ?? false));
+    });
+  }
+
+  async call(sessionId: string, params: ToolCallParams, opts: SandboxCallOptions = {}): Promise<ToolResult> {
+    const state = await this.runningState(sessionId);
+    const attached = state.attached as Attached;
+    state.inFlight++;
+    this.markActive(state);
+    try {
+      return await attached.conn.callTool(params, {
+        timeoutMs: opts.timeoutMs ?? callDeadlineMs(params, this.opts.callTimeoutMs),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
+    } catch (error) {
+      // A call we gave up on must not keep running inside: ask the agent to stop it.
+      if (SandboxError.isSandboxError(error) && error.reason === "timeout" && !attached.conn.closed) {
+        attached.conn.abortTool(params.callId, { timeoutMs: 2_000 }).catch(() => undefined);
+      }
+      throw error;
+    } finally {
+      state.inFlight--;
+      this.markActive(state);
+    }
+  }
+
+  async abort(sessionId: string, callId: string): Promise<boolean> {
+    const state = await this.runningState(sessionId);
+    return (state.attached as Attached).conn.abortTool(callId, { timeoutMs: this.opts.heartbeatTimeoutMs });
+  }
+
+  async ping(sessionId: string): Promise<AgentPingResult> {
+    const state = await this.runningState(sessionId);
+    return (state.attached as Attached).conn.ping({ timeoutMs: this.opts.heartbeatTimeoutMs });
+  }
+
+  touch(sessionId: string): void {
+    const state = this.sessions.get(sessionId);
+    if (state?.status === "ready") this.markActive(state);
+  }
+
+  restart(sessionId: string): Promise<SandboxInfo> {
+    return this.withLock(sessionId, async () => {
+      const state = this.requireState(sessionId);
+      if (state.attached) await this.stopSandbox(state, "released");
+      return this.coldStart(state);
+    });
+  }
+
+  release(sessionId: string): Promise<void> {
+    return this.withLock(sessionId, async () => {
+      const state = this.sessions.get(sessionId);
+      if (state?.attached) await this.stopSandbox(state, "released");
+    });
+  }
+
+  destroy(sessionId: string, spec: Pick<SandboxSpec, "volumeName"> = {}): Promise<void> {
+    return this.withLock(sessionId, async () => {
+      const state = this.sessions.get(sessionId);
+      if (state?.attached) await this.stopSandbox(state, "deleted");
+      if (state?.removal) await state.removal;
+      const volumeName = state?.volumeName ?? spec.volumeName;
+      if (volumeName) await this.removeVolume(volumeName);
+      if (state) {
+        this.clearTimers(state);
+        state.status = "deleted";
+        this.sessions.delete(sessionId);
+      }
+    });
+  }
+
+  get(sessionId: string): SandboxInfo | undefined {
+    const state = this.sessions.get(sessionId);
+    return state ? this.info(state) : undefined;
+  }
+
+  list(): SandboxInfo[] {
+    return [...this.sessions.values()].map((s) => this.info(s));
+  }
+
+  posture(sessionId: string): SandboxPosture {
+    const state = this.sessions.get(sessionId);
+    return postureOf({ limits: this.limits, network: state?.egress ? this.opts.egressNetwork : "none" });
+  }
+
+  async reconcile(live: Iterable<LiveSession | string>): Promise<ReconcileReport> {
+    const report: ReconcileReport = { adopted: [], terminated: [], reapedContainers: [], reapedVolumes: [] };
+    const liveVolumes = new Map<string, string | undefined>();
+    for (const entry of live) {
+      if (typeof entry === "string") liveVolumes.set(entry, undefined);
+      else liveVolumes.set(entry.sessionId, entry.volumeName);
+    }
+    const ours = new Set<string>([...this.sessions.values()].flatMap((s) => (s.attached ? [s.attached.containerId] : [])));
+    const containers = await this.docker.listContainers({ all: true, filters: runnerFilter(this.runnerId) });
+    const bySession = new Map<string, Docker.ContainerInfo[]>();
+    const reap: Docker.ContainerInfo[] = [];
+    for (const info of containers) {
+      if (ours.has(info.Id)) continue; // attached by this very driver (pool or session)
+      const label = info.Labels[SandboxLabel.Session];
+      const sessionId = label && label !== POOL_SESSION ? label : sessionFromContainerName(info.Names[0] ?? "");
+      if (sessionId === null || !liveVolumes.has(sessionId) || this.sessions.get(sessionId)?.attached) {
+        reap.push(info);
+        continue;
+      }
+      const list = bySession.get(sessionId) ?? [];
+      list.push(info);
+      bySession.set(sessionId, list);
+    }
+
+    for (const [sessionId, list] of bySession) {
+      list.sort((a, b) => b.Created - a.Created);
+      const [newest, ...older] = list;
+      reap.push(...older);
+      if (!newest) continue;
+      const volumeName = newest.Labels[SandboxLabel.Volume] ?? liveVolumes.get(sessionId);
+      if (!volumeName) {
+        reap.push(newest);
+        continue;
+      }
+      if (!liveVolumes.get(sessionId)) liveVolumes.set(sessionId, volumeName);
+      const outcome = await this.withLock(sessionId, () => this.adopt(sessionId, newest, volumeName));
+      (outcome === "adopted" ? report.adopted : report.terminated).push(sessionId);
+    }
+
+    for (const info of reap) {
+      await this.docker
+        .getContainer(info.Id)
+        .remove({ force: true })
+        .then(() => report.reapedContainers.push(info.Id))
+        .catch((error: unknown) => this.warn(null, `could not reap container ${info.Id}: ${errorMessage(error)}`, error));
+    }
+
+    // Volumes: only prune when every live session's workspace is known, so no live workspace is lost.
+    const keep = new Set<string>();
+    let allKnown = true;
+    for (const [sessionId, volumeName] of liveVolumes) {
+      const name = volumeName ?? this.sessions.get(sessionId)?.volumeName;
+      if (name) keep.add(name);
+      else allKnown = false;
+    }
+    for (const s of this.sessions.values()) keep.add(s.volumeName);
+    for (const item of this.poolItems()) keep.add(item.volumeName);
+    if (!allKnown) {
+      this.warn(null, "reconcile kept all volumes: some live sessions were given without a volumeName");
+      return report;
+    }
+    const { Volumes } = await this.docker.listVolumes({ filters: runnerFilter(this.runnerId) });
+    for (const volume of Volumes ?? []) {
+      if (keep.has(volume.Name)) continue;
+      if (await this.removeVolume(volume.Name)) report.reapedVolumes.push(volume.Name);
+    }
+    return report;
+  }
+
+  // ---- internals: sessions ----
+
+  private newState(sessionId: string, volumeName: string, egress: boolean): SessionState {
+    const state: SessionState = {
+      sessionId,
+      volumeName,
+      egress,
+      status: "starting",
+      attached: null,
+      createdAt: new Date(),
+      lastActivity: null,
+      oomKills: 0,
+      oomSeenOn: null,
+      termination: null,
+      starting: null,
+      stopping: null,
+      removal: null,
+      inFlight: 0,
+      idleTimer: null,
+      heartbeatTimer: null,
+      missedBeats: 0,
+    };
+    this.sessions.set(sessionId, state);
+    return state;
+  }
+
+  private newVolumeName(): string {
+    return `berth-ws-${randomBytes(8).toString("hex")}`;
+  }
+
+  private requireState(sessionId: string): SessionState {
+    const state = this.sessions.get(sessionId);
+    if (!state) {
+      throw new SandboxError({ sessionId, reason: "not_found", message: `No sandbox for session ${sessionId}; acquire one first` });
+    }
+    return state;
+  }
+
+  /** The session's state with a live agent, or the error a caller should see. */
+  private async runningState(sessionId: string): Promise<SessionState> {
+    const state = this.requireState(sessionId);
+    if (state.status === "starting" && state.starting) await state.starting.catch(() => undefined);
+    if (state.status === "ready" && state.attached && !state.attached.conn.closed) return state;
+    const t = state.termination;
+    throw sandboxNotRunning(sessionId, t?.cause ?? "exited", t?.exitCode ?? null);
+  }
+
+  private async coldStart(state: SessionState): Promise<SandboxInfo> {
+    state.status = "starting";
+    state.stopping = null;
+    state.oomSeenOn = null;
+    const starting = (async () => {
+      if (state.removal) await state.removal;
+      await this.ensureVolume(state.volumeName);
+      const labels = sandboxLabels(this.runnerId, state.sessionId, state.volumeName, state.egress);
+      return this.startContainer(containerNameFor(state.sessionId), labels, state.volumeName, state.egress, state.sessionId);
+    })();
+    state.starting = starting;
+    try {
+      const attached = await starting;
+      this.bindToSession(state, attached);
+      return this.info(state);
+    } catch (error) {
+      state.status = "terminated";
+      const cause: TerminationCause = SandboxError.isSandboxError(error) && error.reason !== "docker" ? "handshake_failed" : "exited";
+      this.recordTermination(state, cause, null, errorMessage(error));
+      throw error;
+    } finally {
+      state.starting = null;
+    }
+  }
+
+  private async claimWarm(sessionId: string, warm: Attached): Promise<SandboxInfo> {
+    // Labels are immutable, so the session is written into the name (see containerNameFor).
+    const name = containerNameFor(sessionId);
+    await warm.container.rename({ name });
+    warm.containerName = name;
+    const state = this.newState(sessionId, warm.volumeName, false);
+    this.bindToSession(state, warm);
+    return this.info(state);
+  }
+
+  private bindToSession(state: SessionState, attached: Attached): void {
+    const { sessionId } = state;
+    state.attached = attached;
+    state.status = "ready";
+    state.termination = null;
+    state.missedBeats = 0;
+    attached.conn.on("output", (n) => this.emit("output", { ...n, sessionId }));
+    attached.conn.on("process.status", (n) => this.emit("process.status", { ...n, sessionId }));
+    attached.conn.on("protocol-error", (m) => this.warn(sessionId, `agent protocol fault: ${m}`));
+    attached.onEnd = () => void this.onSandboxEnd(state, attached);
+    if (attached.conn.closed) attached.onEnd();
+    this.markActive(state);
+    this.startHeartbeat(state);
+    this.emit("ready", this.info(state));
+  }
+
+  /** The attached stream ended: find out why (exit code, OOM) and fail every pending call with it. */
+  private async onSandboxEnd(state: SessionState, attached: Attached): Promise<void> {
+    if (state.attached !== attached || state.stopping) return;
+    const container = attached.container;
+    await Promise.race([container.wait({ condition: "not-running" }).catch(() => undefined), delay(EXIT_WAIT_MS)]);
+    let cause: TerminationCause = "exited";
+    let exitCode: number | null = null;
+    try {
+      const inspect = await container.inspect();
+      exitCode = inspect.State.Running ? null : inspect.State.ExitCode;
+      if (inspect.State.OOMKilled || state.oomSeenOn === attached.containerId) cause = "oom";
+      if (inspect.State.Running) cause = "unresponsive"; // stdout closed but the container lives on
+    } catch (error) {
+      if (state.oomSeenOn === attached.containerId) cause = "oom";
+      this.warn(state.sessionId, `could not inspect the dead container: ${errorMessage(error)}`, error);
+    }
+    if (state.attached !== attached || state.stopping) return;
+    const error = sandboxNotRunning(state.sessionId, cause, exitCode);
+    attached.conn.fail(error);
+    this.detach(state);
+    state.removal = this.disposeContainer(attached, false);
+    this.recordTermination(state, cause, exitCode, error.message);
+  }
+
+  /** The runner ends a sandbox on purpose (idle, release, delete, unresponsive): the cause is ours. */
+  private async stopSandbox(state: SessionState, cause: TerminationCause): Promise<void> {
+    const attached = state.attached;
+    if (!attached) return;
+    state.stopping = cause;
+    const error = sandboxNotRunning(state.sessionId, cause);
+    attached.conn.fail(error);
+    this.detach(state);
+    state.removal = this.disposeContainer(attached, false);
+    await state.removal;
+    this.recordTermination(state, cause, null, error.message);
+  }
+
+  private detach(state: SessionState): void {
+    this.clearTimers(state);
+    state.attached = null;
+    state.status = "terminated";
+  }
+
+  private recordTermination(state: SessionState, cause: TerminationCause, exitCode: number | null, message: string): void {
+    state.status = "terminated";
+    state.termination = { sessionId: state.sessionId, cause, exitCode, message, at: isoNow() };
+    this.emit("terminated", state.termination);
+  }
+
+  private async adopt(sessionId: string, info: Docker.ContainerInfo, volumeName: string): Promise<"adopted" | "terminated"> {
+    const state = this.sessions.get(sessionId) ?? this.newState(sessionId, volumeName, info.Labels[SandboxLabel.Egress] === "1");
+    state.volumeName = volumeName;
+    const container = this.docker.getContainer(info.Id);
+    if (info.State === "running") {
+      try {
+        const attached = await this.attachAndHello(container, info.Id, (info.Names[0] ?? "").replace(/^\//, ""), volumeName, state.egress, sessionId, true);
+        this.bindToSession(state, attached);
+        return "adopted";
+      } catch (error) {
+        await container.remove({ force: true }).catch(() => undefined);
+        this.recordTermination(state, "unresponsive", null, `could not adopt sandbox: ${errorMessage(error)}`);
+        return "terminated";
+      }
+    }
+    const inspect = await container.inspect().catch(() => null);
+    await container.remove({ force: true }).catch(() => undefined);
+    const cause: TerminationCause = inspect?.State.OOMKilled ? "oom" : "exited";
+    const exitCode = inspect?.State.ExitCode ?? null;
+    this.recordTermination(state, cause, exitCode, sandboxNotRunning(sessionId, cause, exitCode).message);
+    return "terminated";
+  }
+
+  // ---- internals: containers ----
+
+  private async createWarm(): Promise<Attached> {
+    const volumeName = this.newVolumeName();
+    await this.ensureVolume(volumeName, true);
+    const name = `berth-pool-${randomBytes(6).toString("hex")}`;
+    try {
+      const attached = await this.startContainer(name, sandboxLabels(this.runnerId, POOL_SESSION, volumeName, false), volumeName, false, POOL_SESSION);
+      attached.onEnd = () => this.pool.remove(attached);
+      if (attached.conn.closed) attached.onEnd();
+      return attached;
+    } catch (error) {
+      await this.removeVolume(volumeName);
+      throw error;
+    }
+  }
+
+  private async startContainer(name: string, labels: Record<string, string>, volumeName: string, egress: boolean, sessionId: string): Promise<Attached> {
+    const network = egress ? this.opts.egressNetwork : "none";
+    let container: Docker.Container;
+    try {
+      container = await this.docker.createContainer({
+        name,
+        Image: this.image,
+        Labels: labels,
+        User: SANDBOX_USER,
+        WorkingDir: WORKSPACE_DIR,
+        Hostname: "berth",
+        Env: [`HOME=${HOME_DIR}`],
+        // The agent speaks over stdin/stdout; StdinOnce false keeps stdin open across re-attaches.
+        OpenStdin: true,
+        AttachStdin: true,
+        AttachStdout: true,
+        AttachStderr: true,
+        StdinOnce: false,
+        Tty: false,
+        NetworkDisabled: !egress,
+        HostConfig: hardenedHostConfig({ volumeName, limits: this.limits, network }),
+      });
+    } catch (error) {
+      throw new SandboxError({ sessionId, reason: "docker", message: `Docker could not create the sandbox for session ${sessionId}: ${errorMessage(error)}`, cause: error });
+    }
+    try {
+      return await this.attachAndHello(container, container.id, name, volumeName, egress, sessionId, false);
+    } catch (error) {
+      await container.remove({ force: true }).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Attach must come before start, or the agent's first bytes are lost; adoption attaches to a running one. */
+  private async attachAndHello(
+    container: Docker.Container,
+    containerId: string,
+    containerName: string,
+    volumeName: string,
+    egress: boolean,
+    sessionId: string,
+    running: boolean,
+  ): Promise<Attached> {
+    const socket = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as NodeJS.ReadWriteStream;
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    this.docker.modem.demuxStream(socket, stdout, stderr);
+    const endAll = () => {
+      stdout.end();
+      stderr.end();
+    };
+    socket.once("end", endAll);
+    socket.once("close", endAll);
+    socket.on("error", endAll);
+    const conn = new AgentConnection({ sessionId, stdin: socket, stdout, defaultTimeoutMs: this.opts.callTimeoutMs });
+    const attached: Attached = {
+      container,
+      containerId,
+      containerName,
+      volumeName,
+      egress,
+      socket,
+      conn,
+      hello: undefined as unknown as AgentHelloResult,
+      createdAt: new Date(),
+      readyAt: new Date(),
+      stderrTail: "",
+      onEnd: () => undefined,
+    };
+    stderr.on("data", (chunk: Buffer) => {
+      attached.stderrTail = (attached.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
+    });
+    conn.on("end", () => attached.onEnd());
+    try {
+      if (running) socket.write("\n"); // ends any half line a previous runner left in the agent's stdin
+      else await container.start();
+      attached.hello = await conn.hello(this.opts.runnerVersion, { timeoutMs: this.opts.handshakeTimeoutMs });
+      attached.readyAt = new Date();
+      return attached;
+    } catch (error) {
+      conn.fail(error instanceof Error ? error : new Error(String(error)));
+      (socket as NodeJS.ReadWriteStream & { destroy?: () => void }).destroy?.();
+      const tail = attached.stderrTail.trim();
+      const reason = SandboxError.isSandboxError(error) ? error.reason : "docker";
+      throw new SandboxError({
+        sessionId,
+        reason: reason === "not_running" || reason === "timeout" ? "protocol" : reason,
+        message: `Sandbox for session ${sessionId} failed its handshake: ${errorMessage(error)}${tail ? `; agent stderr: ${tail}` : ""}`,
+        cause: error,
+      });
+    }
+  }
+
+  private async disposeContainer(attached: Attached, withVolume: boolean): Promise<void> {
+    attached.onEnd = () => undefined;
+    attached.conn.fail(new Error("sandbox disposed"));
+    await attached.container.remove({ force: true }).catch((error: unknown) => {
+      if (statusCode(error) !== 404) this.warn(null, `could not remove container ${attached.containerId}: ${errorMessage(error)}`, error);
+    });
+    (attached.socket as NodeJS.ReadWriteStream & { destroy?: () => void }).destroy?.();
+    if (withVolume) await this.removeVolume(attached.volumeName);
+  }
+
+  private async ensureVolume(name: string, fresh = false): Promise<void> {
+    if (!fresh) {
+      const exists = await this.docker.getVolume(name).inspect().then(() => true, () => false);
+      if (exists) return;
+    }
+    await this.docker.createVolume({ Name: name, Labels: volumeLabels(this.runnerId) });
+  }
+
+  private async removeVolume(name: string): Promise<boolean> {
+    try {
+      await this.docker.getVolume(name).remove();
+      return true;
+    } catch (error) {
+      if (statusCode(error) !== 404) this.warn(null, `could not remove volume ${name}: ${errorMessage(error)}`, error);
+      return false;
+    }
+  }
+
+  private poolItems(): Attached[] {
+    return (this.pool as unknown as { items: Attached[] }).items;
+  }
+
+  private async resolveImageId(): Promise<void> {
+    try {
+      this.imageId = (await this.docker.getImage(this.image).inspect()).Id;
+    } catch (error) {
+      throw new SandboxError({ sessionId: "-", reason: "docker", message: `Sandbox image ${this.image} not found; run \`node scripts/build-sandbox-image.mjs\``, cause: error });
+    }
+  }
+
+  /** OOM kills of a process inside a surviving container show only as engine events. */
+  private async watchEngineEvents(): Promise<void> {
+    const filters = { type: ["container" as const], event: ["oom"], ...runnerFilter(this.runnerId) };
+    const stream = await this.docker.getEvents({ filters });
+    this.eventsStream = stream;
+    let buffer = "";
+    stream.on("data", (chunk: Buffer) => {
+      buffer += chunk.toString("utf8");
+      let nl = buffer.indexOf("\n");
+      while (nl !== -1) {
+        const line = buffer.slice(0, nl).trim();
+        buffer = buffer.slice(nl + 1);
+        if (line) this.onEngineEvent(line);
+        nl = buffer.indexOf("\n");
+      }
+    });
+    stream.on("error", () => undefined);
+    stream.on("end", () => {
+      if (this.closed || this.eventsStream !== stream) return;
+      // The engine restarted or the socket dropped: watch again after a pause.
+      setTimeout(() => void this.watchEngineEvents().catch((error: unknown) => this.warn(null, `engine events lost: ${errorMessage(error)}`, error)), 1_000).unref();
+    });
+  }
+
+  private onEngineEvent(line: string): void {
+    let event: { status?: string; Action?: string; id?: string; Actor?: { ID?: string } };
+    try {
+      event = JSON.parse(line) as typeof event;
+    } catch {
+      return;
+    }
+    const id = event.Actor?.ID ?? event.id;
+    if ((event.Action ?? event.status) !== "oom" || !id) return;
+    for (const state of this.sessions.values()) {
+      if (state.attached?.containerId !== id) continue;
+      state.oomKills++;
+      state.oomSeenOn = id;
+      this.emit("oom", { sessionId: state.sessionId, at: isoNow() });
+    }
+  }
+
+  // ---- internals: timers ----
+
+  private markActive(state: SessionState): void {
+    state.lastActivity = Date.now();
+    if (this.opts.idleTimeoutMs <= 0) return;
+    if (state.idleTimer) clearTimeout(state.idleTimer);
+    state.idleTimer = setTimeout(() => {
+      state.idleTimer = null;
+      if (state.inFlight > 0) return this.markActive(state);
+      void this.withLock(state.sessionId, () => this.stopSandbox(state, "idle_timeout")).catch((error: unknown) =>
+        this.warn(state.sessionId, `idle stop failed: ${errorMessage(error)}`, error),
+      );
+    }, this.opts.idleTimeoutMs);
+    state.idleTimer.unref();
+  }
+
+  private startHeartbeat(state: SessionState): void {
+    if (this.opts.heartbeatIntervalMs <= 0) return;
+    if (state.heartbeatTimer) clearInterval(state.heartbeatTimer);
+    state.heartbeatTimer = setInterval(() => {
+      const attached = state.attached;
+      if (!attached || attached.conn.closed) return;
+      attached.conn.ping({ timeoutMs: this.opts.heartbeatTimeoutMs }).then(
+        () => {
+          state.missedBeats = 0;
+        },
+        (error: unknown) => {
+          if (attached.conn.closed || state.attached !== attached) return;
+          state.missedBeats++;
+          this.warn(state.sessionId, `heartbeat missed (${state.missedBeats}/${MISSED_BEATS_LIMIT}): ${errorMessage(error)}`, error);
+          if (state.missedBeats < MISSED_BEATS_LIMIT) return;
+          void this.withLock(state.sessionId, () => this.stopSandbox(state, "unresponsive")).catch(() => undefined);
+        },
+      );
+    }, this.opts.heartbeatIntervalMs);
+    state.heartbeatTimer.unref();
+  }
+
+  private clearTimers(state: SessionState): void {
+    if (state.idleTimer) clearTimeout(state.idleTimer);
+    if (state.heartbeatTimer) clearInterval(state.heartbeatTimer);
+    state.idleTimer = null;
+    state.heartbeatTimer = null;
+  }
+
+  // ---- internals: misc ----
+
+  /** Lifecycle operations on one session run one at a time (acquire racing destroy, idle racing restart). */
+  private withLock<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(sessionId) ?? Promise.resolve();
+    const next = previous.then(fn, fn);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.locks.set(sessionId, settled);
+    void settled.then(() => {
+      if (this.locks.get(sessionId) === settled) this.locks.delete(sessionId);
+    });
+    return next;
+  }
+
+  private info(state: SessionState): SandboxInfo {
+    const attached = state.attached;
+    return {
+      sessionId: state.sessionId,
+      status: state.status,
+      containerId: attached?.containerId ?? null,
+      volumeName: state.volumeName,
+      image: this.image,
+      imageId: this.imageId,
+      egress: state.egress,
+      agentVersion: attached?.hello.agentVersion ?? null,
+      createdAt: state.createdAt.toISOString(),
+      readyAt: attached?.readyAt.toISOString() ?? null,
+      lastActivityAt: state.lastActivity === null ? null : new Date(state.lastActivity).toISOString(),
+      oomKills: state.oomKills,
+      termination: state.termination,
+    };
+  }
+
+  private warn(sessionId: string | null, message: string, error?: unknown): void {
+    this.emit("warning", { sessionId, message, ...(error === undefined ? {} : { error }) });
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,1 @@
+export { SandboxError, sandboxNotRunning, type SandboxErrorReason } from "./sandbox-error";

@@ -1,0 +1,5 @@
+export * from "./driver";
+export * from "./docker";
+export * from "./agent-connection";
+export * from "./errors";
+export * from "./warm-pool";

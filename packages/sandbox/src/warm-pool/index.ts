@@ -1,0 +1,1 @@
+export { WarmPool, type WarmPoolOptions } from "./warm-pool";
