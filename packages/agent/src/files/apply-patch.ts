@@ -1,12 +1,193 @@
-import { ApplyPatchArgsSchema } from "@berth/protocol";
-import { defineTool } from "../tools/tool-context";
+import { readFile, rename, stat, unlink } from "node:fs/promises";
+import { ApplyPatchArgsSchema, type ApplyPatchDetails, type PatchFileChange } from "@berth/protocol";
+import { defineTool, okResult } from "../tools/tool-context";
 import { fail } from "../tools/tool-failure-error";
+import { atomicWrite, writeTemp } from "../workspace/atomic-write";
+import { decodeText, statFile } from "../workspace/text-file";
+import type { Workspace } from "../workspace/workspace";
+import { type Hunk, type PatchOperation, parsePatch } from "./parse-patch";
+
+const PATCH_FILE_MAX_BYTES = 20 * 1024 * 1024;
+
+/** One file as the patch sees it: its state on disk, and its state after the operations so far. */
+interface VirtualFile {
+  real: string;
+  rel: string;
+  original: string | null;
+  content: string | null;
+  mode: number | undefined;
+}
 
 export const applyPatchTool = defineTool({
   name: "apply_patch",
   schema: ApplyPatchArgsSchema,
   mutates: true,
-  async run() {
-    return fail("not_implemented", "apply_patch is not implemented yet");
+  async run(args, { workspace }) {
+    const ops = parsePatch(args.patch);
+    const files = new Map<string, VirtualFile>();
+    const load = (path: string) => loadFile(workspace, files, path);
+
+    // Phase 1: apply every operation in memory; any failure leaves the disk untouched.
+    const fileChanges: PatchFileChange[] = [];
+    for (const op of ops) {
+      const file = await load(op.path);
+      if (op.type === "add") {
+        if (file.content !== null) fail("exists", `File already exists: ${op.path}`);
+        file.content = op.lines.length === 0 ? "" : op.lines.join("\n") + (op.finalNewline ? "\n" : "");
+        fileChanges.push({ path: file.rel, operation: "add", linesAdded: op.lines.length, linesRemoved: 0 });
+      } else if (op.type === "delete") {
+        if (file.content === null) fail("not_found", `File does not exist: ${op.path}`);
+        fileChanges.push({ path: file.rel, operation: "delete", linesAdded: 0, linesRemoved: countLines(file.content as string) });
+        file.content = null;
+      } else {
+        if (file.content === null) fail("not_found", `File does not exist: ${op.path}`);
+        const { content, linesAdded, linesRemoved } = applyHunks(file.content as string, op.hunks, op.path);
+        const change: PatchFileChange = { path: file.rel, operation: "update", linesAdded, linesRemoved };
+        if (op.movePath !== undefined) {
+          const target = await load(op.movePath);
+          if (target !== file) {
+            if (target.content !== null) fail("exists", `File already exists: ${op.movePath}`);
+            target.mode = file.mode;
+            target.content = content;
+            file.content = null;
+            change.operation = "move";
+            change.movePath = target.rel;
+          } else {
+            file.content = content;
+          }
+        } else {
+          file.content = content;
+        }
+        fileChanges.push(change);
+      }
+    }
+
+    // Phase 2: write every changed file to a temp name, then rename all; undo on any failure.
+    const changed = [...files.values()].filter((f) => f.content !== f.original);
+    await commit(changed);
+    const details: ApplyPatchDetails = { filesChanged: changed.length, operationsApplied: ops.length, fileChanges };
+    return okResult(details);
   },
 });
+
+async function loadFile(workspace: Workspace, files: Map<string, VirtualFile>, path: string): Promise<VirtualFile> {
+  if (path === "") fail("invalid_patch", "Invalid patch envelope\nA file operation names no path.");
+  const resolved = await workspace.resolveForWrite(path);
+  const known = files.get(resolved.real);
+  if (known) return known;
+  let original: string | null = null;
+  let mode: number | undefined;
+  if (resolved.exists) {
+    const info = await stat(resolved.real);
+    if (info.isDirectory()) fail("is_directory", `Path is a directory: ${path}`);
+    ({ mode } = await statFile(resolved, PATCH_FILE_MAX_BYTES));
+    original = decodeText(await readFile(resolved.real), path);
+  }
+  const file: VirtualFile = { real: resolved.real, rel: resolved.rel, original, content: original, mode };
+  files.set(resolved.real, file);
+  return file;
+}
+
+function countLines(text: string): number {
+  return text === "" ? 0 : text.replace(/\r?\n$/, "").split(/\r?\n/).length;
+}
+
+type Compare = (a: string, b: string) => boolean;
+/** Exact first, then forgiving trailing whitespace, then any surrounding whitespace (as codex does). */
+const STRATEGIES: Compare[] = [(a, b) => a === b, (a, b) => a.trimEnd() === b.trimEnd(), (a, b) => a.trim() === b.trim()];
+
+function matchesAt(lines: string[], wanted: string[], at: number, same: Compare): boolean {
+  if (at < 0 || at + wanted.length > lines.length) return false;
+  return wanted.every((w, k) => same(lines[at + k] as string, w));
+}
+
+/** Finds `wanted` at or after `from`: at the unified diff's hint first, at the end for EOF hunks. */
+function locate(lines: string[], wanted: string[], from: number, hunk: Hunk): number {
+  for (const same of STRATEGIES) {
+    if (hunk.eof && matchesAt(lines, wanted, lines.length - wanted.length, same)) return lines.length - wanted.length;
+    if (hunk.hint !== undefined && hunk.hint >= from && matchesAt(lines, wanted, hunk.hint, same)) return hunk.hint;
+    for (let at = from; at + wanted.length <= lines.length; at++) if (matchesAt(lines, wanted, at, same)) return at;
+  }
+  return -1;
+}
+
+export function applyHunks(text: string, hunks: Hunk[], displayPath: string): { content: string; linesAdded: number; linesRemoved: number } {
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  let finalNewline = text === "" || text.endsWith("\n");
+  const lines = text === "" ? [] : text.replace(/\r?\n$/, "").split(/\r?\n/);
+  let cursor = 0;
+  let linesAdded = 0;
+  let linesRemoved = 0;
+  for (const hunk of hunks) {
+    if (hunk.anchor !== undefined) {
+      const anchor = hunk.anchor;
+      let found = -1;
+      for (const same of STRATEGIES) {
+        found = lines.findIndex((line, k) => k >= cursor && same(line, anchor));
+        if (found !== -1) break;
+      }
+      if (found === -1) fail("hunk_not_found", `Failed to locate hunk in ${displayPath}\nAnchor line not found: ${anchor}`);
+      cursor = found + 1;
+    }
+    let body = hunk.lines;
+    let old = body.filter((l) => l.kind !== "+").map((l) => l.text);
+    let at: number;
+    if (old.length === 0) {
+      at = hunk.eof || (hunk.anchor === undefined && hunk.hint === undefined) ? lines.length : hunk.hint !== undefined ? Math.min(hunk.hint + 1, lines.length) : cursor;
+    } else {
+      at = locate(lines, old, cursor, hunk);
+      // Models often leave a stray blank context line at a hunk's end; try without it.
+      while (at === -1 && body.length > 0 && body.at(-1)?.kind === " " && body.at(-1)?.text.trim() === "") {
+        body = body.slice(0, -1);
+        old = body.filter((l) => l.kind !== "+").map((l) => l.text);
+        at = old.length === 0 ? -1 : locate(lines, old, cursor, hunk);
+      }
+      if (at === -1) {
+        fail("hunk_not_found", `Failed to locate hunk in ${displayPath}\nExpected lines:\n${hunk.lines.filter((l) => l.kind !== "+").map((l) => l.text).join("\n")}`);
+      }
+    }
+    // Context lines keep the file's own text (whitespace a fuzzy match forgave stays as it was).
+    const replacement: string[] = [];
+    let k = at;
+    for (const line of body) {
+      if (line.kind === " ") replacement.push(lines[k++] as string);
+      else if (line.kind === "-") {
+        k++;
+        linesRemoved++;
+      } else {
+        replacement.push(line.text);
+        linesAdded++;
+      }
+    }
+    lines.splice(at, old.length, ...replacement);
+    cursor = at + replacement.length;
+    if (hunk.noNewlineNew) finalNewline = false;
+    else if (hunk.noNewlineOld) finalNewline = true;
+  }
+  return { content: lines.length === 0 ? "" : lines.join(eol) + (finalNewline ? eol : ""), linesAdded, linesRemoved };
+}
+
+/** Writes temp files for all, renames them into place, then deletes; on failure restores what was done. */
+async function commit(changed: VirtualFile[]): Promise<void> {
+  const temps = new Map<VirtualFile, string>();
+  const done: VirtualFile[] = [];
+  try {
+    for (const file of changed) {
+      if (file.content !== null) temps.set(file, await writeTemp(file.real, Buffer.from(file.content, "utf8"), file.mode));
+    }
+    for (const file of changed) {
+      const temp = temps.get(file);
+      if (temp !== undefined) await rename(temp, file.real);
+      else await unlink(file.real);
+      temps.delete(file);
+      done.push(file);
+    }
+  } catch (error) {
+    await Promise.all([...temps.values()].map((t) => unlink(t).catch(() => undefined)));
+    for (const file of done.reverse()) {
+      if (file.original === null) await unlink(file.real).catch(() => undefined);
+      else await atomicWrite(file.real, Buffer.from(file.original, "utf8"), { mode: file.mode }).catch(() => undefined);
+    }
+    throw error;
+  }
+}
