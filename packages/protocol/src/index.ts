@@ -4,3 +4,4 @@ export * from "./errors";
 export * from "./receipt";
 export * from "./tools";
 export * from "./sandbox";
+export * from "./admission";

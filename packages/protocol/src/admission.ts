@@ -1,0 +1,127 @@
+import { z } from "zod";
+
+/**
+ * Admission wire types (spec/tools.md "Admission"): action classes, autonomy levels, decisions,
+ * operators' policy rules and parked approval requests. The logic lives in @berth/tools.
+ */
+
+export const ACTION_CLASSES = [
+  "read",
+  "write",
+  "execute",
+  "dispatch",
+  "system_modify",
+  "git_destructive",
+  "network",
+  "unknown",
+] as const;
+export const ActionClassSchema = z.enum(ACTION_CLASSES);
+export type ActionClass = z.infer<typeof ActionClassSchema>;
+
+export const AUTONOMY_LEVELS = ["read-only", "default", "trusted", "yolo"] as const;
+export const AutonomySchema = z.enum(AUTONOMY_LEVELS);
+export type Autonomy = z.infer<typeof AutonomySchema>;
+
+export const DecisionSchema = z.enum(["allow", "ask", "deny"]);
+export type Decision = z.infer<typeof DecisionSchema>;
+
+/** Who made a call. The loop guard applies to agent callers only. */
+export const CallerKindSchema = z.enum(["agent", "user", "api"]);
+export type CallerKind = z.infer<typeof CallerKindSchema>;
+
+/** The admission step that settled a verdict, in the spec's order. */
+export const AdmissionStageSchema = z.enum(["tool", "arguments", "allowlist", "policy", "autonomy", "loop_guard"]);
+export type AdmissionStage = z.infer<typeof AdmissionStageSchema>;
+
+// Kept local: receipt.ts exports its own Sha256HexSchema and the barrel must not see two.
+const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex characters");
+const IsoTime = z.iso.datetime({ offset: true });
+
+/**
+ * pending → approved | denied | expired; approved → consumed (an approval is single-use).
+ */
+export const ApprovalStatusSchema = z.enum(["pending", "approved", "denied", "expired", "consumed"]);
+export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
+
+export const ApprovalRequestSchema = z.object({
+  id: z.string().min(1),
+  sessionId: z.string().min(1),
+  tool: z.string().min(1),
+  actionClass: ActionClassSchema,
+  /** Deterministic rendering of the call (for a plan, the plan text); what the operator reads. */
+  text: z.string(),
+  /** sha256 of `text`; the operator sends it back with the decision. */
+  sha256: Sha256Hex,
+  status: ApprovalStatusSchema,
+  requestedBy: z.string().min(1),
+  createdAt: IsoTime,
+  expiresAt: IsoTime,
+  decidedBy: z.string().optional(),
+  decidedAt: IsoTime.optional(),
+  /** The operator's note with the decision. */
+  note: z.string().optional(),
+  /** Why the request ended without an operator (e.g. expiry). */
+  cause: z.string().optional(),
+  consumedAt: IsoTime.optional(),
+});
+export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
+
+export function isApprovalRequest(value: unknown): value is ApprovalRequest {
+  return ApprovalRequestSchema.safeParse(value).success;
+}
+
+export const ApprovalDecisionSchema = z.enum(["approve", "deny"]);
+export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
+
+/** REST body of `POST /approvals/:id/decision`; the decider comes from auth, never from the body. */
+export const ApprovalDecisionBodySchema = z.object({
+  decision: ApprovalDecisionSchema,
+  sha256: Sha256Hex,
+  note: z.string().max(2000, "must be at most 2000 characters").optional(),
+});
+export type ApprovalDecisionBody = z.infer<typeof ApprovalDecisionBodySchema>;
+
+/** Socket events the runner forwards to operators' dashboards. */
+export const ApprovalEvent = {
+  Created: "approval:created",
+  Decided: "approval:decided",
+} as const;
+export type ApprovalEventName = (typeof ApprovalEvent)[keyof typeof ApprovalEvent];
+
+/**
+ * An operator's rule. `tool` is a tool name or "*"; `commandPrefix` (shell tools only) matches the
+ * parsed words of every simple command at token boundaries. `mustMatch` / `mustNotMatch` are example
+ * commands checked when the rule is saved.
+ */
+export const PolicyRuleSchema = z.object({
+  id: z.string().min(1, "must not be empty"),
+  tool: z.string().min(1, "must not be empty"),
+  commandPrefix: z.string().min(1, "must not be empty").optional(),
+  effect: DecisionSchema,
+  mustMatch: z.array(z.string()).default([]),
+  mustNotMatch: z.array(z.string()).default([]),
+  description: z.string().optional(),
+});
+export type PolicyRule = z.infer<typeof PolicyRuleSchema>;
+export type PolicyRuleInput = z.input<typeof PolicyRuleSchema>;
+
+export function isPolicyRule(value: unknown): value is PolicyRule {
+  return PolicyRuleSchema.safeParse(value).success;
+}
+
+export const DispatchTopologySchema = z.enum(["parallel", "sequential", "pipeline"]);
+export type DispatchTopology = z.infer<typeof DispatchTopologySchema>;
+
+export const DispatchTaskSchema = z.object({
+  tool: z.string().min(1, "must not be empty"),
+  args: z.unknown(),
+  id: z.string().optional(),
+  after: z.union([z.string(), z.array(z.string())]).optional(),
+});
+export type DispatchTask = z.infer<typeof DispatchTaskSchema>;
+
+export const DispatchPlanSchema = z.object({
+  tasks: z.array(DispatchTaskSchema).min(1, "must have at least one task"),
+  topology: DispatchTopologySchema,
+});
+export type DispatchPlan = z.infer<typeof DispatchPlanSchema>;

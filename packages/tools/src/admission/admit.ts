@@ -1,0 +1,316 @@
+import { DispatchPlanSchema } from "@berth/protocol";
+import type { ActionClass, AdmissionStage, Autonomy, CallerKind, Decision, PolicyRule } from "@berth/protocol";
+import { classifyCommand, classifyRunScript } from "./classify-command";
+import type { SimpleCommand } from "./classify-command";
+import { decide } from "./decide";
+import { evaluatePolicy } from "./evaluate-policy";
+import type { PolicyOutcome } from "./evaluate-policy";
+import type { LoopGuard } from "./loop-guard";
+import { renderCallText } from "./render-call-text";
+import { strictestDecision } from "./severity";
+
+/** A tool's class as the registry knows it; a bare class means not recognised for execute. */
+export interface ToolClassification {
+  actionClass: ActionClass;
+  recognised?: boolean;
+  alwaysAsk?: boolean;
+  reasons?: string[];
+}
+
+/** What admission needs from the tool registry; the runner passes the real one. */
+export interface AdmissionRegistry {
+  has(tool: string): boolean;
+  /** Validates and normalises arguments (weak-model tolerance happens here). */
+  validate(tool: string, args: unknown): { ok: true; args: unknown } | { ok: false; message: string };
+  /** Class of tools that are not bash, run_script, dispatch or gateway (those are classified here). */
+  actionClassOf(tool: string, args: unknown): ActionClass | ToolClassification;
+}
+
+export interface AdmissionCall {
+  sessionId: string;
+  tool: string;
+  args: unknown;
+  /** The loop guard applies to agent callers only. */
+  caller: CallerKind;
+}
+
+/** A grant remembered for this session ("allow `npm run dev` here"): acts like an allow rule. */
+export interface SessionGrant {
+  tool: string;
+  commandPrefix?: string;
+}
+
+export interface SessionAllowlist {
+  /** Tools this session may call at all; undefined means every known tool. */
+  tools?: readonly string[];
+  grants?: readonly SessionGrant[];
+}
+
+export interface AdmissionContext {
+  registry: AdmissionRegistry;
+  autonomy: Autonomy;
+  /** Absolute workspace root inside the container, e.g. `/workspace`. */
+  workspaceRoot: string;
+  writableRoots?: readonly string[];
+  policyRules?: readonly PolicyRule[];
+  session?: SessionAllowlist;
+  /** Shared per runner; omit to skip the loop guard (e.g. in a dry run). */
+  loopGuard?: LoopGuard;
+}
+
+export interface AdmissionResult {
+  verdict: Decision;
+  /** The step that settled the verdict. */
+  stage: AdmissionStage;
+  /** The tool that will run (for `gateway` op=call, the capability). */
+  tool: string;
+  /** Validated arguments (raw ones when validation failed). */
+  args: unknown;
+  actionClass: ActionClass;
+  recognised: boolean;
+  alwaysAsk: boolean;
+  /** One line saying why, for the caller. */
+  reason: string;
+  /** Everything the classifier noticed. */
+  reasons: string[];
+  /** Deterministic rendering of the call and its sha256: what an approval binds to. */
+  text: string;
+  sha256: string;
+  ruleId?: string;
+  /** A dispatch plan's tasks, each admitted on its own. */
+  tasks?: AdmissionResult[];
+  /** Set when the call came through `gateway` op=call. */
+  via?: "gateway";
+}
+
+interface Classified extends Required<ToolClassification> {
+  commands?: SimpleCommand[];
+}
+
+const MAX_NESTING = 4;
+
+/**
+ * Admission for one call, in the spec's order: tool known → arguments valid → action class →
+ * session allowlist → policy rules → autonomy → loop guard. Pure: parking an `ask` is the caller's
+ * job (ApprovalService).
+ */
+export function admit(call: AdmissionCall, ctx: AdmissionContext): AdmissionResult {
+  const result = evaluate(call, ctx, 0);
+  if (call.caller !== "agent" || ctx.loopGuard === undefined || result.verdict === "deny") return result;
+  const guard = ctx.loopGuard.checkKey(`${call.sessionId}\u0000${result.sha256}`, result.tool);
+  if (!guard.blocked) return result;
+  return { ...result, verdict: "deny", stage: "loop_guard", reason: guard.message };
+}
+
+function evaluate(call: AdmissionCall, ctx: AdmissionContext, depth: number): AdmissionResult {
+  const { tool } = call;
+  const base = (args: unknown) => ({ tool, args, ...renderCallText(tool, args), reasons: [] as string[] });
+  const refuse = (stage: AdmissionStage, reason: string, args: unknown): AdmissionResult => ({
+    ...base(args),
+    verdict: "deny",
+    stage,
+    actionClass: "unknown",
+    recognised: false,
+    alwaysAsk: false,
+    reason,
+  });
+
+  if (!ctx.registry.has(tool)) return refuse("tool", `Unknown tool: ${tool}`, call.args);
+  const validated = ctx.registry.validate(tool, call.args);
+  if (!validated.ok) return refuse("arguments", validated.message, call.args);
+  const args = validated.args;
+
+  if (tool === "gateway") {
+    const inner = gatewayCall(args);
+    if (inner !== undefined) {
+      if (depth >= MAX_NESTING) return refuse("arguments", "gateway: calls nested too deeply", args);
+      return { ...evaluate({ ...call, ...inner }, ctx, depth + 1), via: "gateway" };
+    }
+  }
+  if (tool === "dispatch") return evaluatePlan(call, args, ctx, depth);
+
+  const classified = classifyCall(tool, args, ctx);
+  const rendered = renderCallText(tool, args);
+  const settled = settle(tool, classified, ctx, classified.commands);
+  return {
+    verdict: settled.verdict,
+    stage: settled.stage,
+    tool,
+    args,
+    actionClass: classified.actionClass,
+    recognised: classified.recognised,
+    alwaysAsk: classified.alwaysAsk,
+    reason: settled.reason,
+    reasons: classified.reasons,
+    ...rendered,
+    ...(settled.ruleId === undefined ? {} : { ruleId: settled.ruleId }),
+  };
+}
+
+/** Session allowlist → policy rules → autonomy, for a classified call. */
+function settle(
+  tool: string,
+  c: Classified,
+  ctx: AdmissionContext,
+  commands: readonly SimpleCommand[] | undefined,
+): { verdict: Decision; stage: AdmissionStage; reason: string; ruleId?: string } {
+  const allowed = ctx.session?.tools;
+  if (allowed !== undefined && !allowed.includes(tool)) {
+    return { verdict: "deny", stage: "allowlist", reason: `Tool ${tool} is not on this session's allowlist` };
+  }
+  const grants = ctx.session?.grants ?? [];
+  const grant = grants.length
+    ? evaluatePolicy(
+        grants.map((g, i) => ({ id: `session-grant-${i + 1}`, ...g, effect: "allow" as const, mustMatch: [], mustNotMatch: [] })),
+        { tool, commands },
+      )
+    : ({ effect: undefined } satisfies PolicyOutcome);
+  const policy = ctx.policyRules?.length ? evaluatePolicy(ctx.policyRules, { tool, commands }) : ({ effect: undefined } satisfies PolicyOutcome);
+  const raw = decide(c.actionClass, c.recognised, ctx.autonomy);
+  const what = describeClass(c);
+  const why = c.reasons.length ? `: ${c.reasons.slice(-1)[0]}` : "";
+  const rule = policy.ruleId === undefined ? {} : { ruleId: policy.ruleId };
+
+  if (policy.effect === "deny") return { verdict: "deny", stage: "policy", reason: policy.reason!, ...rule };
+  if (raw === "deny") return { verdict: "deny", stage: "autonomy", reason: `${what} is denied at autonomy ${ctx.autonomy}${why}` };
+  if (c.alwaysAsk) {
+    const unseen = c.reasons.find((r) => r.includes("always asks")) ?? "runs code that cannot be seen first";
+    return { verdict: "ask", stage: "autonomy", reason: `asks at every autonomy level: ${unseen}` };
+  }
+  if (policy.effect === "ask") return { verdict: "ask", stage: "policy", reason: policy.reason!, ...rule };
+  if (policy.effect === "allow") return { verdict: "allow", stage: "policy", reason: policy.reason!, ...rule };
+  if (grant.effect === "allow") return { verdict: "allow", stage: "allowlist", reason: `allowed for this session (${grant.ruleId})` };
+  return { verdict: raw, stage: "autonomy", reason: `${what} is ${raw === "ask" ? "asked about" : "allowed"} at autonomy ${ctx.autonomy}${why}` };
+}
+
+const describeClass = (c: { actionClass: ActionClass; recognised: boolean }): string =>
+  c.actionClass === "execute" ? `execute (${c.recognised ? "recognised" : "other"})` : c.actionClass;
+
+function classifyCall(tool: string, args: unknown, ctx: AdmissionContext): Classified {
+  const a = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
+  const opts = { workspaceRoot: ctx.workspaceRoot, ...(ctx.writableRoots ? { writableRoots: ctx.writableRoots } : {}) };
+  if (tool === "bash") {
+    const action = typeof a.action === "string" ? a.action : "exec";
+    if (action === "exec" || action === "start") {
+      const cwd = typeof a.cwd === "string" ? a.cwd : undefined;
+      return classifyCommand(typeof a.command === "string" ? a.command : "", { ...opts, ...(cwd ? { cwd } : {}) });
+    }
+    if (action === "write") {
+      return { actionClass: "execute", recognised: false, alwaysAsk: false, reasons: ["bash write sends input to a running process [execute]"] };
+    }
+    if (action === "stop") return { actionClass: "execute", recognised: true, alwaysAsk: false, reasons: [] };
+    return { actionClass: "read", recognised: true, alwaysAsk: false, reasons: [] };
+  }
+  if (tool === "run_script") {
+    const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+    return classifyRunScript(
+      {
+        interpreter: String(a.interpreter ?? ""),
+        script: String(a.script ?? ""),
+        args: strings(a.args),
+        interpreterArgs: strings(a.interpreterArgs),
+        ...(typeof a.cwd === "string" ? { cwd: a.cwd } : {}),
+      },
+      opts,
+    );
+  }
+  if (tool === "gateway") return { actionClass: "read", recognised: true, alwaysAsk: false, reasons: [] };
+  const known = ctx.registry.actionClassOf(tool, args);
+  const c = typeof known === "string" ? { actionClass: known } : known;
+  return {
+    actionClass: c.actionClass,
+    recognised: c.recognised ?? false,
+    alwaysAsk: c.alwaysAsk ?? false,
+    reasons: c.reasons ?? [],
+  };
+}
+
+/**
+ * `gateway` op=call runs a capability under its own name, so it is admitted as that call.
+ * The op is inferred as the gateway does: capability + args → call.
+ */
+export function gatewayCall(args: unknown): { tool: string; args: unknown } | undefined {
+  if (typeof args !== "object" || args === null) return undefined;
+  const a = args as Record<string, unknown>;
+  const capability = [a.capability, a.name, a.tool].find((v): v is string => typeof v === "string" && v.length > 0);
+  const op = typeof a.op === "string" ? a.op : capability !== undefined && a.args !== undefined ? "call" : undefined;
+  if (op !== "call" || capability === undefined) return undefined;
+  let inner: unknown = a.args ?? {};
+  if (typeof inner === "string") {
+    try {
+      inner = JSON.parse(inner) as unknown;
+    } catch {
+      // Left as a string: the capability's own validation names the problem.
+    }
+  }
+  return { tool: capability, args: inner };
+}
+
+/**
+ * A plan is plan-scale when it has more than one task or any task would ask: then it parks once for
+ * the whole rendered plan (the dispatch row of the table). A task that is denied denies the plan.
+ */
+function evaluatePlan(call: AdmissionCall, args: unknown, ctx: AdmissionContext, depth: number): AdmissionResult {
+  const rendered = renderCallText("dispatch", args);
+  const plan = DispatchPlanSchema.safeParse(args);
+  const common = { tool: "dispatch", args, ...rendered };
+  if (!plan.success) {
+    const issue = plan.error.issues[0];
+    return {
+      ...common,
+      verdict: "deny",
+      stage: "arguments",
+      actionClass: "dispatch",
+      recognised: false,
+      alwaysAsk: false,
+      reason: `dispatch: ${issue?.path.join(".") || "args"} ${issue?.message ?? "invalid"}`,
+      reasons: [],
+    };
+  }
+  if (depth >= MAX_NESTING) {
+    return { ...common, verdict: "deny", stage: "arguments", actionClass: "dispatch", recognised: false, alwaysAsk: false, reason: "dispatch: plans nested too deeply", reasons: [] };
+  }
+  const tasks = plan.data.tasks.map((task) => evaluate({ ...call, tool: task.tool, args: task.args }, ctx, depth + 1));
+  const reasons = tasks.flatMap((t, i) => t.reasons.map((r) => `task ${i + 1} (${t.tool}): ${r}`));
+  const alwaysAsk = tasks.some((t) => t.alwaysAsk);
+  const denied = tasks.findIndex((t) => t.verdict === "deny");
+  if (denied >= 0) {
+    const t = tasks[denied]!;
+    return {
+      ...common,
+      verdict: "deny",
+      stage: t.stage,
+      actionClass: t.actionClass,
+      recognised: t.recognised,
+      alwaysAsk,
+      reason: `task ${denied + 1} (${t.tool}): ${t.reason}`,
+      reasons,
+      tasks,
+    };
+  }
+  const planScale = tasks.length > 1 || tasks.some((t) => t.verdict === "ask");
+  if (!planScale) {
+    const only = tasks[0]!;
+    return { ...only, ...common, tasks, reasons };
+  }
+  const settled = settle("dispatch", { actionClass: "dispatch", recognised: true, alwaysAsk: false, reasons: [] }, ctx, undefined);
+  // The plan asks if the dispatch row says so or any task asks on its own ($(…) asks even in yolo).
+  const verdict = strictestDecision(settled.verdict, ...tasks.map((t) => t.verdict));
+  const asking = tasks.findIndex((t) => t.verdict === "ask");
+  const reason =
+    verdict === settled.verdict
+      ? `plan of ${tasks.length} task(s): ${settled.reason}`
+      : `plan of ${tasks.length} task(s): task ${asking + 1} (${tasks[asking]!.tool}) ${tasks[asking]!.reason}`;
+  return {
+    ...common,
+    verdict,
+    stage: verdict === settled.verdict ? settled.stage : tasks[asking]!.stage,
+    actionClass: "dispatch",
+    recognised: true,
+    alwaysAsk,
+    reason,
+    reasons,
+    tasks,
+    ...(settled.ruleId === undefined ? {} : { ruleId: settled.ruleId }),
+  };
+}

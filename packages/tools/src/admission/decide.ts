@@ -1,0 +1,29 @@
+import type { ActionClass, Autonomy, Decision } from "@berth/protocol";
+import { severityLevel } from "./severity";
+import type { SeverityLevel } from "./severity";
+
+type Row = Record<Autonomy, Decision>;
+
+/** The autonomy table of spec/tools.md, row by row. */
+export const AUTONOMY_TABLE: Record<SeverityLevel, Row> = {
+  read: { "read-only": "allow", default: "allow", trusted: "allow", yolo: "allow" },
+  write: { "read-only": "deny", default: "allow", trusted: "allow", yolo: "allow" },
+  "execute-recognised": { "read-only": "deny", default: "allow", trusted: "allow", yolo: "allow" },
+  "execute-other": { "read-only": "deny", default: "ask", trusted: "allow", yolo: "allow" },
+  unknown: { "read-only": "deny", default: "ask", trusted: "allow", yolo: "allow" },
+  network: { "read-only": "deny", default: "ask", trusted: "allow", yolo: "allow" },
+  dispatch: { "read-only": "deny", default: "ask", trusted: "ask", yolo: "allow" },
+  system_modify: { "read-only": "deny", default: "ask", trusted: "ask", yolo: "allow" },
+  git_destructive: { "read-only": "deny", default: "deny", trusted: "deny", yolo: "deny" },
+};
+
+export interface DecideOptions {
+  /** `$(…)`, backticks and other unseen code: an allow becomes ask, even in yolo; deny stays deny. */
+  alwaysAsk?: boolean;
+}
+
+/** What autonomy alone says about a class. `recognised` only matters for execute. */
+export function decide(actionClass: ActionClass, recognised: boolean, autonomy: Autonomy, options: DecideOptions = {}): Decision {
+  const decision = AUTONOMY_TABLE[severityLevel(actionClass, recognised)][autonomy];
+  return options.alwaysAsk && decision === "allow" ? "ask" : decision;
+}
