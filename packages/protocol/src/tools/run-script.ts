@@ -62,7 +62,12 @@ const EnvSchema = lenientObject(
         .refine((v) => byteLength(v) <= RUN_SCRIPT_MAX_ENV_VALUE_BYTES, {
           error: (iss) => `value must be at most ${RUN_SCRIPT_MAX_ENV_VALUE_BYTES} bytes (got ${byteLength(String(iss.input))} bytes)`,
         }),
-      { error: (iss) => `must be an object of strings (got ${preview(iss.input)})` },
+      {
+        error: (iss) =>
+          iss.code === "invalid_key"
+            ? `key must match ${RUN_SCRIPT_ENV_KEY_PATTERN.source} (got ${preview(iss.input)})`
+            : `must be an object of strings (got ${preview(iss.input)})`,
+      },
     )
     .refine((env) => Object.keys(env).length <= RUN_SCRIPT_MAX_ENV_KEYS, {
       error: (iss) => `must have at most ${RUN_SCRIPT_MAX_ENV_KEYS} keys (got ${Object.keys(iss.input as object).length})`,
