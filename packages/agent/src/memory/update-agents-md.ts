@@ -21,17 +21,16 @@ export const updateAgentsMdTool = defineTool({
       return { ok: true, output: current ?? "", details: { ...details } };
     }
     const text = args.content ?? args.text;
-    if (text === undefined) fail("invalid_args", `content: required for action=${args.action}`);
-    let next = text as string;
-    if (args.action === "append" && current !== null && current !== "") {
-      // A note starts on its own line.
-      next = current + (current.endsWith("\n") ? "" : "\n") + next;
+    if (text === undefined) return fail("invalid_args", `content: required for action=${args.action}`);
+    let next = text;
+    if (args.action === "append") {
+      // A note starts on its own line and ends with one.
+      if (current) next = current + (current.endsWith("\n") ? "" : "\n") + next;
+      if (!next.endsWith("\n")) next += "\n";
     }
-    if (args.action === "append" && !next.endsWith("\n")) next += "\n";
     const bytes = Buffer.from(next, "utf8");
     if (bytes.length > MAX_BYTES) fail("too_large", `AGENTS.md would be ${bytes.length} bytes (limit ${MAX_BYTES} bytes)`);
     await atomicWrite(file.real, bytes);
-    const details: UpdateAgentsMdDetails = { path: AGENTS_MD, action: args.action, exists: true, content: next, bytesWritten: Buffer.byteLength(text as string) };
-    return okResult({ path: details.path, action: details.action, exists: true, bytesWritten: details.bytesWritten });
+    return okResult({ path: AGENTS_MD, action: args.action, exists: true, bytesWritten: Buffer.byteLength(text) });
   },
 });

@@ -14,6 +14,8 @@ export interface UpdateAgentsMdDetails {
   path: "AGENTS.md";
   action: "read" | "write" | "append";
   exists: boolean;
-  content: string;
+  /** Present for read. */
+  content?: string;
+  /** Present for write and append. */
   bytesWritten?: number;
 }
