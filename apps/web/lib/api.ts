@@ -1,0 +1,258 @@
+/**
+ * Typed client for the runner's REST API as the browser sees it: same origin (`/api/...` is proxied by
+ * server.mjs), the httpOnly `berth_token` cookie is the credential, so no token lives in JS.
+ *
+ * Where spec/api.md is silent the UI assumes the following (kept here, in one place):
+ *  A1  Session list items are `{id, name, status, autonomy, network, terminationCause?, createdAt}`;
+ *      network is "none" | "egress" (prisma schema comment); status starting|ready|stopped|failed|deleted.
+ *  A2  A run_script/bash call over REST answers only when the tool finishes. To show output live the UI
+ *      learns the new run's id early from `run:status {runId, sessionId, status:"running"}` broadcast to the
+ *      session room (after `session:join`), and, as a fallback, by polling `GET /api/runs?sessionId=&limit=5`
+ *      for a run that was not there before the click.
+ *  A3  `run:subscribe {runId, offset}`: the runner replays each stream from `offset` (per stream) and then
+ *      streams live; `run:output.offset` is the byte offset of the chunk within its own stream. The UI
+ *      subscribes from the smaller of its two offsets and drops bytes it already has, so either reading
+ *      of `offset` gives no gap and no duplicate.
+ *  A4  `process:output.offset` is the byte offset in the process's combined log; `data` may carry the
+ *      stored `[stdout] ` / `[stderr] ` line prefixes, which the terminal strips and colours.
+ *  A5  A parked call (202) is waited on by re-issuing the identical call with `?wait=<ms>`; the runner
+ *      attaches an identical pending call to the same approval (same sha256) instead of parking another.
+ *  A6  Runs filter: `status` is the run status (running|finished|interrupted); the outcome filter is sent
+ *      as `outcome=` and also applied client-side in case the runner ignores it.
+ *  A7  `GET /api/runs/:id` → `{run, toolCalls, receipt?}` where toolCalls rows look like the ToolCall table
+ *      (`{id, tool, caller, actionClass, verdict, approvalId?, ok?, errorCode?, durationMs?, createdAt}`).
+ *  A8  Log pages: `limit` is bytes; `done` is true when the run has ended and `nextOffset` is the end.
+ *  A9  `GET /api/approvals` with no `status` returns every approval, newest first.
+ *  A10 Socket events to the session room: `file:changed`, `run:status`, `process:status`, `session:status`
+ *      carry `sessionId`; `approval:created` / `approval:decided` carry the ApprovalRequest.
+ */
+import type { ApprovalRequest, Receipt, ToolResult } from "@berth/protocol";
+
+export type ApiErrorBody = { error: { code: string; message: string } };
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export type Autonomy = "read-only" | "default" | "trusted" | "yolo";
+export type Network = "none" | "egress";
+export const AUTONOMY_OPTIONS: readonly Autonomy[] = ["read-only", "default", "trusted", "yolo"];
+export const NETWORK_OPTIONS: readonly Network[] = ["none", "egress"];
+
+export type Session = {
+  id: string;
+  name: string;
+  status: string;
+  autonomy: Autonomy;
+  network: Network;
+  terminationCause?: string | null;
+  createdAt: string;
+};
+
+export type RunStatus = "running" | "finished" | "interrupted";
+export const RUN_STATUSES: readonly RunStatus[] = ["running", "finished", "interrupted"];
+export const RUN_OUTCOMES = ["succeeded", "failed", "aborted", "timed-out", "oom-killed", "spawn-failed", "cleanup-incomplete", "interrupted"] as const;
+
+export type Run = {
+  id: string;
+  sessionId: string;
+  tool: string;
+  status: RunStatus | string;
+  outcome: string | null;
+  exitCode: number | null;
+  startedAt: string;
+  endedAt: string | null;
+  durationMs: number | null;
+  receiptId?: string | null;
+};
+
+export type ToolCallRow = {
+  id: string;
+  tool: string;
+  caller?: string;
+  actionClass?: string;
+  verdict?: string;
+  approvalId?: string | null;
+  ok?: boolean | null;
+  errorCode?: string | null;
+  durationMs?: number | null;
+  createdAt?: string;
+  args?: unknown;
+};
+
+export type RunDetail = { run: Run; toolCalls: ToolCallRow[]; receipt?: Receipt | null };
+
+export type LogStream = "stdout" | "stderr";
+export type LogPage = { content: string; offset: number; nextOffset: number; done: boolean };
+
+export type Verification = { valid: boolean; reason?: string };
+
+export type SharedReceipt = {
+  receipt: Receipt;
+  verification?: Verification;
+  run?: Partial<Run> | null;
+  logs?: { stdout?: string; stderr?: string } | null;
+};
+
+export type Skill = { name: string; description: string; body: string; allowedTools?: string[] };
+
+export type Parked = { status: "parked"; approvalId: string; text: string; sha256: string };
+
+export type { ApprovalRequest, Receipt, ToolResult };
+
+async function request<T>(method: string, path: string, body?: unknown, init?: { signal?: AbortSignal }): Promise<{ status: number; data: T }> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      credentials: "same-origin",
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: "no-store",
+      signal: init?.signal,
+    });
+  } catch (error) {
+    if ((error as Error).name === "AbortError") throw error;
+    throw new ApiError(0, "network", "The Berth server does not answer");
+  }
+  const text = await response.text();
+  let data: unknown = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = text;
+    }
+  }
+  if (!response.ok) {
+    const error = (data as Partial<ApiErrorBody> | null)?.error;
+    if (response.status === 401 && typeof window !== "undefined" && !path.startsWith("/api/session")) {
+      window.location.assign(`/login?next=${encodeURIComponent(window.location.pathname + window.location.search)}`);
+    }
+    throw new ApiError(response.status, error?.code ?? "http_error", error?.message ?? `${method} ${path} failed with ${response.status}`);
+  }
+  return { status: response.status, data: data as T };
+}
+
+const get = async <T>(path: string) => (await request<T>("GET", path)).data;
+const enc = encodeURIComponent;
+
+function query(params: Record<string, string | number | undefined | null>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== "") search.set(key, String(value));
+  const text = search.toString();
+  return text ? `?${text}` : "";
+}
+
+// ---- auth ----
+export const signIn = async (token: string) => (await request<{ user: { name: string; role: string } }>("POST", "/api/session", { token })).data;
+export const signOut = async () => void (await request<null>("DELETE", "/api/session"));
+
+// ---- sessions ----
+export const listSessions = async () => (await get<{ sessions: Session[] }>("/api/sessions")).sessions;
+export const getSession = async (id: string): Promise<Session> => {
+  const data = await get<Session | { session: Session }>(`/api/sessions/${enc(id)}`);
+  return "session" in data ? data.session : data;
+};
+export const createSession = async (input: { name?: string; autonomy?: Autonomy; network?: Network }) =>
+  (await request<Session>("POST", "/api/sessions", input)).data;
+export const deleteSession = async (id: string) => void (await request<unknown>("DELETE", `/api/sessions/${enc(id)}`));
+
+// ---- tools ----
+export type ToolOutcome = { kind: "result"; result: ToolResult } | { kind: "parked"; parked: Parked };
+
+/** One POST of a tool call; a parked call comes back as `{kind: "parked"}` instead of throwing. */
+export async function callToolOnce(sessionId: string, tool: string, args: unknown, opts: { waitMs?: number; signal?: AbortSignal } = {}): Promise<ToolOutcome> {
+  const { status, data } = await request<ToolResult | Parked>(
+    "POST",
+    `/api/sessions/${enc(sessionId)}/tools/${enc(tool)}${query({ wait: opts.waitMs })}`,
+    { args },
+    { signal: opts.signal },
+  );
+  if (status === 202 || (data as Parked).status === "parked") return { kind: "parked", parked: data as Parked };
+  return { kind: "result", result: data as ToolResult };
+}
+
+/**
+ * A tool call that waits through approval (A5): reports the parked request once, then re-issues the call
+ * with `?wait=` until the operator decides. A denial comes back as a ToolResult with `error.code = "denied"`.
+ */
+export async function callTool(
+  sessionId: string,
+  tool: string,
+  args: unknown,
+  opts: { onParked?: (parked: Parked) => void; signal?: AbortSignal; maxWaitMs?: number } = {},
+): Promise<ToolResult> {
+  let outcome = await callToolOnce(sessionId, tool, args, { signal: opts.signal });
+  if (outcome.kind === "result") return outcome.result;
+  const parked = outcome.parked;
+  opts.onParked?.(parked);
+  const deadline = Date.now() + (opts.maxWaitMs ?? 30 * 60_000);
+  while (Date.now() < deadline) {
+    outcome = await callToolOnce(sessionId, tool, args, { waitMs: 60_000, signal: opts.signal });
+    if (outcome.kind === "result") return outcome.result;
+  }
+  return { ok: false, output: "Still waiting for operator approval", error: { code: "approval_timeout", message: `No decision on approval ${parked.approvalId}` } };
+}
+
+// ---- runs ----
+export const listRuns = async (filter: { sessionId?: string; status?: string; outcome?: string; limit?: number } = {}) => {
+  const runs = (await get<{ runs: Run[] }>(`/api/runs${query({ sessionId: filter.sessionId, status: filter.status, outcome: filter.outcome, limit: filter.limit ?? 100 })}`)).runs;
+  return filter.outcome ? runs.filter((run) => run.outcome === filter.outcome) : runs;
+};
+export const getRun = async (id: string) => get<RunDetail>(`/api/runs/${enc(id)}`);
+export const getRunLogs = async (id: string, stream: LogStream, offset = 0, limit = 65_536) =>
+  get<LogPage>(`/api/runs/${enc(id)}/logs${query({ stream, offset, limit })}`);
+
+/** Every byte of one stream, page by page. */
+export async function getAllRunLogs(id: string, stream: LogStream): Promise<LogPage> {
+  let offset = 0;
+  let content = "";
+  for (let page = 0; page < 10_000; page++) {
+    const next = await getRunLogs(id, stream, offset, 1_048_576);
+    content += next.content;
+    if (next.nextOffset <= offset || next.done || next.content === "") return { content, offset: 0, nextOffset: next.nextOffset, done: next.done };
+    offset = next.nextOffset;
+  }
+  return { content, offset: 0, nextOffset: offset, done: false };
+}
+
+// ---- receipts ----
+export const getReceipt = async (id: string) => {
+  const data = await get<Receipt | { receipt: Receipt }>(`/api/receipts/${enc(id)}`);
+  return "receipt" in data ? data.receipt : data;
+};
+export const verifyReceipt = async (receipt: unknown) => (await request<Verification>("POST", "/api/receipts/verify", { receipt })).data;
+export const shareReceipt = async (id: string) => (await request<{ token: string; url: string }>("POST", `/api/receipts/${enc(id)}/share`)).data;
+export const unshareReceipt = async (id: string) => void (await request<unknown>("DELETE", `/api/receipts/${enc(id)}/share`));
+
+// ---- approvals ----
+export const listApprovals = async (status?: string) => (await get<{ approvals: ApprovalRequest[] }>(`/api/approvals${query({ status })}`)).approvals;
+export const decideApproval = async (id: string, decision: "approve" | "deny", sha256: string, note?: string) =>
+  (await request<unknown>("POST", `/api/approvals/${enc(id)}`, { decision, sha256, ...(note ? { note } : {}) })).data;
+
+// ---- skills ----
+export const listSkills = async () => (await get<{ skills: Skill[] }>("/api/skills")).skills;
+export const getSkill = async (name: string): Promise<Skill> => {
+  const data = await get<Skill | { skill: Skill }>(`/api/skills/${enc(name)}`);
+  return "skill" in data ? data.skill : data;
+};
+export const createSkill = async (skill: Skill) => (await request<Skill>("POST", "/api/skills", skill)).data;
+export const updateSkill = async (name: string, skill: Skill) => (await request<Skill>("PUT", `/api/skills/${enc(name)}`, skill)).data;
+export const deleteSkill = async (name: string) => void (await request<unknown>("DELETE", `/api/skills/${enc(name)}`));
+
+/** Built-in tool names (spec/tools.md) offered as a skill's allowed tools. */
+export const BUILTIN_TOOLS = ["read_file", "write_file", "edit", "apply_patch", "glob", "grep", "bash", "run_script", "gateway", "monitor", "dispatch", "update_agents_md"] as const;
+
+export function errorMessage(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

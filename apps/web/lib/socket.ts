@@ -1,0 +1,73 @@
+"use client";
+import { io, type Socket } from "socket.io-client";
+import { useEffect, useState } from "react";
+import type { ApprovalRequest, LogStream, ToolResult } from "./api";
+
+/** Server → client events (spec/api.md "socket.io"); payload fields beyond the spec are optional. */
+export type RunOutputEvent = { runId: string; stream: LogStream; offset: number; data: string };
+export type RunStatusEvent = { runId: string; sessionId?: string; status: string; outcome?: string | null; exitCode?: number | null; tool?: string };
+export type ProcessOutputEvent = { sessionId: string; processId: string; stream?: string; offset: number; data: string };
+export type ProcessStatusEvent = { sessionId: string; processId: string; status: string; exitCode?: number | null };
+export type FileChangedEvent = { sessionId: string; path: string; kind?: string };
+export type SessionStatusEvent = { sessionId: string; status: string; terminationCause?: string | null };
+
+export interface ServerToClientEvents {
+  "run:output": (event: RunOutputEvent) => void;
+  "run:status": (event: RunStatusEvent) => void;
+  "process:output": (event: ProcessOutputEvent) => void;
+  "process:status": (event: ProcessStatusEvent) => void;
+  "file:changed": (event: FileChangedEvent) => void;
+  "session:status": (event: SessionStatusEvent) => void;
+  "approval:created": (event: ApprovalRequest) => void;
+  "approval:decided": (event: ApprovalRequest) => void;
+}
+
+export interface ClientToServerEvents {
+  "session:join": (payload: { sessionId: string }) => void;
+  "session:leave": (payload: { sessionId: string }) => void;
+  "tool:call": (payload: { sessionId: string; tool: string; args: unknown }, ack: (err: unknown, result: ToolResult) => void) => void;
+  "process:subscribe": (payload: { sessionId: string; processId: string; offset: number }) => void;
+  "run:subscribe": (payload: { runId: string; offset: number }) => void;
+  "approvals:subscribe": () => void;
+}
+
+export type BerthSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
+
+let shared: BerthSocket | null = null;
+
+/**
+ * One socket per tab, same origin (server.mjs proxies /socket.io with websocket upgrades), authenticated
+ * by the httpOnly cookie. Rooms and subscriptions are re-sent by their owners on every `connect`, so a
+ * reconnect resumes from the offsets they hold.
+ */
+export function getSocket(): BerthSocket {
+  if (!shared) {
+    shared = io({ path: "/socket.io", withCredentials: true, transports: ["websocket", "polling"], reconnectionDelayMax: 3000 });
+  }
+  return shared;
+}
+
+/** Runs `onConnect` now if connected and after every (re)connect; returns the cleanup. */
+export function onEveryConnect(socket: BerthSocket, onConnect: () => void): () => void {
+  if (socket.connected) onConnect();
+  socket.on("connect", onConnect);
+  return () => {
+    socket.off("connect", onConnect);
+  };
+}
+
+export function useSocketConnected(): boolean {
+  const [connected, setConnected] = useState(false);
+  useEffect(() => {
+    const socket = getSocket();
+    const update = () => setConnected(socket.connected);
+    update();
+    socket.on("connect", update);
+    socket.on("disconnect", update);
+    return () => {
+      socket.off("connect", update);
+      socket.off("disconnect", update);
+    };
+  }, []);
+  return connected;
+}
