@@ -161,26 +161,40 @@ function settle(
   const grants = ctx.session?.grants ?? [];
   const grant = grants.length
     ? evaluatePolicy(
-        grants.map((g, i) => ({ id: `session-grant-${i + 1}`, ...g, effect: "allow" as const, mustMatch: [], mustNotMatch: [] })),
+        grants.map((g, i) => ({
+          id: `session-grant-${i + 1}`,
+          ...g,
+          effect: "allow" as const,
+          mustMatch: [],
+          mustNotMatch: [],
+        })),
         { tool, commands },
       )
     : ({ effect: undefined } satisfies PolicyOutcome);
-  const policy = ctx.policyRules?.length ? evaluatePolicy(ctx.policyRules, { tool, commands }) : ({ effect: undefined } satisfies PolicyOutcome);
+  const policy = ctx.policyRules?.length
+    ? evaluatePolicy(ctx.policyRules, { tool, commands })
+    : ({ effect: undefined } satisfies PolicyOutcome);
   const raw = decide(c.actionClass, c.recognised, ctx.autonomy);
   const what = describeClass(c);
   const why = c.reasons.length ? `: ${c.reasons.slice(-1)[0]}` : "";
   const rule = policy.ruleId === undefined ? {} : { ruleId: policy.ruleId };
 
   if (policy.effect === "deny") return { verdict: "deny", stage: "policy", reason: policy.reason!, ...rule };
-  if (raw === "deny") return { verdict: "deny", stage: "autonomy", reason: `${what} is denied at autonomy ${ctx.autonomy}${why}` };
+  if (raw === "deny")
+    return { verdict: "deny", stage: "autonomy", reason: `${what} is denied at autonomy ${ctx.autonomy}${why}` };
   if (c.alwaysAsk) {
     const unseen = c.reasons.find((r) => r.includes("always asks")) ?? "runs code that cannot be seen first";
     return { verdict: "ask", stage: "autonomy", reason: `asks at every autonomy level: ${unseen}` };
   }
   if (policy.effect === "ask") return { verdict: "ask", stage: "policy", reason: policy.reason!, ...rule };
   if (policy.effect === "allow") return { verdict: "allow", stage: "policy", reason: policy.reason!, ...rule };
-  if (grant.effect === "allow") return { verdict: "allow", stage: "allowlist", reason: `allowed for this session (${grant.ruleId})` };
-  return { verdict: raw, stage: "autonomy", reason: `${what} is ${raw === "ask" ? "asked about" : "allowed"} at autonomy ${ctx.autonomy}${why}` };
+  if (grant.effect === "allow")
+    return { verdict: "allow", stage: "allowlist", reason: `allowed for this session (${grant.ruleId})` };
+  return {
+    verdict: raw,
+    stage: "autonomy",
+    reason: `${what} is ${raw === "ask" ? "asked about" : "allowed"} at autonomy ${ctx.autonomy}${why}`,
+  };
 }
 
 const describeClass = (c: { actionClass: ActionClass; recognised: boolean }): string =>
@@ -196,7 +210,12 @@ function classifyCall(tool: string, args: unknown, ctx: AdmissionContext): Class
       return classifyCommand(typeof a.command === "string" ? a.command : "", { ...opts, ...(cwd ? { cwd } : {}) });
     }
     if (action === "write") {
-      return { actionClass: "execute", recognised: false, alwaysAsk: false, reasons: ["bash write sends input to a running process [execute]"] };
+      return {
+        actionClass: "execute",
+        recognised: false,
+        alwaysAsk: false,
+        reasons: ["bash write sends input to a running process [execute]"],
+      };
     }
     if (action === "stop") return { actionClass: "execute", recognised: true, alwaysAsk: false, reasons: [] };
     return { actionClass: "read", recognised: true, alwaysAsk: false, reasons: [] };
@@ -268,7 +287,16 @@ function evaluatePlan(call: AdmissionCall, args: unknown, ctx: AdmissionContext,
     };
   }
   if (depth >= MAX_NESTING) {
-    return { ...common, verdict: "deny", stage: "arguments", actionClass: "dispatch", recognised: false, alwaysAsk: false, reason: "dispatch: plans nested too deeply", reasons: [] };
+    return {
+      ...common,
+      verdict: "deny",
+      stage: "arguments",
+      actionClass: "dispatch",
+      recognised: false,
+      alwaysAsk: false,
+      reason: "dispatch: plans nested too deeply",
+      reasons: [],
+    };
   }
   const tasks = plan.data.tasks.map((task) => evaluate({ ...call, tool: task.tool, args: task.args }, ctx, depth + 1));
   const reasons = tasks.flatMap((t, i) => t.reasons.map((r) => `task ${i + 1} (${t.tool}): ${r}`));
@@ -293,7 +321,12 @@ function evaluatePlan(call: AdmissionCall, args: unknown, ctx: AdmissionContext,
     const only = tasks[0]!;
     return { ...only, ...common, tasks, reasons };
   }
-  const settled = settle("dispatch", { actionClass: "dispatch", recognised: true, alwaysAsk: false, reasons: [] }, ctx, undefined);
+  const settled = settle(
+    "dispatch",
+    { actionClass: "dispatch", recognised: true, alwaysAsk: false, reasons: [] },
+    ctx,
+    undefined,
+  );
   // The plan asks if the dispatch row says so or any task asks on its own ($(…) asks even in yolo).
   const verdict = strictestDecision(settled.verdict, ...tasks.map((t) => t.verdict));
   const asking = tasks.findIndex((t) => t.verdict === "ask");

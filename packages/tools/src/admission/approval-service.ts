@@ -47,7 +47,8 @@ export interface ApprovalError<K extends string> {
   request?: ApprovalRequest;
 }
 
-export type ApprovalOutcome<K extends string> = { ok: true; request: ApprovalRequest } | { ok: false; error: ApprovalError<K> };
+export type ApprovalOutcome<K extends string> =
+  { ok: true; request: ApprovalRequest } | { ok: false; error: ApprovalError<K> };
 
 export type WaitOutcome =
   | { status: "approved" | "denied" | "expired" | "consumed"; request: ApprovalRequest }
@@ -133,7 +134,8 @@ export class ApprovalService {
       const expired = (await this.expire(current)) ?? current;
       return fail("expired", `Approval request ${id} expired at ${current.expiresAt}`, expired);
     }
-    if (current.status === "expired") return fail("expired", `Approval request ${id} expired at ${current.expiresAt}`, current);
+    if (current.status === "expired")
+      return fail("expired", `Approval request ${id} expired at ${current.expiresAt}`, current);
     if (current.status !== "pending") {
       return fail("already_decided", `Approval request ${id} was already decided (${current.status})`, current);
     }
@@ -165,11 +167,20 @@ export class ApprovalService {
     const current = await this.store.get(id);
     if (current === undefined) return fail("not_found", `Unknown approval request: ${id}`);
     if (current.sha256 !== sha256) {
-      return fail("hash_mismatch", `sha256 does not match approval request ${id}: the call changed since it was approved`, current);
+      return fail(
+        "hash_mismatch",
+        `sha256 does not match approval request ${id}: the call changed since it was approved`,
+        current,
+      );
     }
-    if (current.status === "consumed") return fail("already_consumed", `Approval request ${id} was already used`, current);
-    if (current.status !== "approved") return fail("not_approved", `Approval request ${id} is ${current.status}, not approved`, current);
-    const consumed = await this.store.transition(id, "approved", { status: "consumed", consumedAt: iso(this.clock.now()) });
+    if (current.status === "consumed")
+      return fail("already_consumed", `Approval request ${id} was already used`, current);
+    if (current.status !== "approved")
+      return fail("not_approved", `Approval request ${id} is ${current.status}, not approved`, current);
+    const consumed = await this.store.transition(id, "approved", {
+      status: "consumed",
+      consumedAt: iso(this.clock.now()),
+    });
     if (consumed === undefined) return fail("already_consumed", `Approval request ${id} was already used`, current);
     return { ok: true, request: consumed };
   }
@@ -302,6 +313,10 @@ function outcomeOf(request: ApprovalRequest): WaitOutcome {
   }
 }
 
-function fail<K extends string>(kind: K, message: string, request?: ApprovalRequest): { ok: false; error: ApprovalError<K> } {
+function fail<K extends string>(
+  kind: K,
+  message: string,
+  request?: ApprovalRequest,
+): { ok: false; error: ApprovalError<K> } {
   return { ok: false, error: { kind, message, ...(request === undefined ? {} : { request }) } };
 }

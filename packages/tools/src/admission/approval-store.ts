@@ -46,7 +46,11 @@ export class InMemoryApprovalStore implements ApprovalStore {
       .map((r) => ({ ...r }));
   }
 
-  async transition(id: string, from: ApprovalStatus, patch: Partial<ApprovalRequest>): Promise<ApprovalRequest | undefined> {
+  async transition(
+    id: string,
+    from: ApprovalStatus,
+    patch: Partial<ApprovalRequest>,
+  ): Promise<ApprovalRequest | undefined> {
     const current = this.requests.get(id);
     if (current === undefined || current.status !== from) return undefined;
     const next = { ...current, ...patch, id: current.id };

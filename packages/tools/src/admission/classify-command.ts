@@ -39,9 +39,31 @@ export interface CommandClassification {
 const MAX_DEPTH = 12;
 const STANDARD_BIN_DIRS = new Set(["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin"]);
 /** Project-local tools in a workspace virtualenv or node_modules/.bin keep their meaning. */
-const LOCAL_TOOLS = new Set(["pip", "pip3", "python", "python3", "pytest", "tsc", "vitest", "jest", "eslint", "prettier", "mypy", "ruff", "black"]);
+const LOCAL_TOOLS = new Set([
+  "pip",
+  "pip3",
+  "python",
+  "python3",
+  "pytest",
+  "tsc",
+  "vitest",
+  "jest",
+  "eslint",
+  "prettier",
+  "mypy",
+  "ruff",
+  "black",
+]);
 const WRITE_OPERATORS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
-const DEVICE_PATHS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero", "/dev/full"]);
+const DEVICE_PATHS = new Set([
+  "/dev/null",
+  "/dev/stdout",
+  "/dev/stderr",
+  "/dev/stdin",
+  "/dev/tty",
+  "/dev/zero",
+  "/dev/full",
+]);
 const NO_STDIN: Stdin = { kind: "none" };
 const PIPE_STDIN: Stdin = { kind: "pipe" };
 
@@ -56,13 +78,20 @@ interface Scope {
 
 type Location = "inside" | "outside" | "device" | "unknown";
 
-const DYNAMIC_PARTS = new Set<WordPart["type"]>(["SimpleExpansion", "ParameterExpansion", "CommandExpansion", "ArithmeticExpansion", "ProcessSubstitution"]);
+const DYNAMIC_PARTS = new Set<WordPart["type"]>([
+  "SimpleExpansion",
+  "ParameterExpansion",
+  "CommandExpansion",
+  "ArithmeticExpansion",
+  "ProcessSubstitution",
+]);
 
 function isStaticParts(parts: readonly { type: string; parts?: readonly unknown[] }[] | undefined): boolean {
   if (parts === undefined) return true;
   for (const part of parts) {
     if (DYNAMIC_PARTS.has(part.type as WordPart["type"])) return false;
-    if ((part.type === "DoubleQuoted" || part.type === "LocaleString") && !isStaticParts(part.parts as never)) return false;
+    if ((part.type === "DoubleQuoted" || part.type === "LocaleString") && !isStaticParts(part.parts as never))
+      return false;
   }
   return true;
 }
@@ -179,7 +208,11 @@ class CommandWalk {
       case "ProcessSubstitution":
       case "ArithmeticCommandExpansion": {
         const what =
-          n.type === "ProcessSubstitution" ? "process substitution" : n.text.startsWith("`") ? "backtick substitution" : "command substitution";
+          n.type === "ProcessSubstitution"
+            ? "process substitution"
+            : n.text.startsWith("`")
+              ? "backtick substitution"
+              : "command substitution";
         this.ask(`${what} ${clip(n.text)} runs a command whose output becomes part of the line`);
         if (n.script === undefined) this.add("unknown", `cannot parse ${what} ${clip(n.text)}`);
         else if (depth + 1 > MAX_DEPTH) this.add("unknown", "commands nested too deeply to classify");
@@ -256,7 +289,14 @@ class CommandWalk {
     }
     const forms: string[][] = [];
     this.commands.push({ words: args.map(shownValue), forms });
-    this.argv(args, { ...scope, tainted: scope.tainted || tainted }, scope, depth, this.stdinOf(cmd.redirects, piped), forms);
+    this.argv(
+      args,
+      { ...scope, tainted: scope.tainted || tainted },
+      scope,
+      depth,
+      this.stdinOf(cmd.redirects, piped),
+      forms,
+    );
   }
 
   /**
@@ -365,7 +405,8 @@ class CommandWalk {
 
   locate(path: string, cwd: string | undefined): Location {
     if (path.startsWith("~")) return "outside";
-    if (DEVICE_PATHS.has(path) || /^\/dev\/fd\/\d+$/.test(path) || /^\/proc\/self\/fd\/\d+$/.test(path)) return "device";
+    if (DEVICE_PATHS.has(path) || /^\/dev\/fd\/\d+$/.test(path) || /^\/proc\/self\/fd\/\d+$/.test(path))
+      return "device";
     let absolute: string;
     if (path.startsWith("/")) absolute = posix.normalize(path);
     else if (cwd === undefined) return "unknown";
@@ -412,9 +453,14 @@ export interface RunScriptCall {
 /** run_script runs a script: execute, never recognised, plus whatever its interpreter flags add. */
 export function classifyRunScript(call: RunScriptCall, opts: ClassifyOptions): CommandClassification {
   const argv = [call.interpreter, ...(call.interpreterArgs ?? []), call.script, ...(call.args ?? [])];
-  const cwd = call.cwd === undefined ? opts.cwd : posix.resolve(posix.resolve(opts.workspaceRoot, opts.cwd ?? "."), call.cwd);
+  const cwd =
+    call.cwd === undefined ? opts.cwd : posix.resolve(posix.resolve(opts.workspaceRoot, opts.cwd ?? "."), call.cwd);
   const result = classifyArgv(argv, { ...opts, ...(cwd === undefined ? {} : { cwd }) });
-  if (result.actionClass === "read" || result.actionClass === "write" || (result.actionClass === "execute" && result.recognised)) {
+  if (
+    result.actionClass === "read" ||
+    result.actionClass === "write" ||
+    (result.actionClass === "execute" && result.recognised)
+  ) {
     result.actionClass = "execute";
   }
   result.recognised = false;

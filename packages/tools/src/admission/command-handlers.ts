@@ -98,6 +98,7 @@ const shown = (a: Arg | undefined): string => (a === undefined ? "" : (a.value ?
 
 // ---- recognised read-ish, test and build commands ----
 
+// prettier-ignore
 const READ_COMMANDS = [
   "ls", "ll", "dir", "cat", "pwd", "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "fd", "head",
   "tail", "wc", "cut", "tr", "diff", "cmp", "comm", "stat", "file", "du", "df", "tree", "which", "whereis",
@@ -109,6 +110,7 @@ const READ_COMMANDS = [
   "getconf", "ulimit", "umask", "hash", "less", "more", ":", "lsof", "env-check", "git-lfs", "tput",
 ] as const;
 
+// prettier-ignore
 const BUILD_COMMANDS = [
   "tsc", "vitest", "jest", "mocha", "eslint", "prettier", "pytest", "py.test", "mypy", "ruff", "black",
   "flake8", "pylint", "isort", "cmake", "ninja", "gcc", "g++", "cc", "c++", "clang", "clang++", "rustc",
@@ -129,7 +131,10 @@ function mutator(opts: {
   withValue?: ReadonlySet<string>;
 }): CommandHandler {
   return (c) => {
-    c.add(opts.recognised ? "execute-recognised" : "execute-other", opts.recognised ? undefined : `${c.name} changes files`);
+    c.add(
+      opts.recognised ? "execute-recognised" : "execute-other",
+      opts.recognised ? undefined : `${c.name} changes files`,
+    );
     const targetDirs = optionValues(c.args, ["-t", "--target-directory"]);
     let ops = operands(c.args, opts.withValue);
     if (opts.skip && !hasFlag(c.args, ["--reference"])) ops = ops.slice(opts.skip);
@@ -197,6 +202,7 @@ const command: CommandHandler = (c) => {
 };
 
 const xargs: CommandHandler = (c) => {
+  // prettier-ignore
   const withValue = set(
     "-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--eof", "--replace",
     "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var",
@@ -280,6 +286,7 @@ function runStdin(c: CommandContext, why: string): void {
   c.unseen(why);
 }
 
+// prettier-ignore
 const PYTHON_MODULES_RECOGNISED = set(
   "pytest", "unittest", "mypy", "ruff", "black", "flake8", "pylint", "doctest", "compileall", "py_compile",
   "json.tool", "isort", "tabnanny", "pyflakes",
@@ -303,7 +310,8 @@ const python: CommandHandler = (c) => {
       if (moduleName !== undefined && PYTHON_MODULES_RECOGNISED.has(moduleName)) return c.add("execute-recognised");
       return c.add("execute-other", `${c.name} -m ${moduleName ?? "<dynamic>"} runs a module`);
     }
-    if (v === "-c" || (v.startsWith("-c") && !v.startsWith("--"))) return c.add("execute-other", `${c.name} -c runs inline code`);
+    if (v === "-c" || (v.startsWith("-c") && !v.startsWith("--")))
+      return c.add("execute-other", `${c.name} -c runs inline code`);
     if (withValue.has(v)) {
       i++;
       continue;
@@ -316,7 +324,17 @@ const python: CommandHandler = (c) => {
 };
 
 const node: CommandHandler = (c) => {
-  const withValue = set("-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--env-file", "--input-type");
+  const withValue = set(
+    "-r",
+    "--require",
+    "--import",
+    "--loader",
+    "--experimental-loader",
+    "-C",
+    "--conditions",
+    "--env-file",
+    "--input-type",
+  );
   for (let i = 0; i < c.args.length; i++) {
     const v = c.args[i]!.value;
     if (v === undefined) return c.add("execute-other", `${c.name} runs ${c.args[i]!.text}`);
@@ -337,7 +355,8 @@ const node: CommandHandler = (c) => {
 /** perl, ruby, php…: version queries are harmless, everything else is code. */
 const interpreter: CommandHandler = (c) => {
   const first = c.args[0]?.value;
-  if (first === "--version" || first === "-v" || first === "-V" || first === "--help") return c.add("execute-recognised");
+  if (first === "--version" || first === "-v" || first === "-V" || first === "--help")
+    return c.add("execute-recognised");
   if (c.args.length > 0) return c.add("execute-other", `${c.name} runs code`);
   runStdin(c, `${c.name} reads code from stdin`);
 };
@@ -366,6 +385,7 @@ const cd: CommandHandler = (c) => {
   c.setCwd(target.value);
 };
 
+// prettier-ignore
 const DANGEROUS_VARIABLES = set(
   "PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "BASH_ENV", "ENV", "NODE_OPTIONS", "PYTHONPATH", "PYTHONSTARTUP",
   "PERL5OPT", "RUBYOPT", "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "PROMPT_COMMAND", "IFS", "SHELLOPTS", "BASHOPTS",
@@ -398,7 +418,8 @@ const awk: CommandHandler = (c) => {
 
 /** GNU sed commands `e`, `w`, `W`, `r`, `R` and `s///e|w` flags run commands or touch files. */
 export function sedScriptIsRisky(script: string): boolean {
-  const address = /^\s*(?:\d+|\$|\/(?:[^/\\]|\\.)*\/[IM]*)?\s*(?:,\s*(?:\d+|\$|\/(?:[^/\\]|\\.)*\/[IM]*|[~+]\d+))?\s*!?\s*/;
+  const address =
+    /^\s*(?:\d+|\$|\/(?:[^/\\]|\\.)*\/[IM]*)?\s*(?:,\s*(?:\d+|\$|\/(?:[^/\\]|\\.)*\/[IM]*|[~+]\d+))?\s*!?\s*/;
   for (const segment of script.split(/[;\n]/)) {
     let s = segment.replace(address, "");
     while (s.startsWith("{") || s.startsWith("}")) s = s.slice(1).replace(address, "");
@@ -490,13 +511,26 @@ const find: CommandHandler = (c) => {
 // ---- git ----
 
 const GIT_GLOBAL_WITH_VALUE = set("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env");
+// prettier-ignore
 const GIT_READ = set(
   "status", "diff", "log", "show", "rev-parse", "ls-files", "blame", "grep", "describe", "shortlog",
   "merge-base", "cat-file", "ls-tree", "rev-list", "version", "help", "whatchanged", "count-objects",
   "name-rev", "show-ref", "for-each-ref", "check-ignore", "var", "annotate", "diff-tree", "diff-files",
   "diff-index", "range-diff",
 );
-const GIT_LOCAL_WRITE = set("add", "commit", "init", "switch", "mv", "apply", "merge", "cherry-pick", "revert", "am", "notes");
+const GIT_LOCAL_WRITE = set(
+  "add",
+  "commit",
+  "init",
+  "switch",
+  "mv",
+  "apply",
+  "merge",
+  "cherry-pick",
+  "revert",
+  "am",
+  "notes",
+);
 const GIT_NETWORK = set("clone", "fetch", "pull", "push", "ls-remote", "archive", "request-pull", "send-email");
 
 const git: CommandHandler = (c) => {
@@ -509,7 +543,9 @@ const git: CommandHandler = (c) => {
     return c.add("execute-recognised");
   }
   if (sub === undefined) {
-    return c.args[i] === undefined ? c.add("execute-recognised") : c.add("execute-other", "git subcommand is not static");
+    return c.args[i] === undefined
+      ? c.add("execute-recognised")
+      : c.add("execute-other", "git subcommand is not static");
   }
   if (configured) c.add("execute-other", "git -c overrides configuration (aliases, hooks, ssh command)");
 
@@ -544,7 +580,9 @@ const git: CommandHandler = (c) => {
         : c.add("execute-recognised");
     }
     case "tag":
-      return hasFlag(rest, ["--delete"], "d") ? c.add("execute-other", "git tag -d deletes a tag") : c.add("execute-recognised");
+      return hasFlag(rest, ["--delete"], "d")
+        ? c.add("execute-other", "git tag -d deletes a tag")
+        : c.add("execute-recognised");
     case "remote": {
       const action = rest[0]?.value;
       if (action === "update") return c.add("network", "git remote update fetches");
@@ -553,7 +591,9 @@ const git: CommandHandler = (c) => {
         : c.add("execute-other", `git remote ${action ?? ""} changes remotes`);
     }
     case "config":
-      return hasFlag(rest, ["--get", "--list", "--get-all", "--get-regexp", "--show-origin"], "l") || rest[0]?.value === "get" || rest[0]?.value === "list"
+      return hasFlag(rest, ["--get", "--list", "--get-all", "--get-regexp", "--show-origin"], "l") ||
+        rest[0]?.value === "get" ||
+        rest[0]?.value === "list"
         ? c.add("execute-recognised")
         : c.add("execute-other", "git config changes configuration");
     case "reflog": {
@@ -565,7 +605,9 @@ const git: CommandHandler = (c) => {
     case "submodule":
       return c.add("network", "git submodule fetches from remotes");
     case "worktree":
-      return rest[0]?.value === "list" ? c.add("execute-recognised") : c.add("execute-other", "git worktree changes worktrees");
+      return rest[0]?.value === "list"
+        ? c.add("execute-recognised")
+        : c.add("execute-other", "git worktree changes worktrees");
   }
   if (GIT_NETWORK.has(sub)) return c.add("network", `git ${sub} talks to a remote`);
   if (GIT_READ.has(sub) || GIT_LOCAL_WRITE.has(sub)) return c.add("execute-recognised");
@@ -576,11 +618,27 @@ const git: CommandHandler = (c) => {
 
 /** Script names treated as tests/builds (`npm run build`, `pnpm test:unit`…). */
 const SAFE_SCRIPT = /^(build|test|tests|lint|typecheck|type-check|check|format|fmt|compile|coverage)(:[\w.-]+)?$/;
+// prettier-ignore
 const NPM_INSTALL = set(
   "install", "i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal", "add", "ci", "clean-install",
   "update", "up", "upgrade", "udpate", "uninstall", "un", "unlink", "remove", "rm", "r", "link", "ln", "dedupe", "ddp",
 );
-const NPM_READ = set("ls", "list", "ll", "la", "why", "explain", "prefix", "root", "bin", "help", "query", "completion", "help-search");
+const NPM_READ = set(
+  "ls",
+  "list",
+  "ll",
+  "la",
+  "why",
+  "explain",
+  "prefix",
+  "root",
+  "bin",
+  "help",
+  "query",
+  "completion",
+  "help-search",
+);
+// prettier-ignore
 const NPM_NETWORK = set(
   "outdated", "view", "v", "info", "show", "search", "s", "se", "find", "audit", "ping", "whoami", "publish",
   "unpublish", "deprecate", "dist-tag", "owner", "access", "token", "adduser", "login", "logout", "repo", "docs",
@@ -622,7 +680,8 @@ const packageManager: CommandHandler = (c) => {
     }
     return runScript(c, script);
   }
-  if (NPM_READ.has(s) || s === "--version" || s === "-v" || s === "version" && rest.length === 0) return c.add("execute-recognised");
+  if (NPM_READ.has(s) || s === "--version" || s === "-v" || (s === "version" && rest.length === 0))
+    return c.add("execute-recognised");
   if (s === "config" || s === "c") {
     const action = rest[0]?.value;
     return action === "get" || action === "list" || action === "ls"
@@ -659,8 +718,12 @@ const pip: CommandHandler = (c) => {
     if (local || hasFlag(rest, ["--dry-run"])) return c.add("network", `${c.name} ${sub} downloads packages`);
     return c.add("system_modify", `${c.name} ${sub} changes packages outside the workspace`);
   }
-  if (sub === "download" || sub === "search" || sub === "index") return c.add("network", `${c.name} ${sub} talks to the index`);
-  if (sub === undefined || ["list", "show", "freeze", "check", "help", "--version", "-V", "debug", "inspect"].includes(sub)) {
+  if (sub === "download" || sub === "search" || sub === "index")
+    return c.add("network", `${c.name} ${sub} talks to the index`);
+  if (
+    sub === undefined ||
+    ["list", "show", "freeze", "check", "help", "--version", "-V", "debug", "inspect"].includes(sub)
+  ) {
     return c.add("execute-recognised");
   }
   c.add("execute-other", `${c.name} ${sub} is not a recognised pip command`);
@@ -671,7 +734,9 @@ const go: CommandHandler = (c) => {
   const rest = c.args.slice(1);
   if (sub === undefined) return c.add(c.args.length ? "execute-other" : "execute-recognised");
   if (["test", "build", "vet", "fmt", "version", "env", "list", "doc", "help"].includes(sub)) {
-    return sub === "env" && hasFlag(rest, [], "w") ? c.add("execute-other", "go env -w changes settings") : c.add("execute-recognised");
+    return sub === "env" && hasFlag(rest, [], "w")
+      ? c.add("execute-other", "go env -w changes settings")
+      : c.add("execute-recognised");
   }
   if (sub === "get") return c.add("network", "go get downloads modules");
   if (sub === "mod") {
@@ -681,7 +746,8 @@ const go: CommandHandler = (c) => {
       : c.add("execute-recognised");
   }
   if (sub === "install") return c.add("system_modify", "go install writes binaries outside the workspace");
-  if (sub === "clean" && hasFlag(rest, ["-modcache", "-cache"])) return c.add("system_modify", "go clean removes caches outside the workspace");
+  if (sub === "clean" && hasFlag(rest, ["-modcache", "-cache"]))
+    return c.add("system_modify", "go clean removes caches outside the workspace");
   c.add("execute-other", `go ${sub} runs code`);
 };
 
@@ -689,11 +755,48 @@ const cargo: CommandHandler = (c) => {
   const i = operandIndex(c.args, set("-C", "--config", "-Z"));
   const sub = c.args[i]?.value;
   if (sub === undefined) return c.add("execute-recognised");
-  if (["build", "b", "test", "t", "check", "c", "clippy", "fmt", "doc", "d", "bench", "tree", "metadata", "version", "help", "new", "init", "--version", "-V"].includes(sub)) {
+  if (
+    [
+      "build",
+      "b",
+      "test",
+      "t",
+      "check",
+      "c",
+      "clippy",
+      "fmt",
+      "doc",
+      "d",
+      "bench",
+      "tree",
+      "metadata",
+      "version",
+      "help",
+      "new",
+      "init",
+      "--version",
+      "-V",
+    ].includes(sub)
+  ) {
     return c.add("execute-recognised");
   }
-  if (sub === "install" || sub === "uninstall") return c.add("system_modify", `cargo ${sub} changes binaries outside the workspace`);
-  if (["fetch", "update", "add", "remove", "search", "publish", "login", "owner", "yank", "generate-lockfile", "vendor"].includes(sub)) {
+  if (sub === "install" || sub === "uninstall")
+    return c.add("system_modify", `cargo ${sub} changes binaries outside the workspace`);
+  if (
+    [
+      "fetch",
+      "update",
+      "add",
+      "remove",
+      "search",
+      "publish",
+      "login",
+      "owner",
+      "yank",
+      "generate-lockfile",
+      "vendor",
+    ].includes(sub)
+  ) {
     return c.add("network", `cargo ${sub} talks to the registry`);
   }
   c.add("execute-other", `cargo ${sub} runs code`);
@@ -709,7 +812,8 @@ const make: CommandHandler = (c) => {
 
 const deno: CommandHandler = (c) => {
   const sub = c.args[0]?.value;
-  if (sub === "test" || sub === "check" || sub === "lint" || sub === "fmt" || sub === "--version") return c.add("execute-recognised");
+  if (sub === "test" || sub === "check" || sub === "lint" || sub === "fmt" || sub === "--version")
+    return c.add("execute-recognised");
   c.add("execute-other", `deno ${sub ?? ""} runs code`);
 };
 
@@ -734,6 +838,7 @@ const mvn: CommandHandler = (c) => {
 
 // ---- network ----
 
+// prettier-ignore
 const NETWORK_TOOLS = [
   "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "ping", "dig", "nslookup",
   "host", "traceroute", "aria2c", "http", "https", "gh", "kubectl", "helm", "aws", "gcloud", "az", "ssh-keyscan",
@@ -744,7 +849,18 @@ const network: CommandHandler = (c) => c.add("network", `${c.name} talks to the 
 
 const curl: CommandHandler = (c) => {
   c.add("network", `${c.name} talks to the network`);
-  for (const file of optionValues(c.args, ["-o", "--output", "--output-dir", "-c", "--cookie-jar", "-D", "--dump-header", "--trace", "--trace-ascii", "--stderr"])) {
+  for (const file of optionValues(c.args, [
+    "-o",
+    "--output",
+    "--output-dir",
+    "-c",
+    "--cookie-jar",
+    "-D",
+    "--dump-header",
+    "--trace",
+    "--trace-ascii",
+    "--stderr",
+  ])) {
     if (file !== "-") c.writes(file, "curl");
   }
   if (hasFlag(c.args, ["--remote-name", "--remote-name-all"], "OJ")) c.writes(".", "curl -O");
@@ -752,7 +868,16 @@ const curl: CommandHandler = (c) => {
 
 const wget: CommandHandler = (c) => {
   c.add("network", `${c.name} talks to the network`);
-  for (const file of optionValues(c.args, ["-O", "--output-document", "-P", "--directory-prefix", "-o", "--output-file", "-a", "--append-output"])) {
+  for (const file of optionValues(c.args, [
+    "-O",
+    "--output-document",
+    "-P",
+    "--directory-prefix",
+    "-o",
+    "--output-file",
+    "-a",
+    "--append-output",
+  ])) {
     if (file !== "-") c.writes(file, "wget");
   }
   c.writes(".", "wget");
@@ -761,23 +886,51 @@ const wget: CommandHandler = (c) => {
 // ---- the host system ----
 
 /** A system tool whose listed subcommands or flags only read; anything else changes the system. */
-function systemTool(readSubcommands: readonly string[], why: string, withValue: ReadonlySet<string> = EMPTY): CommandHandler {
+function systemTool(
+  readSubcommands: readonly string[],
+  why: string,
+  withValue: ReadonlySet<string> = EMPTY,
+): CommandHandler {
   const reads = new Set(readSubcommands);
   return (c) => {
     const sub = c.args[operandIndex(c.args, withValue)]?.value;
     const flags = c.args.filter(isOption).map((a) => a.value!);
-    if ((sub !== undefined && reads.has(sub)) || flags.some((f) => reads.has(f)) || (c.args.length === 0 && reads.has(""))) {
+    if (
+      (sub !== undefined && reads.has(sub)) ||
+      flags.some((f) => reads.has(f)) ||
+      (c.args.length === 0 && reads.has(""))
+    ) {
       return c.add("execute-recognised");
     }
     c.add("system_modify", `${c.name} ${why}`);
   };
 }
 
-const systemModify = (why: string): CommandHandler => (c) => c.add("system_modify", `${c.name} ${why}`);
+const systemModify =
+  (why: string): CommandHandler =>
+  (c) =>
+    c.add("system_modify", `${c.name} ${why}`);
 
-const APT_READ = ["list", "search", "show", "showsrc", "policy", "depends", "rdepends", "changelog", "madison", "help", "", "--version", "-s", "--simulate", "--dry-run"];
+const APT_READ = [
+  "list",
+  "search",
+  "show",
+  "showsrc",
+  "policy",
+  "depends",
+  "rdepends",
+  "changelog",
+  "madison",
+  "help",
+  "",
+  "--version",
+  "-s",
+  "--simulate",
+  "--dry-run",
+];
 const RPM_READ = ["list", "info", "search", "repolist", "provides", "check-update", "help", "", "--version"];
 
+// prettier-ignore
 const SYSTEM_ALWAYS = [
   "mount", "umount", "useradd", "userdel", "usermod", "groupadd", "groupdel", "groupmod", "adduser", "deluser",
   "passwd", "chpasswd", "chage", "visudo", "iptables", "ip6tables", "nft", "ufw", "modprobe", "insmod", "rmmod",
@@ -798,11 +951,21 @@ register(READ_COMMANDS, recognised);
 register(BUILD_COMMANDS, recognised);
 register(["mkdir", "touch", "chmod", "tee", "mv"], mutator({ recognised: true, skip: 0 }));
 table.set("chmod", mutator({ recognised: true, skip: 1 }));
-register(["cp", "ln"], mutator({ recognised: true, destinationOnly: true, withValue: set("-t", "--target-directory", "-S", "--suffix") }));
+register(
+  ["cp", "ln"],
+  mutator({ recognised: true, destinationOnly: true, withValue: set("-t", "--target-directory", "-S", "--suffix") }),
+);
 register(["rm", "rmdir", "shred", "unlink"], mutator({ recognised: false }));
 table.set("truncate", mutator({ recognised: false, withValue: set("-s", "--size", "-r", "--reference") }));
 register(["chown", "chgrp"], mutator({ recognised: false, skip: 1 }));
-table.set("install", mutator({ recognised: false, destinationOnly: true, withValue: set("-m", "--mode", "-o", "--owner", "-g", "--group", "-t", "--target-directory") }));
+table.set(
+  "install",
+  mutator({
+    recognised: false,
+    destinationOnly: true,
+    withValue: set("-m", "--mode", "-o", "--owner", "-g", "--group", "-t", "--target-directory"),
+  }),
+);
 table.set("dd", dd);
 table.set("sort", sort);
 table.set("uniq", uniq);
@@ -814,7 +977,33 @@ table.set("cd", cd);
 register(["pushd", "popd"], cd);
 register(["export", "declare", "typeset", "local", "readonly"], declare);
 
-register(["sudo"], asRoot(set("-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--host", "--prompt", "--chdir", "--close-from", "--role", "--type", "--other-user", "--command-timeout")));
+register(
+  ["sudo"],
+  asRoot(
+    set(
+      "-u",
+      "-g",
+      "-h",
+      "-p",
+      "-C",
+      "-D",
+      "-r",
+      "-t",
+      "-U",
+      "-T",
+      "--user",
+      "--group",
+      "--host",
+      "--prompt",
+      "--chdir",
+      "--close-from",
+      "--role",
+      "--type",
+      "--other-user",
+      "--command-timeout",
+    ),
+  ),
+);
 register(["doas"], asRoot(set("-u", "-C")));
 register(["pkexec"], asRoot(set("--user")));
 table.set("su", su);
@@ -859,20 +1048,78 @@ table.set("wget", wget);
 register(["apt", "apt-get", "aptitude"], systemTool(APT_READ, "changes system packages", set("-o", "-t", "-c")));
 table.set("apt-cache", recognised);
 table.set("dpkg-query", recognised);
-table.set("dpkg", systemTool(["-l", "-L", "-s", "-S", "-p", "--list", "--listfiles", "--status", "--search", "--print-architecture", "--get-selections", "--version", "--help"], "changes system packages"));
+table.set(
+  "dpkg",
+  systemTool(
+    [
+      "-l",
+      "-L",
+      "-s",
+      "-S",
+      "-p",
+      "--list",
+      "--listfiles",
+      "--status",
+      "--search",
+      "--print-architecture",
+      "--get-selections",
+      "--version",
+      "--help",
+    ],
+    "changes system packages",
+  ),
+);
 register(["yum", "dnf", "microdnf"], systemTool(RPM_READ, "changes system packages"));
-table.set("apk", systemTool(["info", "search", "list", "policy", "stats", "--version", "-V"], "changes system packages"));
-table.set("brew", systemTool(["list", "ls", "info", "search", "--version", "config", "doctor", "leaves", "deps", "outdated"], "changes system packages"));
-table.set("gem", systemTool(["list", "info", "env", "--version", "contents", "which", "help", "search", "query"], "changes system gems"));
+table.set(
+  "apk",
+  systemTool(["info", "search", "list", "policy", "stats", "--version", "-V"], "changes system packages"),
+);
+table.set(
+  "brew",
+  systemTool(
+    ["list", "ls", "info", "search", "--version", "config", "doctor", "leaves", "deps", "outdated"],
+    "changes system packages",
+  ),
+);
+table.set(
+  "gem",
+  systemTool(
+    ["list", "info", "env", "--version", "contents", "which", "help", "search", "query"],
+    "changes system gems",
+  ),
+);
 table.set("pacman", systemTool(["-Q", "-Qi", "-Ql", "-Ss", "-Si", "--query", "--version"], "changes system packages"));
 table.set("rpm", systemTool(["-q", "-qa", "-qi", "-ql", "--query", "--version"], "changes system packages"));
 table.set("pipx", systemTool(["list", "--version", "environment"], "changes tools outside the workspace"));
-register(["conda", "mamba", "micromamba"], systemTool(["list", "info", "search", "--version"], "changes environments outside the workspace"));
-table.set("systemctl", systemTool(["status", "is-active", "is-enabled", "is-failed", "list-units", "list-unit-files", "show", "cat", "--version"], "changes system services"));
-table.set("service", (c) => (c.args[1]?.value === "status" ? c.add("execute-recognised") : c.add("system_modify", "service changes system services")));
-table.set("sysctl", (c) => (c.args.some((a) => a.value === "-w" || a.value === undefined || a.value.includes("=")) ? c.add("system_modify", "sysctl -w changes kernel settings") : c.add("execute-recognised")));
+register(
+  ["conda", "mamba", "micromamba"],
+  systemTool(["list", "info", "search", "--version"], "changes environments outside the workspace"),
+);
+table.set(
+  "systemctl",
+  systemTool(
+    ["status", "is-active", "is-enabled", "is-failed", "list-units", "list-unit-files", "show", "cat", "--version"],
+    "changes system services",
+  ),
+);
+table.set("service", (c) =>
+  c.args[1]?.value === "status"
+    ? c.add("execute-recognised")
+    : c.add("system_modify", "service changes system services"),
+);
+table.set("sysctl", (c) =>
+  c.args.some((a) => a.value === "-w" || a.value === undefined || a.value.includes("="))
+    ? c.add("system_modify", "sysctl -w changes kernel settings")
+    : c.add("execute-recognised"),
+);
 table.set("crontab", systemTool(["-l"], "changes scheduled jobs"));
-register(["docker", "podman", "nerdctl"], systemTool(["ps", "images", "version", "info", "inspect", "logs", "--version", "stats", "top"], "controls containers outside the sandbox"));
+register(
+  ["docker", "podman", "nerdctl"],
+  systemTool(
+    ["ps", "images", "version", "info", "inspect", "logs", "--version", "stats", "top"],
+    "controls containers outside the sandbox",
+  ),
+);
 register(SYSTEM_ALWAYS, systemModify("changes the system"));
 
 export function commandHandler(name: string): CommandHandler | undefined {

@@ -23,7 +23,12 @@ export interface DecideOptions {
 }
 
 /** What autonomy alone says about a class. `recognised` only matters for execute. */
-export function decide(actionClass: ActionClass, recognised: boolean, autonomy: Autonomy, options: DecideOptions = {}): Decision {
+export function decide(
+  actionClass: ActionClass,
+  recognised: boolean,
+  autonomy: Autonomy,
+  options: DecideOptions = {},
+): Decision {
   const decision = AUTONOMY_TABLE[severityLevel(actionClass, recognised)][autonomy];
   return options.alwaysAsk && decision === "allow" ? "ask" : decision;
 }

@@ -41,7 +41,10 @@ function parsePrefix(prefix: string): readonly string[] | string {
   if (cmd.type !== "Command" || cmd.name === undefined || cmd.prefix.length > 0) return bad;
   const words: string[] = [];
   for (const w of [cmd.name, ...cmd.suffix]) {
-    if (w.type !== "Word" || (w.parts ?? []).some((p) => p.type !== "Literal" && p.type !== "SingleQuoted" && p.type !== "DoubleQuoted")) {
+    if (
+      w.type !== "Word" ||
+      (w.parts ?? []).some((p) => p.type !== "Literal" && p.type !== "SingleQuoted" && p.type !== "DoubleQuoted")
+    ) {
       return bad;
     }
     words.push(w.value);
@@ -78,12 +81,18 @@ export function ruleApplies(rule: PolicyRule, input: PolicyInput): boolean {
 export function evaluatePolicy(rules: readonly PolicyRule[], input: PolicyInput): PolicyOutcome {
   for (const effect of ["deny", "ask"] as const) {
     const rule = rules.find((r) => r.effect === effect && ruleApplies(r, input));
-    if (rule) return { effect, ruleId: rule.id, reason: `policy rule ${rule.id} (${describeRule(rule)}) says ${effect}` };
+    if (rule)
+      return { effect, ruleId: rule.id, reason: `policy rule ${rule.id} (${describeRule(rule)}) says ${effect}` };
   }
   const allows = rules.filter((r) => r.effect === "allow" && toolMatches(r, input.tool));
   if (allows.length === 0) return { effect: undefined };
   const toolWide = allows.find((r) => r.commandPrefix === undefined);
-  if (toolWide) return { effect: "allow", ruleId: toolWide.id, reason: `policy rule ${toolWide.id} (${describeRule(toolWide)}) says allow` };
+  if (toolWide)
+    return {
+      effect: "allow",
+      ruleId: toolWide.id,
+      reason: `policy rule ${toolWide.id} (${describeRule(toolWide)}) says allow`,
+    };
   const commands = input.commands ?? [];
   if (commands.length === 0) return { effect: undefined };
   let first: PolicyRule | undefined;
@@ -92,7 +101,11 @@ export function evaluatePolicy(rules: readonly PolicyRule[], input: PolicyInput)
     if (!rule) return { effect: undefined };
     first ??= rule;
   }
-  return { effect: "allow", ruleId: first!.id, reason: `policy rule ${first!.id} (${describeRule(first!)}) says allow` };
+  return {
+    effect: "allow",
+    ruleId: first!.id,
+    reason: `policy rule ${first!.id} (${describeRule(first!)}) says allow`,
+  };
 }
 
 export const describeRule = (rule: PolicyRule): string =>

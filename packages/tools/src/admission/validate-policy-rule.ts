@@ -28,10 +28,14 @@ export function validatePolicyRule(input: unknown): PolicyRuleValidation {
   const matches = (example: string) =>
     ruleApplies(rule, { tool, commands: classifyCommand(example, { workspaceRoot: EXAMPLE_ROOT }).commands });
   for (const example of rule.mustMatch) {
-    if (!matches(example)) errors.push(`mustMatch example ${JSON.stringify(example)} does not match rule ${rule.id} (${describeRule(rule)})`);
+    if (!matches(example))
+      errors.push(
+        `mustMatch example ${JSON.stringify(example)} does not match rule ${rule.id} (${describeRule(rule)})`,
+      );
   }
   for (const example of rule.mustNotMatch) {
-    if (matches(example)) errors.push(`mustNotMatch example ${JSON.stringify(example)} matches rule ${rule.id} (${describeRule(rule)})`);
+    if (matches(example))
+      errors.push(`mustNotMatch example ${JSON.stringify(example)} matches rule ${rule.id} (${describeRule(rule)})`);
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, rule };
 }

@@ -1,0 +1,334 @@
+import { describe, expect, it } from "vitest";
+import type { ActionClass, Autonomy, PolicyRule } from "@berth/protocol";
+import { admit } from "./admit";
+import type { AdmissionContext, AdmissionRegistry } from "./admit";
+import { LoopGuard } from "./loop-guard";
+import { renderCallText } from "./render-call-text";
+
+const CLASSES: Record<string, ActionClass> = {
+  bash: "execute",
+  run_script: "execute",
+  read_file: "read",
+  grep: "read",
+  write_file: "write",
+  dispatch: "dispatch",
+  gateway: "read",
+  web_fetch: "network",
+};
+
+const registry: AdmissionRegistry = {
+  has: (tool) => tool in CLASSES,
+  validate: (tool, args) => {
+    if (typeof args !== "object" || args === null)
+      return { ok: false, message: `${tool}: arguments must be an object` };
+    if (tool === "read_file" && typeof (args as { path?: unknown }).path !== "string") {
+      return { ok: false, message: "read_file: path must be a string (got undefined)" };
+    }
+    return { ok: true, args };
+  },
+  actionClassOf: (tool) => CLASSES[tool] ?? "unknown",
+};
+
+const ctx = (autonomy: Autonomy, extra: Partial<AdmissionContext> = {}): AdmissionContext => ({
+  registry,
+  autonomy,
+  workspaceRoot: "/workspace",
+  ...extra,
+});
+const bash = (command: string, autonomy: Autonomy = "default", extra: Partial<AdmissionContext> = {}) =>
+  admit({ sessionId: "s1", tool: "bash", args: { command }, caller: "user" }, ctx(autonomy, extra));
+
+const LEVELS: Autonomy[] = ["read-only", "default", "trusted", "yolo"];
+
+describe("admit: spec examples", () => {
+  it("git push --force is denied at every autonomy level", () => {
+    for (const autonomy of LEVELS) {
+      const result = bash("git push --force", autonomy);
+      expect(result.verdict, autonomy).toBe("deny");
+      expect(result.actionClass).toBe("git_destructive");
+    }
+  });
+
+  it("sudo is parked at default", () => {
+    const result = bash("sudo apt-get update");
+    expect(result.verdict).toBe("ask");
+    expect(result.actionClass).toBe("system_modify");
+    expect(result.reason).toMatch(/autonomy default/);
+  });
+
+  it("$(…) always asks, in yolo too", () => {
+    for (const autonomy of ["default", "trusted", "yolo"] as const) {
+      const result = bash("echo $(date)", autonomy);
+      expect(result.verdict, autonomy).toBe("ask");
+      expect(result.reason).toMatch(/every autonomy level/);
+    }
+    expect(bash("echo $(date)", "read-only").verdict).toBe("deny");
+  });
+
+  it("&&-chained recognised commands are allowed", () => {
+    const result = bash("npm test && npm run build && git status");
+    expect(result.verdict).toBe("allow");
+    expect(result.actionClass).toBe("execute");
+    expect(result.recognised).toBe(true);
+  });
+
+  it("chaining tricks are parked, not allowed, at default", () => {
+    for (const command of [
+      "ls && rm -rf /",
+      'bash -c "sudo x"',
+      "ls; sudo rm",
+      "echo x | sh",
+      "ls > /etc/passwd",
+      "cat $(which sudo)",
+      "env sudo x",
+      "nohup sudo x",
+    ]) {
+      expect(bash(command).verdict, command).toBe("ask");
+    }
+  });
+
+  it("trusted allows other programs and network, still asks for system_modify", () => {
+    expect(bash("rm -rf build", "trusted").verdict).toBe("allow");
+    expect(bash("curl https://example.com", "trusted").verdict).toBe("allow");
+    expect(bash("sudo x", "trusted").verdict).toBe("ask");
+    expect(bash("sudo x", "yolo").verdict).toBe("allow");
+  });
+});
+
+describe("admit: order of steps", () => {
+  it("an unknown tool is refused first", () => {
+    const result = admit({ sessionId: "s1", tool: "nope", args: {}, caller: "agent" }, ctx("yolo"));
+    expect(result).toMatchObject({ verdict: "deny", stage: "tool", reason: "Unknown tool: nope" });
+  });
+
+  it("invalid arguments are refused with the validator's message", () => {
+    const result = admit({ sessionId: "s1", tool: "read_file", args: {}, caller: "agent" }, ctx("yolo"));
+    expect(result).toMatchObject({ verdict: "deny", stage: "arguments" });
+    expect(result.reason).toMatch(/path must be a string/);
+  });
+
+  it("non-shell tools take their class from the registry", () => {
+    expect(
+      admit({ sessionId: "s1", tool: "read_file", args: { path: "a" }, caller: "user" }, ctx("read-only")).verdict,
+    ).toBe("allow");
+    expect(
+      admit({ sessionId: "s1", tool: "write_file", args: { path: "a" }, caller: "user" }, ctx("read-only")).verdict,
+    ).toBe("deny");
+    expect(
+      admit({ sessionId: "s1", tool: "write_file", args: { path: "a" }, caller: "user" }, ctx("default")).verdict,
+    ).toBe("allow");
+    expect(admit({ sessionId: "s1", tool: "web_fetch", args: {}, caller: "user" }, ctx("default")).verdict).toBe("ask");
+  });
+
+  it("the session allowlist refuses tools not on it", () => {
+    const result = bash("ls", "yolo", { session: { tools: ["read_file"] } });
+    expect(result).toMatchObject({ verdict: "deny", stage: "allowlist" });
+  });
+
+  it("session grants allow what autonomy would ask, never what it denies", () => {
+    const session = { grants: [{ tool: "bash", commandPrefix: "npm run dev" }] };
+    expect(bash("npm run dev", "default", { session }).verdict).toBe("allow");
+    expect(bash("npm run dev && curl x", "default", { session }).verdict).toBe("ask");
+    expect(bash("npm run dev", "read-only", { session }).verdict).toBe("deny");
+  });
+
+  it("policy deny beats autonomy allow; policy ask parks; policy allow lifts ask", () => {
+    const rules: PolicyRule[] = [
+      { id: "no-rm", tool: "bash", commandPrefix: "rm", effect: "deny", mustMatch: [], mustNotMatch: [] },
+      { id: "ask-make", tool: "bash", commandPrefix: "make", effect: "ask", mustMatch: [], mustNotMatch: [] },
+      {
+        id: "allow-deploy",
+        tool: "bash",
+        commandPrefix: "npm run deploy",
+        effect: "allow",
+        mustMatch: [],
+        mustNotMatch: [],
+      },
+    ];
+    expect(bash("rm -rf build", "yolo", { policyRules: rules })).toMatchObject({
+      verdict: "deny",
+      stage: "policy",
+      ruleId: "no-rm",
+    });
+    expect(bash("make", "default", { policyRules: rules })).toMatchObject({
+      verdict: "ask",
+      stage: "policy",
+      ruleId: "ask-make",
+    });
+    expect(bash("npm run deploy", "default", { policyRules: rules })).toMatchObject({
+      verdict: "allow",
+      stage: "policy",
+    });
+  });
+
+  it("a policy allow never lifts a git_destructive deny or an always-ask", () => {
+    const rules: PolicyRule[] = [
+      { id: "allow-git", tool: "bash", commandPrefix: "git", effect: "allow", mustMatch: [], mustNotMatch: [] },
+    ];
+    expect(bash("git push --force", "yolo", { policyRules: rules }).verdict).toBe("deny");
+    expect(bash("git log $(git rev-parse HEAD)", "yolo", { policyRules: rules }).verdict).toBe("ask");
+  });
+
+  it("returns the rendered text and its sha256", () => {
+    const result = bash("ls");
+    expect(result).toMatchObject(renderCallText("bash", { command: "ls" }));
+  });
+
+  it("classifies bash with its cwd, and bash process actions", () => {
+    expect(
+      admit(
+        { sessionId: "s1", tool: "bash", args: { command: "touch x", cwd: "/tmp" }, caller: "user" },
+        ctx("default"),
+      ).actionClass,
+    ).toBe("system_modify");
+    expect(
+      admit({ sessionId: "s1", tool: "bash", args: { action: "list" }, caller: "user" }, ctx("read-only")).verdict,
+    ).toBe("allow");
+    expect(
+      admit(
+        { sessionId: "s1", tool: "bash", args: { action: "write", processId: "p", input: "sudo x\n" }, caller: "user" },
+        ctx("default"),
+      ).verdict,
+    ).toBe("ask");
+  });
+
+  it("run_script is execute, not recognised: asks at default, allowed when trusted", () => {
+    const call = {
+      sessionId: "s1",
+      tool: "run_script",
+      args: { interpreter: "python3", script: "train.py" },
+      caller: "user" as const,
+    };
+    expect(admit(call, ctx("default"))).toMatchObject({ verdict: "ask", actionClass: "execute", recognised: false });
+    expect(admit(call, ctx("trusted")).verdict).toBe("allow");
+  });
+});
+
+describe("admit: loop guard", () => {
+  it("blocks the 3rd identical agent call within 30 s", () => {
+    let now = 0;
+    const loopGuard = new LoopGuard({ clock: { now: () => now } });
+    const call = { sessionId: "s1", tool: "bash", args: { command: "ls" }, caller: "agent" as const };
+    expect(admit(call, ctx("default", { loopGuard })).verdict).toBe("allow");
+    now += 1000;
+    expect(admit(call, ctx("default", { loopGuard })).verdict).toBe("allow");
+    now += 1000;
+    const third = admit(call, ctx("default", { loopGuard }));
+    expect(third).toMatchObject({ verdict: "deny", stage: "loop_guard" });
+    expect(third.reason).toMatch(/3rd identical bash call/);
+  });
+
+  it("does not apply to users", () => {
+    const loopGuard = new LoopGuard();
+    const call = { sessionId: "s1", tool: "bash", args: { command: "ls" }, caller: "user" as const };
+    for (let i = 0; i < 5; i++) expect(admit(call, ctx("default", { loopGuard })).verdict).toBe("allow");
+  });
+});
+
+describe("admit: dispatch plans", () => {
+  const plan = (tasks: Array<{ tool: string; args: unknown }>, topology = "parallel") => ({
+    sessionId: "s1",
+    tool: "dispatch",
+    args: { tasks, topology },
+    caller: "agent" as const,
+  });
+
+  it("a plan of several tasks is plan-scale: asks at default and trusted, allowed in yolo", () => {
+    const call = plan([
+      { tool: "bash", args: { command: "npm test" } },
+      { tool: "bash", args: { command: "npm run lint" } },
+    ]);
+    expect(admit(call, ctx("default"))).toMatchObject({ verdict: "ask", actionClass: "dispatch" });
+    expect(admit(call, ctx("trusted")).verdict).toBe("ask");
+    expect(admit(call, ctx("yolo")).verdict).toBe("allow");
+    expect(admit(call, ctx("read-only")).verdict).toBe("deny");
+  });
+
+  it("the approval text is the plan text", () => {
+    const result = admit(
+      plan(
+        [
+          { tool: "bash", args: { command: "npm test" } },
+          { tool: "read_file", args: { path: "a" } },
+        ],
+        "sequential",
+      ),
+      ctx("default"),
+    );
+    expect(result.text.split("\n")[0]).toBe("dispatch plan: topology=sequential tasks=2");
+    expect(result.tasks).toHaveLength(2);
+  });
+
+  it("a single allowed task is not plan-scale", () => {
+    expect(admit(plan([{ tool: "bash", args: { command: "ls" } }]), ctx("default")).verdict).toBe("allow");
+  });
+
+  it("a single task that asks makes the plan plan-scale", () => {
+    expect(admit(plan([{ tool: "bash", args: { command: "sudo x" } }]), ctx("default"))).toMatchObject({
+      verdict: "ask",
+      actionClass: "dispatch",
+    });
+  });
+
+  it("a denied task denies the plan; an always-ask task asks even in yolo", () => {
+    const denied = admit(
+      plan([
+        { tool: "bash", args: { command: "ls" } },
+        { tool: "bash", args: { command: "git push -f" } },
+      ]),
+      ctx("yolo"),
+    );
+    expect(denied.verdict).toBe("deny");
+    expect(denied.reason).toMatch(/task 2 \(bash\)/);
+    const asks = admit(
+      plan([
+        { tool: "bash", args: { command: "ls" } },
+        { tool: "bash", args: { command: "echo $(id)" } },
+      ]),
+      ctx("yolo"),
+    );
+    expect(asks.verdict).toBe("ask");
+  });
+
+  it("unknown tools and malformed plans are refused", () => {
+    expect(admit(plan([{ tool: "nope", args: {} }]), ctx("yolo")).reason).toMatch(/Unknown tool: nope/);
+    expect(admit({ sessionId: "s1", tool: "dispatch", args: { tasks: [] }, caller: "agent" }, ctx("yolo")).stage).toBe(
+      "arguments",
+    );
+  });
+});
+
+describe("admit: gateway", () => {
+  it("a gateway call is admitted as the capability it calls", () => {
+    const result = admit(
+      {
+        sessionId: "s1",
+        tool: "gateway",
+        args: { op: "call", capability: "bash", args: { command: "sudo x" } },
+        caller: "agent",
+      },
+      ctx("default"),
+    );
+    expect(result).toMatchObject({ verdict: "ask", tool: "bash", actionClass: "system_modify", via: "gateway" });
+  });
+
+  it("infers call from capability + args, and parses args sent as a JSON string", () => {
+    const result = admit(
+      {
+        sessionId: "s1",
+        tool: "gateway",
+        args: { capability: "bash", args: '{"command":"git push --force"}' },
+        caller: "agent",
+      },
+      ctx("yolo"),
+    );
+    expect(result).toMatchObject({ verdict: "deny", tool: "bash" });
+  });
+
+  it("find and describe are reads", () => {
+    expect(
+      admit({ sessionId: "s1", tool: "gateway", args: { op: "find", query: "x" }, caller: "agent" }, ctx("read-only"))
+        .verdict,
+    ).toBe("allow");
+  });
+});

@@ -1,0 +1,126 @@
+import { describe, expect, it } from "vitest";
+import type { PolicyRule } from "@berth/protocol";
+import { classifyCommand } from "./classify-command";
+import { evaluatePolicy, parseCommandPrefix, ruleApplies } from "./evaluate-policy";
+import { validatePolicyRule } from "./validate-policy-rule";
+
+const rule = (r: Partial<PolicyRule> & Pick<PolicyRule, "id" | "effect">): PolicyRule => ({
+  tool: "bash",
+  mustMatch: [],
+  mustNotMatch: [],
+  ...r,
+});
+const input = (command: string, tool = "bash") => ({
+  tool,
+  commands: classifyCommand(command, { workspaceRoot: "/workspace" }).commands,
+});
+
+describe("policy rules: matching", () => {
+  const denyPush = rule({ id: "no-push", commandPrefix: "git push", effect: "deny" });
+
+  it("matches on token boundaries", () => {
+    expect(ruleApplies(denyPush, input("git push origin main"))).toBe(true);
+    expect(ruleApplies(denyPush, input("git push"))).toBe(true);
+    expect(ruleApplies(denyPush, input("git pushx"))).toBe(false);
+    expect(ruleApplies(denyPush, input("git pull"))).toBe(false);
+    expect(ruleApplies(denyPush, input("echo git push"))).toBe(false);
+  });
+
+  it("checks every simple command of a compound, and unwrapped forms", () => {
+    expect(ruleApplies(denyPush, input("npm test && git push"))).toBe(true);
+    expect(ruleApplies(denyPush, input("ls | xargs echo; git push"))).toBe(true);
+    expect(ruleApplies(denyPush, input("sudo git push"))).toBe(true);
+    expect(ruleApplies(denyPush, input("env A=1 git push"))).toBe(true);
+    expect(ruleApplies(denyPush, input("bash -c 'git push'"))).toBe(true);
+    expect(ruleApplies(denyPush, input("echo $(git push)"))).toBe(true);
+    expect(ruleApplies(denyPush, input('"git" push'))).toBe(true);
+    expect(ruleApplies(denyPush, input("/usr/bin/git push"))).toBe(true);
+  });
+
+  it("filters by tool; * matches any tool", () => {
+    expect(ruleApplies(denyPush, input("git push", "run_script"))).toBe(false);
+    expect(ruleApplies({ ...denyPush, tool: "*" }, input("git push", "run_script"))).toBe(true);
+    expect(ruleApplies(rule({ id: "r", tool: "write_file", effect: "ask" }), { tool: "write_file" })).toBe(true);
+    expect(
+      ruleApplies(rule({ id: "r", tool: "write_file", effect: "ask", commandPrefix: "ls" }), { tool: "write_file" }),
+    ).toBe(false);
+  });
+
+  it("deny wins over ask over allow", () => {
+    const rules = [
+      rule({ id: "allow-git", commandPrefix: "git", effect: "allow" }),
+      rule({ id: "ask-git-push", commandPrefix: "git push", effect: "ask" }),
+      rule({ id: "deny-force", commandPrefix: "git push --force", effect: "deny" }),
+    ];
+    expect(evaluatePolicy(rules, input("git push --force"))).toMatchObject({ effect: "deny", ruleId: "deny-force" });
+    expect(evaluatePolicy(rules, input("git push"))).toMatchObject({ effect: "ask", ruleId: "ask-git-push" });
+    expect(evaluatePolicy(rules, input("git status"))).toMatchObject({ effect: "allow", ruleId: "allow-git" });
+    expect(evaluatePolicy(rules, input("ls")).effect).toBeUndefined();
+  });
+
+  it("an allow rule allows only when it covers every simple command", () => {
+    const rules = [rule({ id: "allow-tests", commandPrefix: "npm test", effect: "allow" })];
+    expect(evaluatePolicy(rules, input("npm test")).effect).toBe("allow");
+    expect(evaluatePolicy(rules, input("npm test && curl https://x")).effect).toBeUndefined();
+    expect(evaluatePolicy(rules, input("sudo npm test")).effect).toBeUndefined();
+    expect(evaluatePolicy(rules, input("npm test $(curl https://x)")).effect).toBeUndefined();
+  });
+
+  it("parses prefixes like commands", () => {
+    expect(parseCommandPrefix("git   push")).toEqual(["git", "push"]);
+    expect(parseCommandPrefix("'git' push")).toEqual(["git", "push"]);
+    expect(typeof parseCommandPrefix("git push && ls")).toBe("string");
+    expect(typeof parseCommandPrefix("$X")).toBe("string");
+  });
+});
+
+describe("validatePolicyRule", () => {
+  it("accepts a rule whose examples hold", () => {
+    const result = validatePolicyRule({
+      id: "no-push",
+      tool: "bash",
+      commandPrefix: "git push",
+      effect: "deny",
+      mustMatch: ["git push", "git push origin main", "ls && git push -f", "sudo git push"],
+      mustNotMatch: ["git pushx", "git pull", "echo git push"],
+    });
+    expect(result.ok).toBe(true);
+  });
+
+  it("names each example that fails", () => {
+    const result = validatePolicyRule({
+      id: "no-push",
+      tool: "bash",
+      commandPrefix: "git push",
+      effect: "deny",
+      mustMatch: ["git pull"],
+      mustNotMatch: ["git push --force"],
+    });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors).toHaveLength(2);
+    expect(result.errors[0]).toMatch(/mustMatch example "git pull" does not match rule no-push/);
+    expect(result.errors[1]).toMatch(/mustNotMatch example "git push --force" matches rule no-push/);
+  });
+
+  it("checks allow rules with allow semantics", () => {
+    const result = validatePolicyRule({
+      id: "allow-tests",
+      tool: "bash",
+      commandPrefix: "npm test",
+      effect: "allow",
+      mustMatch: ["npm test -- --watch=false"],
+      mustNotMatch: ["npm test && rm -rf build", "npm testx"],
+    });
+    expect(result.ok).toBe(true);
+  });
+
+  it("refuses a bad shape or prefix, naming the field", () => {
+    const bad = validatePolicyRule({ id: "", tool: "bash", effect: "maybe" });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.errors.join("\n")).toMatch(/id: must not be empty[\s\S]*effect/);
+    const prefix = validatePolicyRule({ id: "x", tool: "bash", effect: "deny", commandPrefix: "ls | rm" });
+    expect(prefix.ok).toBe(false);
+    if (!prefix.ok) expect(prefix.errors[0]).toMatch(/commandPrefix must be one simple command/);
+  });
+});
