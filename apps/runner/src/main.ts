@@ -1,9 +1,26 @@
 import fs from "node:fs";
 import { createDatabase } from "@berth/db";
+import { DockerSandboxDriver } from "@berth/sandbox";
+import { ApprovalService, BUILTIN_TOOLS, LoopGuard, ToolRouter, gatewayTool } from "@berth/tools";
 import { parseEnv } from "./env";
 import { ensureAdminToken } from "./auth/tokens";
 import { buildServer } from "./http/build-server";
 import { createDockerHealth } from "./docker-health";
+import { RunnerEvents } from "./events/runner-events";
+import { PrismaApprovalStore } from "./approvals/prisma-approval-store";
+import { ReceiptService } from "./receipts/receipt-service";
+import { RunService } from "./runs/run-service";
+import { SessionService } from "./sessions/session-service";
+import { ToolService } from "./tools/tool-service";
+import { RunnerMetrics } from "./metrics/runner-metrics";
+import { createSocketServer } from "./sockets/socket-server";
+import { registerUserRoutes } from "./http/routes/users-routes";
+import { registerSessionRoutes } from "./http/routes/sessions-routes";
+import { registerRunRoutes } from "./http/routes/runs-routes";
+import { registerReceiptRoutes } from "./http/routes/receipts-routes";
+import { registerApprovalRoutes } from "./http/routes/approvals-routes";
+import { registerPolicyRoutes } from "./http/routes/policy-routes";
+import { registerSkillRoutes } from "./http/routes/skills-routes";
 
 /** Prints one line saying what is wrong and what to do, then exits. */
 function fail(message: string): never {
@@ -25,7 +42,50 @@ async function main(): Promise<void> {
 
   const db = await createDatabase({ dataDir: env.dataDir, databaseUrl: env.DATABASE_URL });
   const admin = await ensureAdminToken(db, { dataDir: env.dataDir, envToken: env.BERTH_ADMIN_TOKEN });
-  const app = buildServer({ db, dockerHealth: createDockerHealth(), logLevel: env.BERTH_LOG_LEVEL });
+  const dockerHealth = createDockerHealth();
+  const docker = await dockerHealth();
+  if (!docker.ok) fail(`no Docker engine answers (${docker.error}): start dockerd or set DOCKER_HOST`);
+
+  const events = new RunnerEvents();
+  const driver = new DockerSandboxDriver({ runnerId: env.BERTH_RUNNER_ID, image: env.BERTH_SANDBOX_IMAGE, poolSize: env.BERTH_WARM_POOL });
+  driver.on("warning", (warning) => process.stderr.write(`berth-runner: sandbox ${warning.sessionId ?? "pool"}: ${warning.message}\n`));
+  const receipts = await ReceiptService.open(db, env.dataDir, (sessionId) => {
+    const info = driver.get(sessionId);
+    return info?.imageId ? { imageId: info.imageId, posture: driver.posture(sessionId) } : null;
+  });
+  const runs = new RunService({ db, dataDir: env.dataDir, events, driver, receipts });
+  const sessions = new SessionService({ db, driver, events, onTerminated: (t) => runs.interruptSession(t.sessionId, t.cause) });
+  const approvalStore = new PrismaApprovalStore(db);
+  const approvals = new ApprovalService({ store: approvalStore });
+  approvals.on("approval:created", (request) => events.emit("approval:created", request));
+  approvals.on("approval:decided", (request) => events.emit("approval:decided", request));
+  const metrics = new RunnerMetrics({
+    sessions: () => db.session.count({ where: { status: { not: "deleted" } } }),
+    runsByOutcome: async () => {
+      const groups = await db.run.groupBy({ by: ["outcome"], _count: { _all: true } });
+      return Object.fromEntries(groups.map((g) => [g.outcome ?? "running", g._count._all]));
+    },
+    approvalsPending: () => db.approval.count({ where: { status: "pending" } }),
+  });
+  const router = new ToolRouter([...BUILTIN_TOOLS, gatewayTool]);
+  const tools = new ToolService({ db, driver, router, sessions, runs, approvals, loopGuard: new LoopGuard(), events, metrics });
+
+  const interrupted = await runs.markInterruptedOnStart();
+  await sessions.reconcile();
+  await driver.start();
+
+  const app = buildServer({ db, dockerHealth, logLevel: env.BERTH_LOG_LEVEL });
+  registerUserRoutes(app, { db });
+  registerSessionRoutes(app, { sessions, tools });
+  registerRunRoutes(app, { db, dataDir: env.dataDir });
+  registerReceiptRoutes(app, { db, dataDir: env.dataDir, receipts, webOrigin: env.webOrigin });
+  registerApprovalRoutes(app, { approvals, store: approvalStore });
+  registerPolicyRoutes(app, { db, onChange: () => tools.invalidatePolicy() });
+  registerSkillRoutes(app, { db });
+  app.get("/metrics", async (_request, reply) => reply.header("content-type", metrics.registry.contentType).send(await metrics.registry.metrics()));
+  const io = createSocketServer(app.server, { db, events, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin });
+  const expiry = setInterval(() => void approvals.expireDue().catch(() => undefined), 30_000);
+  expiry.unref();
 
   let closing = false;
   const shutdown = async (signal: string): Promise<void> => {
@@ -34,7 +94,12 @@ async function main(): Promise<void> {
     app.log.info({ signal }, "shutting down");
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
-    await app.close();
+    clearInterval(expiry);
+    await io.close().catch(() => undefined);
+    await app.close().catch(() => undefined);
+    await runs.interruptAll("runner_shutdown").catch(() => undefined);
+    // Session containers keep running for the next runner to adopt; the warm pool is drained.
+    await driver.close().catch(() => undefined);
     await db.$disconnect();
     process.exit(0);
   };
@@ -49,7 +114,9 @@ async function main(): Promise<void> {
     throw error;
   }
   const where = admin.source === "env" ? "BERTH_ADMIN_TOKEN" : admin.file;
-  process.stdout.write(`berth-runner ready on http://${env.BERTH_HOST}:${env.BERTH_RUNNER_PORT} (admin token: ${where})\n`);
+  process.stdout.write(
+    `berth-runner ready on http://${env.BERTH_HOST}:${env.BERTH_RUNNER_PORT} (admin token: ${where}${interrupted ? `; ${interrupted} run(s) from before marked interrupted` : ""})\n`,
+  );
 }
 
 main().catch((error: unknown) => fail((error as Error).stack ?? String(error)));

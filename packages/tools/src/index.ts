@@ -1,1 +1,5 @@
 export * from "./admission";
+export * from "./registry";
+export * from "./builtin";
+export * from "./router";
+export * from "./gateway";

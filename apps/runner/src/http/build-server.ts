@@ -31,7 +31,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const app = Fastify({
     logger: { level: deps.logLevel, redact: ["req.headers.authorization", "req.headers.cookie"] },
     // One line per request is noise for a developer tool; errors are still logged.
-    disableRequestLogging: true,
+    logController: { disableRequestLogging: true },
     bodyLimit: deps.bodyLimitBytes ?? 12 * 1024 * 1024,
   });
   app.decorateRequest("principal", null);

@@ -1,0 +1,112 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { AppError } from "@berth/protocol";
+import type { Database } from "@berth/db";
+import type { Principal } from "../../auth/tokens";
+import { readLog } from "../../runs/run-logs";
+import { requirePrincipal } from "../build-server";
+import { parse } from "../validate";
+
+const ListRunsQuerySchema = z.object({
+  sessionId: z.string().optional(),
+  status: z.enum(["running", "finished", "interrupted"]).optional(),
+  outcome: z.string().max(40).optional(),
+  limit: z.coerce.number().int().min(1, "must be at least 1").max(500, "must be at most 500").default(50),
+  before: z.iso.datetime().optional(),
+});
+const LogsQuerySchema = z.object({
+  stream: z.enum(["stdout", "stderr", "combined"]).default("stdout"),
+  offset: z.coerce.number().int().min(0, "must be ≥ 0").default(0),
+  limit: z.coerce.number().int().min(1).max(4 * 1024 * 1024, "must be at most 4194304").default(256 * 1024),
+  download: z.enum(["0", "1"]).optional(),
+});
+
+type RunRow = Awaited<ReturnType<Database["run"]["findUniqueOrThrow"]>> & { receipt?: { id: string } | null };
+
+export function runView(run: RunRow) {
+  return {
+    id: run.id,
+    sessionId: run.sessionId,
+    userId: run.userId,
+    tool: run.tool,
+    kind: run.kind,
+    status: run.status,
+    outcome: run.outcome,
+    cause: run.cause,
+    exitCode: run.exitCode,
+    args: JSON.parse(run.argsJson) as unknown,
+    details: JSON.parse(run.detailsJson) as unknown,
+    stdoutBytes: run.stdoutBytes,
+    stderrBytes: run.stderrBytes,
+    startedAt: run.startedAt.toISOString(),
+    endedAt: run.endedAt?.toISOString() ?? null,
+    durationMs: run.durationMs,
+    receiptId: run.receipt?.id ?? null,
+  };
+}
+
+/** Runs the principal may see: a developer their own sessions', others every run. */
+function visibleWhere(principal: Principal) {
+  return principal.role === "developer" ? { session: { ownerId: principal.userId } } : {};
+}
+
+export async function findVisibleRun(db: Database, id: string, principal: Principal) {
+  const run = await db.run.findFirst({ where: { id, ...visibleWhere(principal) }, include: { receipt: { select: { id: true } } } });
+  if (!run) throw new AppError({ code: "not_found", message: `Run not found: ${id}` });
+  return run;
+}
+
+export function registerRunRoutes(app: FastifyInstance, deps: { db: Database; dataDir: string }): void {
+  app.get("/api/runs", async (request) => {
+    const principal = requirePrincipal(request);
+    const query = parse(ListRunsQuerySchema, request.query, "query");
+    const runs = await deps.db.run.findMany({
+      where: {
+        ...visibleWhere(principal),
+        ...(query.sessionId ? { sessionId: query.sessionId } : {}),
+        ...(query.status ? { status: query.status } : {}),
+        ...(query.outcome ? { outcome: query.outcome } : {}),
+        ...(query.before ? { startedAt: { lt: new Date(query.before) } } : {}),
+      },
+      orderBy: { startedAt: "desc" },
+      take: query.limit,
+      include: { receipt: { select: { id: true } } },
+    });
+    return { runs: runs.map(runView) };
+  });
+
+  app.get<{ Params: { id: string } }>("/api/runs/:id", async (request) => {
+    const run = await findVisibleRun(deps.db, request.params.id, requirePrincipal(request));
+    const toolCalls = await deps.db.toolCall.findMany({ where: { runId: run.id }, orderBy: { createdAt: "asc" } });
+    return {
+      run: runView(run),
+      toolCalls: toolCalls.map((c) => ({
+        id: c.id,
+        tool: c.tool,
+        caller: c.caller,
+        actionClass: c.actionClass,
+        verdict: c.verdict,
+        approvalId: c.approvalId,
+        ok: c.ok,
+        errorCode: c.errorCode,
+        durationMs: c.durationMs,
+        createdAt: c.createdAt.toISOString(),
+      })),
+    };
+  });
+
+  app.get<{ Params: { id: string } }>("/api/runs/:id/logs", async (request, reply) => {
+    const run = await findVisibleRun(deps.db, request.params.id, requirePrincipal(request));
+    const query = parse(LogsQuerySchema, request.query, "query");
+    if (query.download === "1") {
+      const { content } = readLog(deps.dataDir, run.id, query.stream, 0, Number.MAX_SAFE_INTEGER);
+      return reply
+        .header("content-type", "text/plain; charset=utf-8")
+        .header("content-disposition", `attachment; filename="${run.id}-${query.stream}.log"`)
+        .send(content);
+    }
+    const { content, size } = readLog(deps.dataDir, run.id, query.stream, query.offset, query.limit);
+    const nextOffset = Math.min(size, query.offset + content.length);
+    return { content: content.toString("utf8"), offset: query.offset, nextOffset, size, done: run.status !== "running" && nextOffset >= size };
+  });
+}

@@ -1,0 +1,64 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { CreateSessionBodySchema, type SessionService } from "../../sessions/session-service";
+import type { ToolService } from "../../tools/tool-service";
+import { requirePrincipal } from "../build-server";
+import { parse } from "../validate";
+
+const ToolCallBodySchema = z.object({ args: z.unknown().optional() });
+const WaitQuerySchema = z.object({ wait: z.coerce.number().int().min(0, "must be ≥ 0").max(600_000, "must be at most 600000").optional() });
+
+export function registerSessionRoutes(app: FastifyInstance, deps: { sessions: SessionService; tools: ToolService }): void {
+  app.post("/api/sessions", async (request, reply) => {
+    const principal = requirePrincipal(request);
+    const body = parse(CreateSessionBodySchema, request.body);
+    const session = await deps.sessions.create(body, principal);
+    return reply.status(201).send(session);
+  });
+
+  app.get("/api/sessions", async (request) => ({ sessions: await deps.sessions.list(requirePrincipal(request)) }));
+
+  app.get<{ Params: { id: string } }>("/api/sessions/:id", async (request) => {
+    const { env, ...session } = await deps.sessions.get(request.params.id, requirePrincipal(request));
+    // Declared env values are secrets: only their names leave the runner.
+    return { ...session, envKeys: Object.keys(env) };
+  });
+
+  app.delete<{ Params: { id: string } }>("/api/sessions/:id", async (request, reply) => {
+    await deps.sessions.remove(request.params.id, requirePrincipal(request));
+    return reply.status(204).send();
+  });
+
+  app.post<{ Params: { id: string } }>("/api/sessions/:id/restart", async (request) => deps.sessions.restart(request.params.id, requirePrincipal(request)));
+
+  app.get<{ Params: { id: string } }>("/api/sessions/:id/tools", async (request) => {
+    const principal = requirePrincipal(request);
+    const session = await deps.sessions.get(request.params.id, principal);
+    return { tools: deps.tools.surface(session.id, principal) };
+  });
+
+  app.post<{ Params: { id: string; tool: string } }>("/api/sessions/:id/tools/:tool", async (request, reply) => {
+    const principal = requirePrincipal(request);
+    const body = parse(ToolCallBodySchema, request.body);
+    const { wait } = parse(WaitQuerySchema, request.query, "query");
+    const abort = new AbortController();
+    // A caller that hangs up aborts its call (the run ends as aborted), not a finished response.
+    reply.raw.on("close", () => {
+      if (!reply.raw.writableFinished) abort.abort();
+    });
+    const outcome = await deps.tools.call({
+      sessionId: request.params.id,
+      principal,
+      tool: request.params.tool,
+      args: body.args ?? {},
+      caller: "api",
+      via: "http",
+      waitMs: wait ?? 0,
+      signal: abort.signal,
+    });
+    if (outcome.kind === "parked") {
+      return reply.status(202).send({ status: "parked", approvalId: outcome.approvalId, text: outcome.text, sha256: outcome.sha256, expiresAt: outcome.expiresAt });
+    }
+    return reply.status(200).send(outcome.result);
+  });
+}

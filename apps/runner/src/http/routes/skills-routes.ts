@@ -1,0 +1,87 @@
+import crypto from "node:crypto";
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { AppError } from "@berth/protocol";
+import type { Database } from "@berth/db";
+import { newId } from "../../auth/tokens";
+import { parse, requireRole } from "../validate";
+
+const SKILL_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
+const SkillBodySchema = z.strictObject({
+  name: z.string().regex(SKILL_NAME, "must be 1-64 lowercase letters, digits or dashes, starting with a letter or digit"),
+  description: z.string().trim().min(1, "must not be empty").max(1000, "must be at most 1000 characters"),
+  body: z.string().max(256 * 1024, "must be at most 262144 characters"),
+  allowedTools: z.array(z.string().min(1).max(100)).max(100, "must have at most 100 tools").optional(),
+});
+const SkillUpdateSchema = SkillBodySchema.omit({ name: true });
+
+type SkillRow = Awaited<ReturnType<Database["skill"]["findUniqueOrThrow"]>>;
+
+function view(row: SkillRow) {
+  return {
+    name: row.name,
+    description: row.description,
+    body: row.body,
+    allowedTools: JSON.parse(row.allowedTools) as string[],
+    contentHash: row.contentHash,
+    version: row.version,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** The content hash covers everything an agent reads of the skill. */
+function contentHash(skill: { name: string; description: string; body: string; allowedTools: string[] }): string {
+  return crypto.createHash("sha256").update(JSON.stringify([skill.name, skill.description, skill.body, skill.allowedTools])).digest("hex");
+}
+
+export function registerSkillRoutes(app: FastifyInstance, deps: { db: Database }): void {
+  const find = async (name: string) => {
+    const row = await deps.db.skill.findUnique({ where: { name } });
+    if (!row) throw new AppError({ code: "not_found", message: `Skill not found: ${name}` });
+    return row;
+  };
+
+  app.get("/api/skills", async (request) => {
+    requireRole(request, "viewer");
+    const rows = await deps.db.skill.findMany({ orderBy: { name: "asc" } });
+    return { skills: rows.map(view) };
+  });
+
+  app.post("/api/skills", async (request, reply) => {
+    requireRole(request, "developer");
+    const body = parse(SkillBodySchema, request.body);
+    if (await deps.db.skill.findUnique({ where: { name: body.name } })) throw new AppError({ code: "conflict", message: `Skill already exists: ${body.name}` });
+    const allowedTools = body.allowedTools ?? [];
+    const row = await deps.db.skill.create({
+      data: { id: newId("skill"), name: body.name, description: body.description, body: body.body, allowedTools: JSON.stringify(allowedTools), contentHash: contentHash({ ...body, allowedTools }) },
+    });
+    return reply.status(201).send(view(row));
+  });
+
+  app.get<{ Params: { name: string } }>("/api/skills/:name", async (request) => {
+    requireRole(request, "viewer");
+    return view(await find(request.params.name));
+  });
+
+  app.put<{ Params: { name: string } }>("/api/skills/:name", async (request) => {
+    requireRole(request, "developer");
+    const current = await find(request.params.name);
+    const body = parse(SkillUpdateSchema, request.body);
+    const allowedTools = body.allowedTools ?? (JSON.parse(current.allowedTools) as string[]);
+    const hash = contentHash({ name: current.name, description: body.description, body: body.body, allowedTools });
+    if (hash === current.contentHash) return view(current);
+    const row = await deps.db.skill.update({
+      where: { name: current.name },
+      data: { description: body.description, body: body.body, allowedTools: JSON.stringify(allowedTools), contentHash: hash, version: current.version + 1 },
+    });
+    return view(row);
+  });
+
+  app.delete<{ Params: { name: string } }>("/api/skills/:name", async (request, reply) => {
+    requireRole(request, "developer");
+    await find(request.params.name);
+    await deps.db.skill.delete({ where: { name: request.params.name } });
+    return reply.status(204).send();
+  });
+}

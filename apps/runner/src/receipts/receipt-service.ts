@@ -1,0 +1,155 @@
+import crypto from "node:crypto";
+import type { Database } from "@berth/db";
+import { Ledger, loadOrCreateSigningKey, verifyReceipt } from "@berth/receipts";
+import type { ReceiptSigner } from "@berth/receipts";
+import type { Receipt, RunOutcome, SandboxPosture } from "@berth/protocol";
+import { AppError } from "@berth/protocol";
+import { hashToken, newId } from "../auth/tokens";
+
+export interface SealRunInput {
+  run: { id: string; sessionId: string; userId: string; tool: string; actionClass: string };
+  args: unknown;
+  env: Record<string, string>;
+  details: Record<string, unknown>;
+  outcome: RunOutcome;
+  exitCode: number | null;
+  startedAt: Date;
+  endedAt: Date;
+  durationMs: number;
+  logs: { name: string; sha256: string; bytes: number }[];
+  approvals: { id: string; approvedBy: string; approvedAt: string; sha256: string }[];
+  approvalWaitMs: number | null;
+}
+
+type FileHash = { path: string; sha256: string | null; bytes: number | null; status?: string };
+
+/** Where a session's sandbox image and posture come from (the sandbox driver). */
+export type SandboxFacts = (sessionId: string) => { imageId: string; posture: SandboxPosture } | null;
+
+/**
+ * Seals a receipt when a run ends: canonical JSON, this runner's hash chain, Ed25519 signature. The
+ * chain head is the newest stored receipt; sealing and storing are serialised so the chain never forks.
+ */
+export class ReceiptService {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    private readonly db: Database,
+    readonly signer: ReceiptSigner,
+    private readonly ledger: Ledger,
+    private readonly sandboxFacts: SandboxFacts,
+  ) {}
+
+  static async open(db: Database, dataDir: string, sandboxFacts: SandboxFacts): Promise<ReceiptService> {
+    const { signer } = await loadOrCreateSigningKey(dataDir);
+    const last = await db.receipt.findFirst({ where: { keyId: signer.keyId }, orderBy: { seq: "desc" } });
+    const head = last ? { seq: last.seq, digest: last.digest } : null;
+    return new ReceiptService(db, signer, new Ledger({ signer, head }), sandboxFacts);
+  }
+
+  publicKey(): { keyId: string; publicKey: string } {
+    return { keyId: this.signer.keyId, publicKey: this.signer.publicKeyPem };
+  }
+
+  sealRun(input: SealRunInput): Promise<string> {
+    const next = this.queue.then(() => this.sealNow(input));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async sealNow(input: SealRunInput): Promise<string> {
+    const d = input.details;
+    const hashOf = (value: unknown): FileHash | null => {
+      if (typeof value !== "object" || value === null) return null;
+      return value as FileHash;
+    };
+    const script =
+      typeof d.scriptSha256 === "string" && typeof d.script === "string"
+        ? { path: d.script, sha256: d.scriptSha256, bytes: typeof d.scriptBytes === "number" ? d.scriptBytes : 0 }
+        : null;
+    const inputs = (Array.isArray(d.inputs) ? d.inputs : [])
+      .map(hashOf)
+      .filter((h): h is FileHash & { sha256: string; bytes: number } => h !== null && typeof h.sha256 === "string" && typeof h.bytes === "number")
+      .map((h) => ({ path: h.path, sha256: h.sha256, bytes: h.bytes }));
+    const outputs = (Array.isArray(d.outputs) ? d.outputs : [])
+      .map(hashOf)
+      .filter((h): h is FileHash => h !== null)
+      .map((h) => ({
+        path: h.path,
+        status: (h.status ?? "absent") as "created" | "modified" | "unchanged" | "absent",
+        sha256: h.sha256 ?? null,
+        bytes: h.bytes ?? null,
+      }));
+    const previousHead = this.ledger.head;
+    const receipt = this.ledger.seal({
+      run: input.run,
+      args: input.args,
+      env: input.env,
+      script,
+      inputs,
+      outputs,
+      outcome: input.outcome,
+      exitCode: input.exitCode,
+      timing: {
+        startedAt: input.startedAt.toISOString(),
+        endedAt: input.endedAt.toISOString(),
+        durationMs: input.durationMs,
+        approvalWaitMs: input.approvalWaitMs,
+      },
+      logs: input.logs,
+      sandbox: this.sandboxFacts(input.run.sessionId),
+      approvals: input.approvals,
+    });
+    try {
+      await this.db.receipt.create({
+        data: {
+          id: receipt.body.id,
+          runId: input.run.id,
+          seq: receipt.body.seq,
+          digest: receipt.digest,
+          prevDigest: receipt.body.prevDigest,
+          keyId: receipt.signature.keyId,
+          json: JSON.stringify(receipt),
+        },
+      });
+    } catch (error) {
+      this.ledger.reset(previousHead);
+      throw error;
+    }
+    return receipt.body.id;
+  }
+
+  async get(id: string): Promise<{ receipt: Receipt; runId: string; sessionId: string } | null> {
+    const row = await this.db.receipt.findUnique({ where: { id }, include: { run: { select: { sessionId: true } } } });
+    if (!row) return null;
+    return { receipt: JSON.parse(row.json) as Receipt, runId: row.runId, sessionId: row.run.sessionId };
+  }
+
+  /** Verifies with this runner's key, including the link to the previous receipt when it is stored. */
+  async verify(receipt: unknown): Promise<{ valid: boolean; reason?: string }> {
+    const body = (receipt as { body?: { prevDigest?: unknown } } | null)?.body;
+    const prevDigest = typeof body?.prevDigest === "string" ? body.prevDigest : null;
+    const previousRow = prevDigest ? await this.db.receipt.findUnique({ where: { digest: prevDigest } }) : null;
+    const previous = previousRow ? (JSON.parse(previousRow.json) as Receipt) : undefined;
+    if (prevDigest && !previous) return { valid: false, reason: `chain link broken: no stored receipt with digest ${prevDigest}` };
+    return verifyReceipt(receipt, this.signer.publicKeyPem, previous ? { previous } : {});
+  }
+
+  /** A new unguessable share token; only its hash is stored. */
+  async share(receiptId: string): Promise<{ token: string }> {
+    const token = crypto.randomBytes(24).toString("base64url");
+    await this.db.shareLink.create({ data: { id: newId("share"), receiptId, tokenHash: hashToken(token) } });
+    return { token };
+  }
+
+  async revokeShares(receiptId: string): Promise<number> {
+    const { count } = await this.db.shareLink.updateMany({ where: { receiptId, revokedAt: null }, data: { revokedAt: new Date() } });
+    return count;
+  }
+
+  async resolveShare(token: string): Promise<{ receipt: Receipt; runId: string }> {
+    const link = await this.db.shareLink.findUnique({ where: { tokenHash: hashToken(token) }, include: { receipt: true } });
+    if (!link || link.revokedAt) throw new AppError({ code: "not_found", message: "This share link does not exist or was revoked" });
+    return { receipt: JSON.parse(link.receipt.json) as Receipt, runId: link.receipt.runId };
+  }
+}

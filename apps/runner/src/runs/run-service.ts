@@ -1,0 +1,216 @@
+import type { Database } from "@berth/db";
+import type { SandboxDriver, SessionOutputEvent, SessionProcessStatusEvent } from "@berth/sandbox";
+import type { RunOutcome, ToolResult } from "@berth/protocol";
+import type { RunnerEvents } from "../events/runner-events";
+import type { ReceiptService } from "../receipts/receipt-service";
+import { newId } from "../auth/tokens";
+import { RunLogs } from "./run-logs";
+
+export type RunKind = "run_script" | "bash" | "process" | "dispatch";
+
+export interface StartRunInput {
+  sessionId: string;
+  userId: string;
+  tool: string;
+  kind: RunKind;
+  args: unknown;
+  actionClass: string;
+  /** Declared env of the call; only its keys reach the run record and the receipt. */
+  env?: Record<string, string>;
+  approvals?: { id: string; approvedBy: string; approvedAt: string; sha256: string }[];
+  approvalWaitMs?: number | null;
+}
+
+interface ActiveRun {
+  id: string;
+  input: StartRunInput;
+  logs: RunLogs;
+  startedAt: Date;
+  processId?: string;
+}
+
+/** What a finished tool result says about a run's outcome. */
+function outcomeOf(kind: RunKind, result: ToolResult): { outcome: RunOutcome; exitCode: number | null } {
+  const details = (result.details ?? {}) as Record<string, unknown>;
+  const exitCode = typeof details.exitCode === "number" ? details.exitCode : null;
+  if (kind === "run_script" && typeof details.outcome === "string") return { outcome: details.outcome as RunOutcome, exitCode };
+  if (details.timedOut === true) return { outcome: "timed-out", exitCode };
+  if (result.error?.code === "aborted") return { outcome: "aborted", exitCode };
+  if (!result.ok && exitCode === null) return { outcome: "spawn-failed", exitCode };
+  return { outcome: result.ok && (exitCode === 0 || exitCode === null) ? "succeeded" : "failed", exitCode };
+}
+
+/**
+ * Every execution is a run: a row in the database, full logs on disk (written before they are
+ * broadcast) and, when it ends, a sealed receipt. Background processes are runs that end when the
+ * process does.
+ */
+export class RunService {
+  private readonly active = new Map<string, ActiveRun>();
+  private readonly byProcess = new Map<string, string>();
+
+  constructor(
+    private readonly deps: { db: Database; dataDir: string; events: RunnerEvents; driver: SandboxDriver; receipts: ReceiptService },
+  ) {
+    deps.driver.on("output", (event) => this.onOutput(event));
+    deps.driver.on("process.status", (event) => void this.onProcessStatus(event));
+  }
+
+  async start(input: StartRunInput): Promise<string> {
+    const id = newId("run");
+    const logs = new RunLogs(RunLogs.dirFor(this.deps.dataDir, id));
+    logs.open();
+    const startedAt = new Date();
+    await this.deps.db.run.create({
+      data: {
+        id,
+        sessionId: input.sessionId,
+        userId: input.userId,
+        tool: input.tool,
+        kind: input.kind,
+        status: "running",
+        argsJson: JSON.stringify(redactEnvValues(input.args)),
+        startedAt,
+      },
+    });
+    this.active.set(id, { id, input, logs, startedAt });
+    this.deps.events.emit("run:status", { runId: id, sessionId: input.sessionId, status: "running", outcome: null, exitCode: null });
+    return id;
+  }
+
+  /** Appends output to the run's logs, then broadcasts it with its byte offset. */
+  appendOutput(runId: string, stream: "stdout" | "stderr", data: Buffer): void {
+    const run = this.active.get(runId);
+    if (!run || data.length === 0) return;
+    const { offset, combinedOffset } = run.logs.append(stream, data);
+    const text = data.toString("utf8");
+    this.deps.events.emit("run:output", { runId, sessionId: run.input.sessionId, stream, offset, data: text });
+    if (run.processId) {
+      this.deps.events.emit("process:output", { sessionId: run.input.sessionId, processId: run.processId, stream, offset: combinedOffset, data: text });
+    }
+  }
+
+  /** Binds a started background process to its run; the run ends when the process does. */
+  async bindProcess(runId: string, processId: string): Promise<void> {
+    const run = this.active.get(runId);
+    if (!run) return;
+    run.processId = processId;
+    this.byProcess.set(processId, runId);
+    // Stored at once so a reloaded page (or a restarted runner) finds the process's run.
+    await this.deps.db.run.update({ where: { id: runId }, data: { detailsJson: JSON.stringify({ processId }) } });
+  }
+
+  runIdOfProcess(processId: string): string | undefined {
+    return this.byProcess.get(processId);
+  }
+
+  /** Ends a run with the tool's result: row updated, logs closed, receipt sealed. */
+  async finish(runId: string, result: ToolResult): Promise<{ receiptId: string | null }> {
+    const run = this.active.get(runId);
+    if (!run) return { receiptId: null };
+    const details = (result.details ?? {}) as Record<string, unknown>;
+    // bash exec returns its streams in the result; write them if nothing was streamed live.
+    if (run.logs.size("stdout") === 0 && run.logs.size("stderr") === 0) {
+      for (const stream of ["stdout", "stderr"] as const) {
+        const text = details[stream];
+        if (typeof text === "string" && text) this.appendOutput(runId, stream, Buffer.from(text));
+      }
+    }
+    const { outcome, exitCode } = outcomeOf(run.input.kind, result);
+    return this.close(run, { outcome, exitCode, details, cause: result.ok ? null : (result.error?.code ?? null) });
+  }
+
+  private async close(
+    run: ActiveRun,
+    end: { outcome: RunOutcome; exitCode: number | null; details: Record<string, unknown>; cause: string | null },
+  ): Promise<{ receiptId: string | null }> {
+    this.active.delete(run.id);
+    if (run.processId) this.byProcess.delete(run.processId);
+    const endedAt = new Date();
+    const durationMs = endedAt.getTime() - run.startedAt.getTime();
+    const logDigests = run.logs.digests();
+    run.logs.close();
+    await this.deps.db.run.update({
+      where: { id: run.id },
+      data: {
+        status: end.outcome === "interrupted" ? "interrupted" : "finished",
+        outcome: end.outcome,
+        cause: end.cause,
+        exitCode: end.exitCode,
+        detailsJson: JSON.stringify({ ...trimDetails(end.details), ...(run.processId ? { processId: run.processId } : {}) }),
+        stdoutBytes: logDigests[0]?.bytes ?? 0,
+        stderrBytes: logDigests[1]?.bytes ?? 0,
+        endedAt,
+        durationMs,
+      },
+    });
+    const receiptId = await this.deps.receipts.sealRun({
+      run: { id: run.id, sessionId: run.input.sessionId, userId: run.input.userId, tool: run.input.tool, actionClass: run.input.actionClass },
+      args: run.input.args,
+      env: run.input.env ?? {},
+      details: end.details,
+      outcome: end.outcome,
+      exitCode: end.exitCode,
+      startedAt: run.startedAt,
+      endedAt,
+      durationMs,
+      logs: logDigests,
+      approvals: run.input.approvals ?? [],
+      approvalWaitMs: run.input.approvalWaitMs ?? null,
+    });
+    this.deps.events.emit("run:status", { runId: run.id, sessionId: run.input.sessionId, status: "finished", outcome: end.outcome, exitCode: end.exitCode });
+    return { receiptId };
+  }
+
+  private onOutput(event: SessionOutputEvent): void {
+    const runId = event.callId ?? (event.processId ? this.byProcess.get(event.processId) : undefined);
+    if (!runId) return;
+    this.appendOutput(runId, event.stream, Buffer.from(event.data, "base64"));
+  }
+
+  private async onProcessStatus(event: SessionProcessStatusEvent): Promise<void> {
+    this.deps.events.emit("process:status", { sessionId: event.sessionId, processId: event.processId, status: event.status, exitCode: event.exitCode });
+    if (event.status === "RUNNING") return;
+    const runId = this.byProcess.get(event.processId);
+    const run = runId ? this.active.get(runId) : undefined;
+    if (!run) return;
+    const outcome: RunOutcome = event.status === "STOPPED" ? "aborted" : event.exitCode === 0 ? "succeeded" : "failed";
+    await this.close(run, { outcome, exitCode: event.exitCode, details: { processId: event.processId, status: event.status }, cause: null });
+  }
+
+  /** Runs of a session whose sandbox died end as interrupted, with the sandbox's cause. */
+  async interruptSession(sessionId: string, cause: string): Promise<void> {
+    for (const run of [...this.active.values()]) {
+      if (run.input.sessionId !== sessionId) continue;
+      await this.close(run, { outcome: "interrupted", exitCode: null, details: {}, cause });
+    }
+  }
+
+  /** On start: runs a previous runner left in flight are marked interrupted (their logs stay). */
+  async markInterruptedOnStart(): Promise<number> {
+    const { count } = await this.deps.db.run.updateMany({
+      where: { status: "running" },
+      data: { status: "interrupted", outcome: "interrupted", cause: "runner_restart", endedAt: new Date() },
+    });
+    return count;
+  }
+
+  /** Ends every active run as interrupted (runner shutdown). */
+  async interruptAll(cause: string): Promise<void> {
+    for (const run of [...this.active.values()]) await this.close(run, { outcome: "interrupted", exitCode: null, details: {}, cause });
+  }
+}
+
+/** Env values never reach the database: keys only (spec/tools.md run_script). */
+export function redactEnvValues(args: unknown): unknown {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return args;
+  const record = args as Record<string, unknown>;
+  if (typeof record.env !== "object" || record.env === null) return args;
+  return { ...record, env: Object.keys(record.env as object) };
+}
+
+/** Tails are in the logs already; the row keeps the structured rest. */
+function trimDetails(details: Record<string, unknown>): Record<string, unknown> {
+  const { stdout: _stdout, stderr: _stderr, stdoutTail: _a, stderrTail: _b, content: _c, ...rest } = details;
+  return rest;
+}

@@ -1,0 +1,143 @@
+import type { Database } from "@berth/db";
+import type { SandboxDriver } from "@berth/sandbox";
+import { AppError } from "@berth/protocol";
+import type { SandboxTermination } from "@berth/protocol";
+import { z } from "zod";
+import type { Principal } from "../auth/tokens";
+import { newId } from "../auth/tokens";
+import type { RunnerEvents } from "../events/runner-events";
+
+export const CreateSessionBodySchema = z.strictObject({
+  name: z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters").optional(),
+  autonomy: z.enum(["read-only", "default", "trusted", "yolo"]).default("default"),
+  network: z.enum(["none", "egress"]).default("none"),
+  env: z
+    .record(z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "keys must match ^[A-Z_][A-Z0-9_]*$"), z.string().max(4096, "values must be at most 4096 bytes"))
+    .refine((env) => Object.keys(env).length <= 32, "must have at most 32 keys")
+    .default({}),
+});
+export type CreateSessionBody = z.infer<typeof CreateSessionBodySchema>;
+
+export interface SessionView {
+  id: string;
+  name: string;
+  ownerId: string;
+  status: string;
+  autonomy: string;
+  network: string;
+  terminationCause: string | null;
+  terminatedAt: string | null;
+  createdAt: string;
+}
+
+type SessionRow = Awaited<ReturnType<Database["session"]["findUniqueOrThrow"]>>;
+
+function view(row: SessionRow): SessionView {
+  return {
+    id: row.id,
+    name: row.name,
+    ownerId: row.ownerId,
+    status: row.status,
+    autonomy: row.autonomy,
+    network: row.network,
+    terminationCause: row.terminationCause,
+    terminatedAt: row.terminatedAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** Admins, operators and viewers see every session; a developer sees their own (others are 404). */
+function canSeeAll(principal: Principal): boolean {
+  return principal.role !== "developer";
+}
+
+/**
+ * Sessions: the database row is the system of record, the sandbox driver runs the container. Driver
+ * lifecycle events land on the row with their machine-readable cause.
+ */
+export class SessionService {
+  constructor(private readonly deps: { db: Database; driver: SandboxDriver; events: RunnerEvents; onTerminated?: (t: SandboxTermination) => Promise<void> }) {
+    deps.driver.on("terminated", (termination) => void this.onTerminated(termination));
+    deps.driver.on("ready", (info) => void this.setStatus(info.sessionId, "ready", null));
+  }
+
+  /** On runner start: adopt containers of live sessions, reap the rest. */
+  async reconcile(): Promise<void> {
+    const live = await this.deps.db.session.findMany({ where: { status: { not: "deleted" } }, select: { id: true, volumeName: true } });
+    const report = await this.deps.driver.reconcile(live.map((s) => ({ sessionId: s.id, ...(s.volumeName ? { volumeName: s.volumeName } : {}) })));
+    for (const sessionId of report.terminated) {
+      await this.deps.db.session.update({ where: { id: sessionId }, data: { status: "stopped", terminationCause: "runner_restart", terminatedAt: new Date() } });
+    }
+  }
+
+  async create(body: CreateSessionBody, principal: Principal): Promise<SessionView> {
+    if (principal.role === "viewer") throw new AppError({ code: "forbidden", message: "Viewers cannot create sessions" });
+    const id = newId("ses");
+    await this.deps.db.session.create({
+      data: { id, name: body.name ?? `session ${new Date().toISOString().slice(0, 16).replace("T", " ")}`, ownerId: principal.userId, autonomy: body.autonomy, network: body.network, envJson: JSON.stringify(body.env), status: "starting" },
+    });
+    try {
+      const info = await this.deps.driver.acquire(id, { egress: body.network === "egress" });
+      const row = await this.deps.db.session.update({ where: { id }, data: { status: "ready", containerId: info.containerId, volumeName: info.volumeName } });
+      return view(row);
+    } catch (error) {
+      await this.deps.db.session.update({ where: { id }, data: { status: "failed", terminationCause: "start_failed", terminatedAt: new Date() } });
+      throw new AppError({ code: "sandbox_unavailable", message: `Could not start a sandbox: ${(error as Error).message}`, userMessage: `Could not start a sandbox for the session: ${(error as Error).message}`, cause: error });
+    }
+  }
+
+  async list(principal: Principal): Promise<SessionView[]> {
+    const rows = await this.deps.db.session.findMany({
+      where: { status: { not: "deleted" }, ...(canSeeAll(principal) ? {} : { ownerId: principal.userId }) },
+      orderBy: { createdAt: "desc" },
+    });
+    return rows.map(view);
+  }
+
+  /** The session if this principal may see it; 404 otherwise (never 403: existence is not leaked). */
+  async get(id: string, principal: Principal): Promise<SessionView & { env: Record<string, string> }> {
+    const row = await this.deps.db.session.findUnique({ where: { id } });
+    if (!row || row.status === "deleted" || (!canSeeAll(principal) && row.ownerId !== principal.userId)) {
+      throw new AppError({ code: "not_found", message: `Session not found: ${id}` });
+    }
+    return { ...view(row), env: JSON.parse(row.envJson) as Record<string, string> };
+  }
+
+  async remove(id: string, principal: Principal): Promise<void> {
+    const session = await this.get(id, principal);
+    if (principal.role === "viewer") throw new AppError({ code: "forbidden", message: "Viewers cannot delete sessions" });
+    const row = await this.deps.db.session.findUniqueOrThrow({ where: { id: session.id } });
+    await this.deps.db.session.update({ where: { id }, data: { status: "deleted", terminationCause: "deleted", terminatedAt: new Date() } });
+    await this.deps.driver.destroy(id, row.volumeName ? { volumeName: row.volumeName } : {});
+    this.deps.events.emit("session:status", { sessionId: id, status: "deleted", terminationCause: "deleted" });
+  }
+
+  /** A fresh container on the same workspace volume. */
+  async restart(id: string, principal: Principal): Promise<SessionView> {
+    const session = await this.get(id, principal);
+    const row = await this.deps.db.session.findUniqueOrThrow({ where: { id: session.id } });
+    const info = this.deps.driver.get(id)
+      ? await this.deps.driver.restart(id)
+      : await this.deps.driver.acquire(id, { egress: row.network === "egress", ...(row.volumeName ? { volumeName: row.volumeName } : {}) });
+    const updated = await this.deps.db.session.update({
+      where: { id },
+      data: { status: "ready", containerId: info.containerId, volumeName: info.volumeName, terminationCause: null, terminatedAt: null },
+    });
+    this.deps.events.emit("session:status", { sessionId: id, status: "ready", terminationCause: null });
+    return view(updated);
+  }
+
+  private async setStatus(sessionId: string, status: string, cause: string | null): Promise<void> {
+    const { count } = await this.deps.db.session.updateMany({
+      where: { id: sessionId, status: { not: "deleted" } },
+      data: { status, ...(cause ? { terminationCause: cause, terminatedAt: new Date() } : {}) },
+    });
+    if (count) this.deps.events.emit("session:status", { sessionId, status, terminationCause: cause });
+  }
+
+  private async onTerminated(termination: SandboxTermination): Promise<void> {
+    if (termination.cause === "deleted") return;
+    await this.setStatus(termination.sessionId, "stopped", termination.cause);
+    await this.deps.onTerminated?.(termination);
+  }
+}

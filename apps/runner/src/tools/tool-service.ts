@@ -1,0 +1,318 @@
+import type { Database } from "@berth/db";
+import type { SandboxDriver } from "@berth/sandbox";
+import { admit, type AdmissionRegistry, type AdmissionResult, type ApprovalService, type LoopGuard, type ToolRouter, type ToolScope, type AnyToolSpec, type ToolContext } from "@berth/tools";
+import type { ApprovalRequest, Autonomy, CallerKind, PolicyRule, ToolResult } from "@berth/protocol";
+import { toolFailure } from "@berth/protocol";
+import type { z } from "zod";
+import type { Principal } from "../auth/tokens";
+import { newId } from "../auth/tokens";
+import type { RunnerEvents } from "../events/runner-events";
+import type { RunKind, RunService } from "../runs/run-service";
+import { redactEnvValues } from "../runs/run-service";
+import type { SessionService } from "../sessions/session-service";
+import type { RunnerMetrics } from "../metrics/runner-metrics";
+
+export type CallVia = "http" | "socket" | "mcp";
+
+export interface ToolCallInput {
+  sessionId: string;
+  principal: Principal;
+  tool: string;
+  args: unknown;
+  caller: CallerKind;
+  via: CallVia;
+  /** How long to hold a parked call for the operator's decision (0: answer `parked` at once). */
+  waitMs?: number;
+  signal?: AbortSignal;
+}
+
+export type ToolCallOutcome =
+  | { kind: "result"; result: ToolResult }
+  | { kind: "parked"; approvalId: string; text: string; sha256: string; expiresAt: string };
+
+/** The workspace root inside every sandbox. */
+const WORKSPACE_ROOT = "/workspace";
+/** Margin over a tool's own timeout before the driver gives up on the agent. */
+const CALL_MARGIN_MS = 30_000;
+
+/** Formats zod issues as "field: message" so an error names what was wrong. */
+export function formatIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => `${issue.path.length ? issue.path.join(".") : "arguments"}: ${issue.message}`)
+    .join("; ");
+}
+
+function runKindOf(tool: string, args: Record<string, unknown>): RunKind {
+  if (tool === "run_script") return "run_script";
+  return args.action === "start" ? "process" : "bash";
+}
+
+/**
+ * The one path every tool call takes, whoever the caller (browser, HTTP, MCP agent): resolve → admit
+ * (policy, autonomy, loop guard) → park for approval or run → record the call, the run and its receipt.
+ */
+export class ToolService {
+  private policyCache: PolicyRule[] | null = null;
+
+  constructor(
+    private readonly deps: {
+      db: Database;
+      driver: SandboxDriver;
+      router: ToolRouter;
+      sessions: SessionService;
+      runs: RunService;
+      approvals: ApprovalService;
+      loopGuard: LoopGuard;
+      events: RunnerEvents;
+      metrics: RunnerMetrics;
+    },
+  ) {}
+
+  /** Policy rules change rarely; the policy routes call this after a change. */
+  invalidatePolicy(): void {
+    this.policyCache = null;
+  }
+
+  private async policyRules(): Promise<PolicyRule[]> {
+    if (this.policyCache) return this.policyCache;
+    const rows = await this.deps.db.policyRule.findMany({ orderBy: { createdAt: "asc" } });
+    this.policyCache = rows.map((row) => ({
+      id: row.id,
+      tool: row.tool,
+      ...(row.commandPrefix ? { commandPrefix: row.commandPrefix } : {}),
+      effect: row.effect as PolicyRule["effect"],
+      mustMatch: JSON.parse(row.mustMatchJson) as string[],
+      mustNotMatch: JSON.parse(row.mustNotMatchJson) as string[],
+    })) as PolicyRule[];
+    return this.policyCache;
+  }
+
+  private registryFor(scope: ToolScope): AdmissionRegistry {
+    const router = this.deps.router;
+    return {
+      has: (tool) => router.resolve(tool, scope) !== undefined,
+      validate: (tool, args) => {
+        const spec = router.resolve(tool, scope)?.spec;
+        if (!spec) return { ok: false, message: `Unknown tool: ${tool}` };
+        const parsed = spec.argsSchema.safeParse(args ?? {});
+        return parsed.success ? { ok: true, args: parsed.data } : { ok: false, message: `${tool}: invalid arguments: ${formatIssues(parsed.error)}` };
+      },
+      actionClassOf: (tool, args) => {
+        const resolved = router.resolve(tool, scope);
+        if (!resolved) return "unknown";
+        const classified = resolved.spec.classify(args);
+        // A held MCP tool (schema changed since accepted) asks until an operator accepts it.
+        return resolved.held ? { ...classified, alwaysAsk: true, reasons: [...classified.reasons, "tool schema changed since it was accepted"] } : classified;
+      },
+    };
+  }
+
+  /** The tools a session shows directly (REST GET /tools, MCP tools/list). */
+  surface(sessionId: string, principal: Principal): { name: string; description: string; parameters: Record<string, unknown>; actionClass: string }[] {
+    const scope: ToolScope = { userId: principal.userId, sessionId };
+    return this.deps.router.directSurface(scope).map(({ spec }) => ({
+      name: spec.name,
+      description: spec.description,
+      parameters: spec.parameters,
+      actionClass: safeClass(spec),
+    }));
+  }
+
+  async call(input: ToolCallInput): Promise<ToolCallOutcome> {
+    const started = performance.now();
+    const session = await this.deps.sessions.get(input.sessionId, input.principal);
+    if (input.principal.role === "viewer") {
+      return { kind: "result", result: toolFailure("forbidden", "Viewers cannot call tools") };
+    }
+    const scope: ToolScope = { userId: input.principal.userId, sessionId: session.id };
+    const admission = admit(
+      { sessionId: session.id, tool: input.tool, args: input.args, caller: input.caller },
+      {
+        registry: this.registryFor(scope),
+        autonomy: session.autonomy as Autonomy,
+        workspaceRoot: WORKSPACE_ROOT,
+        policyRules: await this.policyRules(),
+        loopGuard: this.deps.loopGuard,
+      },
+    );
+    const callId = newId("call");
+    const record = (fields: { verdict: string; ok?: boolean; errorCode?: string; runId?: string; approvalId?: string; trace?: unknown }) =>
+      this.deps.db.toolCall.create({
+        data: {
+          id: callId,
+          sessionId: session.id,
+          userId: input.principal.userId,
+          caller: input.via,
+          tool: admission.tool,
+          argsSha256: admission.sha256,
+          argsJson: JSON.stringify(redactEnvValues(admission.args)),
+          actionClass: admission.actionClass,
+          verdict: fields.verdict,
+          approvalId: fields.approvalId ?? null,
+          ok: fields.ok ?? null,
+          errorCode: fields.errorCode ?? null,
+          runId: fields.runId ?? null,
+          durationMs: Math.round(performance.now() - started),
+          traceJson: fields.trace === undefined ? null : JSON.stringify(fields.trace),
+        },
+      });
+
+    if (admission.verdict === "deny") {
+      const code = admission.stage === "tool" ? "unknown_tool" : admission.stage === "arguments" ? "invalid_arguments" : "denied";
+      const result = toolFailure(code, admission.reason, { stage: admission.stage, actionClass: admission.actionClass });
+      await record({ verdict: "deny", ok: false, errorCode: code });
+      this.deps.metrics.toolCall(admission.tool, "denied", performance.now() - started);
+      return { kind: "result", result };
+    }
+
+    let approval: ApprovalRequest | undefined;
+    let approvalWaitMs: number | null = null;
+    if (admission.verdict === "ask") {
+      approval = await this.deps.approvals.consumeApproved(session.id, admission.sha256);
+      if (!approval) {
+        const parked = await this.deps.approvals.park({
+          sessionId: session.id,
+          tool: admission.tool,
+          actionClass: admission.actionClass,
+          text: admission.text,
+          sha256: admission.sha256,
+          requestedBy: input.principal.name,
+        });
+        const waitMs = input.waitMs ?? 0;
+        if (waitMs <= 0) {
+          await record({ verdict: "ask", approvalId: parked.id });
+          this.deps.metrics.toolCall(admission.tool, "parked", performance.now() - started);
+          return { kind: "parked", approvalId: parked.id, text: parked.text, sha256: parked.sha256, expiresAt: parked.expiresAt };
+        }
+        const waitStarted = Date.now();
+        const outcome = await this.deps.approvals.waitForDecision(parked.id, waitMs, input.signal);
+        approvalWaitMs = Date.now() - waitStarted;
+        if (outcome.status === "approved") {
+          const consumed = await this.deps.approvals.consume(parked.id, parked.sha256);
+          if (consumed.ok) approval = consumed.request;
+        }
+        if (!approval) {
+          if (outcome.status === "timeout" || outcome.status === "aborted") {
+            await record({ verdict: "ask", approvalId: parked.id });
+            return { kind: "parked", approvalId: parked.id, text: parked.text, sha256: parked.sha256, expiresAt: parked.expiresAt };
+          }
+          const result = toolFailure("denied", `Approval ${parked.id} was ${"request" in outcome ? outcome.request.status : outcome.status}: the call did not run`, { approvalId: parked.id });
+          await record({ verdict: "ask", ok: false, errorCode: "denied", approvalId: parked.id });
+          return { kind: "result", result };
+        }
+      }
+    }
+
+    const result = await this.execute(admission, input, session.env, callId, approval, approvalWaitMs);
+    await record({
+      verdict: admission.verdict,
+      ok: result.ok,
+      ...(result.error ? { errorCode: result.error.code } : {}),
+      ...(result.runId ? { runId: result.runId } : {}),
+      ...(approval ? { approvalId: approval.id } : {}),
+      trace: result.trace,
+    });
+    this.deps.metrics.toolCall(admission.tool, result.ok ? "ok" : "error", performance.now() - started);
+    return { kind: "result", result };
+  }
+
+  private async execute(
+    admission: AdmissionResult,
+    input: ToolCallInput,
+    env: Record<string, string>,
+    callId: string,
+    approval: ApprovalRequest | undefined,
+    approvalWaitMs: number | null,
+  ): Promise<ToolResult> {
+    const scope: ToolScope = { userId: input.principal.userId, sessionId: input.sessionId };
+    const resolved = this.deps.router.resolve(admission.tool, scope);
+    if (!resolved) return toolFailure("unknown_tool", `Unknown tool: ${admission.tool}`);
+    const spec: AnyToolSpec = resolved.spec;
+    const args = admission.args as Record<string, unknown>;
+    const approvals = approval
+      ? [{ id: approval.id, approvedBy: approval.decidedBy ?? "operator", approvedAt: approval.decidedAt ?? new Date().toISOString(), sha256: approval.sha256 }]
+      : [];
+
+    let runId: string | undefined;
+    if (spec.createsRun(args)) {
+      runId = await this.deps.runs.start({
+        sessionId: input.sessionId,
+        userId: input.principal.userId,
+        tool: spec.name,
+        kind: runKindOf(spec.name, args),
+        args,
+        actionClass: admission.actionClass,
+        env: { ...env, ...((args.env as Record<string, string> | undefined) ?? {}) },
+        approvals,
+        approvalWaitMs,
+      });
+    }
+
+    const timeoutMs = typeof args.timeoutMs === "number" ? args.timeoutMs + CALL_MARGIN_MS : undefined;
+    const ctx: ToolContext = {
+      sessionId: input.sessionId,
+      userId: input.principal.userId,
+      callId: runId ?? callId,
+      caller: input.caller,
+      sandbox: {
+        callTool: (tool, toolArgs, opts) =>
+          this.deps.driver.call(
+            input.sessionId,
+            { tool, args: toolArgs, callId: opts.callId, env },
+            { ...(timeoutMs ? { timeoutMs } : {}), ...(opts.signal ? { signal: opts.signal } : {}) },
+          ),
+      },
+      ...(input.signal ? { signal: input.signal } : {}),
+      host: {
+        catalogue: () => this.deps.router.catalogue(scope),
+        call: async (tool, toolArgs) => {
+          const outcome = await this.call({ ...input, tool, args: toolArgs });
+          return outcome.kind === "result" ? outcome.result : toolFailure("parked", `${tool} is waiting for operator approval ${outcome.approvalId} (sha256 ${outcome.sha256})`, { approvalId: outcome.approvalId });
+        },
+      },
+    };
+
+    let result: ToolResult;
+    try {
+      result = await spec.run(args, ctx);
+    } catch (error) {
+      result = toolFailure("sandbox_error", (error as Error).message);
+    }
+    if (admission.via === "gateway") result = { ...result, details: { ...result.details, capability: spec.name } };
+
+    if (runId) {
+      const processId = result.ok && typeof result.details?.processId === "string" && args.action === "start" ? result.details.processId : undefined;
+      if (processId) {
+        await this.deps.runs.bindProcess(runId, processId);
+        result = { ...result, runId };
+      } else {
+        const { receiptId } = await this.deps.runs.finish(runId, result);
+        result = { ...result, runId, ...(receiptId ? { receiptId } : {}) };
+      }
+    }
+    this.announceFileChanges(input.sessionId, spec.name, result);
+    return result;
+  }
+
+  /** Tells open IDEs which files changed, so the tree and editors refresh without polling. */
+  private announceFileChanges(sessionId: string, tool: string, result: ToolResult): void {
+    if (!result.ok && tool !== "run_script" && tool !== "bash") return;
+    const details = (result.details ?? {}) as Record<string, unknown>;
+    const paths: string[] = [];
+    if ((tool === "write_file" || tool === "edit") && typeof details.path === "string") paths.push(details.path);
+    if (tool === "apply_patch" && Array.isArray(details.fileChanges)) {
+      for (const change of details.fileChanges as { path?: unknown }[]) if (typeof change.path === "string") paths.push(change.path);
+    }
+    // A command may have touched anything: "." asks clients to refresh the whole tree.
+    if (tool === "run_script" || tool === "bash" || tool === "update_agents_md") paths.push(".");
+    for (const path of paths) this.deps.events.emit("file:changed", { sessionId, path });
+  }
+}
+
+function safeClass(spec: AnyToolSpec): string {
+  try {
+    return spec.classify({}).actionClass;
+  } catch {
+    return "unknown";
+  }
+}

@@ -1,0 +1,2 @@
+export * from "./gateway-tool";
+export * from "./rank-capabilities";

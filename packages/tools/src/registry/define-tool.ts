@@ -1,0 +1,33 @@
+import { z } from "zod";
+import type { AnyToolSpec, CallClassification, ExecutionMode, ToolContext, ToolSpec } from "./tool-spec";
+import type { ToolResult } from "@berth/protocol";
+
+/** Generates the model-facing JSON schema from the zod schema: the input side, as a caller writes it. */
+export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
+}
+
+export function defineTool<TArgs>(spec: {
+  name: string;
+  description: string;
+  argsSchema: z.ZodType<TArgs>;
+  executionMode: ExecutionMode;
+  classify: (args: TArgs) => CallClassification;
+  createsRun?: (args: TArgs) => boolean;
+  run: (args: TArgs, ctx: ToolContext) => Promise<ToolResult>;
+}): ToolSpec<TArgs> {
+  return {
+    ...spec,
+    parameters: jsonSchemaOf(spec.argsSchema),
+    createsRun: spec.createsRun ?? (() => false),
+  };
+}
+
+/** A fixed class for tools whose class never depends on their arguments. */
+export function fixedClass(actionClass: CallClassification["actionClass"], recognised = true): () => CallClassification {
+  return () => ({ actionClass, recognised, alwaysAsk: false, reasons: [] });
+}
+
+export type { AnyToolSpec };

@@ -1,0 +1,3 @@
+export * from "./tool-spec";
+export * from "./tool-placement";
+export * from "./define-tool";

@@ -1,0 +1,61 @@
+import type { z } from "zod";
+import type { ActionClass, CallerKind, ToolResult } from "@berth/protocol";
+
+export type ExecutionMode = "parallel" | "sequential";
+export type Placement = "direct" | "gateway";
+
+/** How admission sees one call: its class, and whether a recognised (tests/builds/ls…) command. */
+export interface CallClassification {
+  actionClass: ActionClass;
+  recognised: boolean;
+  /** `$(…)`, backticks and the like: always asks, whatever the autonomy. */
+  alwaysAsk: boolean;
+  reasons: string[];
+}
+
+/** Runs a tool inside the session's sandbox (the agent); implemented by the runner over the driver. */
+export interface SandboxCaller {
+  callTool(tool: string, args: unknown, opts: { callId: string; signal?: AbortSignal; timeoutMs?: number }): Promise<ToolResult>;
+}
+
+/**
+ * What `gateway` needs from the runner: the catalogue this request may see, and a way to call a
+ * capability under its own name through the same admission as any other call.
+ */
+export interface GatewayHost {
+  catalogue(): readonly { spec: AnyToolSpec; kind: "builtin" | "mcp" | "function" }[];
+  call(tool: string, args: unknown): Promise<ToolResult>;
+}
+
+export interface ToolContext {
+  sessionId: string;
+  userId: string;
+  /** Names this call for live output and abort; for run-creating tools it is the run id. */
+  callId: string;
+  caller: CallerKind;
+  sandbox: SandboxCaller;
+  signal?: AbortSignal;
+  /** Present for calls that may reach other tools (gateway, dispatch). */
+  host?: GatewayHost;
+}
+
+/**
+ * One tool: its model-facing surface (name, description, JSON schema generated from zod), how admission
+ * classifies a call, how it runs, and whether a call becomes a run (logs + receipt).
+ */
+export interface ToolSpec<TArgs = unknown> {
+  name: string;
+  description: string;
+  argsSchema: z.ZodType<TArgs>;
+  /** JSON schema of the parameters, generated from argsSchema (never written twice). */
+  parameters: Record<string, unknown>;
+  executionMode: ExecutionMode;
+  classify(args: TArgs): CallClassification;
+  /** True when this call is an execution recorded as a run (run_script, bash exec/start). */
+  createsRun(args: TArgs): boolean;
+  run(args: TArgs, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** A ToolSpec whose argument type has been erased, as registries hold them. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyToolSpec = ToolSpec<any>;
