@@ -5,3 +5,4 @@ export * from "./receipt";
 export * from "./tools";
 export * from "./sandbox";
 export * from "./admission";
+export * from "./mcp";

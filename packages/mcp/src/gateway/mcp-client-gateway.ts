@@ -1,0 +1,445 @@
+import { McpServerConfigSchema, toolFailure } from "@berth/protocol";
+import type { McpToolPin, ToolResult } from "@berth/protocol";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { cutToolName, parseUserToolName, projectNames, sanitizeToolName, userToolName } from "../names";
+import type { NameClaim } from "../names";
+import { acceptToolSchema, canonicalJson, observeToolSchema, toolSchemaHash } from "../pinning";
+import type { SchemaPinStore } from "../pinning";
+import { DEFAULT_BACKOFF } from "./backoff-delay";
+import type { BackoffOptions } from "./backoff-delay";
+import { fromCallToolResult } from "./from-call-tool-result";
+import type { McpCallOrigin } from "./from-call-tool-result";
+import type {
+  McpResolution,
+  McpScope,
+  McpServerEntry,
+  McpToolOrigin,
+  ProjectedMcpTool,
+  UnavailableMcpServer,
+} from "./gateway-types";
+import type { StdioLauncher } from "./stdio-launcher";
+import { UpstreamConnection, UpstreamUnavailableError, messageOf } from "./upstream-connection";
+
+/** spec/tools.md: every MCP call has a timeout, default 60 s. */
+export const DEFAULT_MCP_CALL_TIMEOUT_MS = 60_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 20_000;
+const ORIGIN_ORDER: readonly McpToolOrigin[] = ["user", "session", "global"];
+
+export interface McpClientGatewayOptions {
+  pins: SchemaPinStore;
+  /** Starts stdio servers inside the session's container. Without one, stdio servers are unavailable. */
+  stdio?: StdioLauncher;
+  /** Builds the transport for an http server; the default is the SDK's Streamable HTTP client with the server's headers. */
+  httpTransport?: (server: McpServerEntry & { url: string }) => Transport;
+  callTimeoutMs?: number;
+  connectTimeoutMs?: number;
+  backoff?: Partial<BackoffOptions>;
+  /** Names an MCP tool must not take (built-in and local function tools): a clash gets a suffix instead. */
+  reservedNames?: (scope: McpScope) => Iterable<string>;
+  clientInfo?: { name: string; version: string };
+  /** A server's tool list changed (list_changed, reconnect): push a catalogue refresh to clients. */
+  onToolsChanged?: (event: { serverId: string; sessionId?: string }) => void;
+  /** Background failures (a dropped connection, a failed re-list), for the runner's log. Never contains header values. */
+  onError?: (error: unknown, context: { serverId: string; serverName: string }) => void;
+}
+
+export interface McpCallOptions {
+  /** Set by the runner once admission asked and the operator approved this call of a held tool. */
+  allowHeld?: boolean;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+interface UpstreamTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: ToolAnnotations;
+  schemaHash: string;
+}
+
+interface ConnectionSlot {
+  serverId: string;
+  sessionId: string | undefined;
+  fingerprint: string;
+  connection: UpstreamConnection<UpstreamTool>;
+}
+
+/**
+ * The MCP client side: connections to upstream servers (http ones contacted by the runner, stdio ones
+ * started inside each session's container), their tools projected under the spec's name rules, and
+ * calls with timeouts and `isError` → ok:false. Every projected tool carries its schema pin status.
+ *
+ * Listing is split so the router can stay synchronous: `prepare(scope)` connects and lists (async);
+ * `listCachedTools` / `resolve` answer from what is already known.
+ */
+export class McpClientGateway {
+  readonly #opts: McpClientGatewayOptions;
+  readonly #backoff: BackoffOptions;
+  readonly #servers = new Map<string, McpServerEntry>();
+  readonly #slots = new Map<string, ConnectionSlot>();
+  readonly #acceptedHashes = new Map<string, string>();
+  #generation = 0;
+  readonly #memo = new Map<string, { generation: number; tools: ProjectedMcpTool[] }>();
+
+  constructor(opts: McpClientGatewayOptions) {
+    this.#opts = opts;
+    this.#backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
+  }
+
+  /** Replaces the registered servers (e.g. loaded from the database); connections of removed or changed servers close. */
+  async setServers(entries: readonly McpServerEntry[]): Promise<void> {
+    const next = new Map(entries.map((e) => [e.id, checkEntry(e)]));
+    for (const id of this.#servers.keys()) if (!next.has(id)) await this.removeServer(id);
+    for (const entry of next.values()) this.upsertServer(entry);
+  }
+
+  upsertServer(entry: McpServerEntry): void {
+    this.#servers.set(entry.id, checkEntry(entry));
+    this.#generation++;
+  }
+
+  async removeServer(serverId: string): Promise<void> {
+    this.#servers.delete(serverId);
+    this.#generation++;
+    await this.#closeSlots((slot) => slot.serverId === serverId);
+  }
+
+  servers(): McpServerEntry[] {
+    return [...this.#servers.values()];
+  }
+
+  /** A session ended or its container was recycled: its stdio servers went with it. */
+  async closeSession(sessionId: string): Promise<void> {
+    await this.#closeSlots((slot) => slot.sessionId === sessionId);
+  }
+
+  async close(): Promise<void> {
+    await this.#closeSlots(() => true);
+  }
+
+  /**
+   * Connects every server the scope may see (in parallel, each bounded by the connect timeout) and
+   * refreshes pin acceptances other runners may have made. Servers that fail are reported, not fatal.
+   */
+  async prepare(scope: McpScope): Promise<{ tools: ProjectedMcpTool[]; unavailable: UnavailableMcpServer[] }> {
+    const entries = this.#visible(scope);
+    const unavailable: UnavailableMcpServer[] = [];
+    await Promise.all(
+      entries.map(async (entry) => {
+        try {
+          await this.#slotFor(entry, scope).connection.ensureConnected();
+        } catch (error) {
+          unavailable.push({ serverId: entry.id, serverName: entry.name, message: messageOf(error) });
+        }
+      }),
+    );
+    await this.#reloadPins(new Set(entries.map((e) => e.id)));
+    return { tools: this.listCachedTools(scope), unavailable };
+  }
+
+  async listTools(scope: McpScope): Promise<ProjectedMcpTool[]> {
+    return (await this.prepare(scope)).tools;
+  }
+
+  /** The scope's tools from known listings, in precedence order (user → session → global); no I/O. */
+  listCachedTools(scope: McpScope): ProjectedMcpTool[] {
+    const key = canonicalJson([
+      scope.userId,
+      scope.sessionId,
+      scope.mcpServers ?? null,
+      [...(this.#opts.reservedNames?.(scope) ?? [])],
+    ]);
+    const memo = this.#memo.get(key);
+    if (memo && memo.generation === this.#generation) return memo.tools;
+    const tools = this.#project(scope);
+    if (this.#memo.size > 500) this.#memo.clear();
+    this.#memo.set(key, { generation: this.#generation, tools });
+    return tools;
+  }
+
+  /**
+   * The MCP part of the router's name resolution. A `user_{id}_tool_…` name is only ever looked up for
+   * that user: from anyone else it is refused outright (user `1` never matches `1_2`, nor the reverse).
+   */
+  resolve(name: string, scope: McpScope): McpResolution {
+    const parsed = parseUserToolName(name);
+    if (parsed && parsed.userId !== scope.userId) {
+      return {
+        kind: "forbidden",
+        message: `tool ${JSON.stringify(name)} is another user's MCP tool; a user sees only their own user_${scope.userId}_tool_* tools`,
+      };
+    }
+    const tool = this.listCachedTools(scope).find((t) => t.name === name);
+    if (!tool || (parsed !== null) !== (tool.origin === "user")) return { kind: "none" };
+    return { kind: "tool", tool };
+  }
+
+  /** Calls a projected tool. Every failure is a ToolResult (ok:false with a code), never a throw. */
+  async callTool(name: string, args: unknown, scope: McpScope, opts: McpCallOptions = {}): Promise<ToolResult> {
+    let resolution = this.resolve(name, scope);
+    if (resolution.kind === "none") {
+      await this.prepare(scope);
+      resolution = this.resolve(name, scope);
+    }
+    if (resolution.kind === "forbidden") return toolFailure("mcp_tool_forbidden", resolution.message);
+    if (resolution.kind === "none")
+      return toolFailure("unknown_tool", `no MCP tool named ${JSON.stringify(name)} is visible to this session`);
+    const tool = resolution.tool;
+    const origin: McpCallOrigin = { serverId: tool.serverId, serverName: tool.serverName, tool: tool.upstreamName };
+    const trace = { mcpServer: tool.serverName, serverId: tool.serverId, tool: tool.upstreamName };
+
+    if (tool.status === "held" && !opts.allowHeld) {
+      return {
+        ...toolFailure(
+          "mcp_tool_held",
+          `MCP tool ${tool.name} changed since it was accepted (schema sha256 ${tool.schemaHash}, accepted ${tool.acceptedHash || "none"}); ` +
+            "an operator must accept the new version or approve this call",
+          {
+            serverId: tool.serverId,
+            toolName: tool.upstreamName,
+            schemaHash: tool.schemaHash,
+            acceptedHash: tool.acceptedHash,
+          },
+        ),
+        trace,
+      };
+    }
+    const parsedArgs = normaliseArgs(args);
+    if (typeof parsedArgs === "string") return { ...toolFailure("invalid_arguments", parsedArgs), trace };
+
+    const entry = this.#servers.get(tool.serverId);
+    if (!entry) return { ...toolFailure("mcp_unavailable", `MCP server ${tool.serverName} was removed`), trace };
+    const timeoutMs = opts.timeoutMs ?? this.#opts.callTimeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS;
+    try {
+      const result = await this.#slotFor(entry, scope).connection.callTool(tool.upstreamName, parsedArgs, {
+        timeoutMs,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
+      return fromCallToolResult(result, origin);
+    } catch (error) {
+      return { ...callFailure(error, tool, timeoutMs, opts.signal), trace };
+    }
+  }
+
+  /** An operator accepts the reviewed version of a changed tool; calls stop asking at once. */
+  async acceptToolSchema(serverId: string, toolName: string, schemaHash: string): Promise<McpToolPin> {
+    const pin = await acceptToolSchema(this.#opts.pins, serverId, toolName, schemaHash);
+    this.#acceptedHashes.set(pinKey(serverId, toolName), pin.acceptedHash);
+    this.#generation++;
+    return pin;
+  }
+
+  #visible(scope: McpScope): McpServerEntry[] {
+    const allow = scope.mcpServers ? new Set(scope.mcpServers) : undefined;
+    return [...this.#servers.values()].filter((e) => {
+      if (e.sessionId !== undefined && e.sessionId !== scope.sessionId) return false;
+      if (e.scope === "user" && e.ownerUserId !== scope.userId) return false;
+      return !allow || allow.has(e.name) || allow.has(e.id);
+    });
+  }
+
+  #slotFor(entry: McpServerEntry, scope: McpScope): ConnectionSlot {
+    const perSession = entry.transport === "stdio" || entry.sessionId !== undefined;
+    const key = perSession ? `${entry.id}\u0000${scope.sessionId}` : entry.id;
+    const fingerprint = canonicalJson(entry);
+    const existing = this.#slots.get(key);
+    if (existing && existing.fingerprint === fingerprint) return existing;
+    if (existing) void existing.connection.close();
+
+    const context = { serverId: entry.id, serverName: entry.name };
+    const sessionId = perSession ? scope.sessionId : undefined;
+    const connection = new UpstreamConnection<UpstreamTool>({
+      label: entry.name,
+      createTransport: () => this.#createTransport(entry, scope),
+      clientInfo: this.#opts.clientInfo ?? { name: "berth-gateway", version: "0.1.0" },
+      requestTimeoutMs: this.#opts.callTimeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS,
+      connectTimeoutMs: this.#opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      backoff: this.#backoff,
+      onTools: (tools) => this.#observe(entry.id, tools),
+      onToolsChanged: () => this.#opts.onToolsChanged?.({ serverId: entry.id, ...(sessionId ? { sessionId } : {}) }),
+      onError: (error) => this.#opts.onError?.(error, context),
+    });
+    const slot: ConnectionSlot = { serverId: entry.id, sessionId, fingerprint, connection };
+    this.#slots.set(key, slot);
+    this.#generation++;
+    return slot;
+  }
+
+  async #createTransport(entry: McpServerEntry, scope: McpScope): Promise<Transport> {
+    if (entry.transport === "http") {
+      const server = { ...entry, url: entry.url ?? "" };
+      if (this.#opts.httpTransport) return this.#opts.httpTransport(server);
+      return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: entry.headers ?? {} } });
+    }
+    if (!this.#opts.stdio)
+      throw new Error("stdio servers run inside a session container and no launcher is configured");
+    return this.#opts.stdio.launch({
+      server: { ...entry, transport: "stdio", command: entry.command ?? "" },
+      sessionId: scope.sessionId,
+      userId: scope.userId,
+    });
+  }
+
+  /** Every listing: hash each tool and record it against its pin (first sight accepts, a change holds). */
+  async #observe(serverId: string, tools: Tool[]): Promise<UpstreamTool[]> {
+    const out: UpstreamTool[] = [];
+    for (const tool of tools) {
+      const inputSchema = tool.inputSchema as Record<string, unknown>;
+      const description = tool.description ?? "";
+      const schemaHash = toolSchemaHash({ description, inputSchema });
+      const pin = await observeToolSchema(this.#opts.pins, serverId, tool.name, schemaHash);
+      this.#acceptedHashes.set(pinKey(serverId, tool.name), pin.acceptedHash);
+      out.push({
+        name: tool.name,
+        description,
+        inputSchema,
+        ...(tool.annotations ? { annotations: tool.annotations } : {}),
+        schemaHash,
+      });
+    }
+    this.#generation++;
+    return out;
+  }
+
+  async #reloadPins(serverIds: ReadonlySet<string>): Promise<void> {
+    for (const serverId of serverIds) {
+      for (const pin of await this.#opts.pins.list(serverId)) {
+        const key = pinKey(pin.serverId, pin.toolName);
+        if (this.#acceptedHashes.get(key) !== pin.acceptedHash) {
+          this.#acceptedHashes.set(key, pin.acceptedHash);
+          this.#generation++;
+        }
+      }
+    }
+  }
+
+  #project(scope: McpScope): ProjectedMcpTool[] {
+    const visible = this.#visible(scope).sort((a, b) => cmp(a.name, b.name) || cmp(a.id, b.id));
+    const rows: Array<{ entry: McpServerEntry; tool: UpstreamTool; origin: McpToolOrigin }> = [];
+    const claims: NameClaim[] = [];
+    for (const origin of ORIGIN_ORDER) {
+      for (const entry of visible) {
+        if (originOf(entry) !== origin) continue;
+        const perSession = entry.transport === "stdio" || entry.sessionId !== undefined;
+        const slot = this.#slots.get(perSession ? `${entry.id}\u0000${scope.sessionId}` : entry.id);
+        if (!slot) continue;
+        for (const tool of [...slot.connection.tools].sort((a, b) => cmp(a.name, b.name))) {
+          const wanted = wantedName(entry, tool.name, origin);
+          if (wanted === undefined) continue;
+          rows.push({ entry, tool, origin });
+          claims.push({ id: `${entry.id}/${tool.name}`, name: wanted });
+        }
+      }
+    }
+    const names = projectNames(claims, { reserved: this.#opts.reservedNames?.(scope) ?? [] });
+    return rows.map(({ entry, tool, origin }, i) => {
+      const acceptedHash = this.#acceptedHashes.get(pinKey(entry.id, tool.name)) ?? "";
+      return {
+        name: names[i]?.name ?? tool.name,
+        upstreamName: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        ...(tool.annotations ? { annotations: tool.annotations } : {}),
+        origin,
+        serverId: entry.id,
+        serverName: entry.name,
+        transport: entry.transport,
+        schemaHash: tool.schemaHash,
+        acceptedHash,
+        status: tool.schemaHash === acceptedHash ? "accepted" : "held",
+      };
+    });
+  }
+
+  async #closeSlots(match: (slot: ConnectionSlot) => boolean): Promise<void> {
+    const closing: Promise<void>[] = [];
+    for (const [key, slot] of this.#slots) {
+      if (!match(slot)) continue;
+      this.#slots.delete(key);
+      closing.push(slot.connection.close());
+    }
+    if (closing.length > 0) this.#generation++;
+    await Promise.all(closing);
+  }
+}
+
+function originOf(entry: McpServerEntry): McpToolOrigin {
+  if (entry.scope === "user") return "user";
+  return entry.transport === "stdio" || entry.sessionId !== undefined ? "session" : "global";
+}
+
+function wantedName(entry: McpServerEntry, toolName: string, origin: McpToolOrigin): string | undefined {
+  if (origin === "user") {
+    try {
+      return userToolName(entry.ownerUserId ?? "", toolName);
+    } catch {
+      return undefined;
+    }
+  }
+  const name = sanitizeToolName(toolName);
+  // A shared tool must never look like someone's user tool (`user_1_tool_x`), or it would shadow or forge one.
+  return parseUserToolName(name) ? cutToolName(`tool_${name}`) : name;
+}
+
+function checkEntry(entry: McpServerEntry): McpServerEntry {
+  const parsed = McpServerConfigSchema.safeParse(entry);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(
+      `MCP server ${JSON.stringify(entry.name)}: ${issue?.path.join(".") || "config"} ${issue?.message ?? "is invalid"}`,
+    );
+  }
+  if (entry.scope === "user" && !entry.ownerUserId)
+    throw new Error(`MCP server ${JSON.stringify(entry.name)}: ownerUserId is required when scope is user`);
+  return entry;
+}
+
+/** MCP arguments are an object; weak models send it as a JSON string. Returns the object or an error message. */
+function normaliseArgs(args: unknown): Record<string, unknown> | string {
+  let value: unknown = args ?? {};
+  if (typeof value === "string") {
+    const text = value;
+    try {
+      value = JSON.parse(text || "{}");
+    } catch {
+      return `args must be a JSON object, got a string that is not JSON: ${JSON.stringify(text.slice(0, 80))}`;
+    }
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return `args must be a JSON object, got ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value}`;
+  }
+  return value as Record<string, unknown>;
+}
+
+function callFailure(error: unknown, tool: ProjectedMcpTool, timeoutMs: number, signal?: AbortSignal): ToolResult {
+  if (signal?.aborted) return toolFailure("aborted", `call of MCP tool ${tool.name} was aborted`);
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    return toolFailure(
+      "mcp_timeout",
+      `MCP server ${tool.serverName} did not answer tools/call ${tool.upstreamName} within ${timeoutMs} ms`,
+    );
+  }
+  if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) {
+    return toolFailure(
+      "mcp_error",
+      `MCP server ${tool.serverName} refused tools/call ${tool.upstreamName}: ${error.message}`,
+    );
+  }
+  if (error instanceof UpstreamUnavailableError) return toolFailure("mcp_unavailable", error.message);
+  return toolFailure(
+    "mcp_unavailable",
+    `MCP server ${tool.serverName} failed during tools/call ${tool.upstreamName}: ${messageOf(error)}`,
+  );
+}
+
+function pinKey(serverId: string, toolName: string): string {
+  return `${serverId}\u0000${toolName}`;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,4 @@
+export * from "./names";
+export * from "./pinning";
+export * from "./server";
+export * from "./gateway";

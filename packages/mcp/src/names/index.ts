@@ -1,0 +1,3 @@
+export * from "./sanitize-tool-name";
+export * from "./user-tool-name";
+export * from "./project-names";

@@ -1,0 +1,3 @@
+export * from "./canonical-json";
+export * from "./tool-schema-hash";
+export * from "./schema-pin-store";

@@ -1,0 +1,173 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { toolAnnotationsFor } from "./tool-annotations-for";
+import { parkedCallResult, toCallToolResult } from "./to-call-tool-result";
+import { isParkedCall } from "./session-mcp-types";
+import type {
+  McpPrincipal,
+  McpRequestContext,
+  ParkedCall,
+  SessionMcpDeps,
+  SessionToolDescriptor,
+} from "./session-mcp-types";
+
+/** spec/api.md: BERTH_MCP_APPROVAL_WAIT_MS defaults to 120000. */
+export const DEFAULT_MCP_APPROVAL_WAIT_MS = 120_000;
+const DEFAULT_HEARTBEAT_MS = 10_000;
+
+export interface SessionMcpHandlerOptions {
+  /** How long a parked call waits for the operator before answering isError (BERTH_MCP_APPROVAL_WAIT_MS). */
+  approvalWaitMs?: number;
+  /**
+   * While a call runs, a progress notification this often (only when the client sent a progressToken),
+   * so clients that reset their timeout on progress survive a long approval wait.
+   */
+  heartbeatMs?: number;
+  serverInfo?: { name: string; version: string };
+  /** Internal failures (a dep threw something other than McpError); the client only sees "internal error". */
+  onError?: (error: unknown, ctx: McpRequestContext) => void;
+}
+
+export type SessionMcpHandler<P extends McpPrincipal = McpPrincipal> = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  parsedBody: unknown,
+  ctx: McpRequestContext<P>,
+) => Promise<void>;
+
+/**
+ * `/mcp/:sessionId` over Streamable HTTP, stateless: every POST gets a fresh SDK Server + transport bound
+ * to the authenticated principal and the session from the URL. Nothing lives between requests, so any
+ * runner instance can answer any request (scale-out), auth is checked on every request, and there is no
+ * MCP session map to leak. The cost: no standalone GET stream for server-initiated notifications, which
+ * this surface does not need (the direct tool set is fixed; gateway tools are found through `gateway`).
+ *
+ * The caller authenticates first (the runner's onRequest hook, or `createMcpHttpListener`); pass the
+ * already-parsed JSON body when a framework consumed the stream (Fastify), else `undefined`.
+ */
+export function createSessionMcpHandler<P extends McpPrincipal = McpPrincipal>(
+  deps: SessionMcpDeps,
+  opts: SessionMcpHandlerOptions = {},
+): SessionMcpHandler<P> {
+  const approvalWaitMs = opts.approvalWaitMs ?? DEFAULT_MCP_APPROVAL_WAIT_MS;
+  const heartbeatMs = opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  const serverInfo = opts.serverInfo ?? { name: "berth", version: "0.1.0" };
+
+  return async (req, res, parsedBody, ctx) => {
+    if (req.method !== "POST") {
+      // Stateless: no standalone SSE stream (GET) and no MCP session to delete (DELETE).
+      res.writeHead(405, { "content-type": "application/json", allow: "POST" });
+      res.end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          error: { code: ErrorCode.ConnectionClosed, message: "Method not allowed: use POST" },
+          id: null,
+        }),
+      );
+      return;
+    }
+    const server = buildServer(deps, ctx, { approvalWaitMs, heartbeatMs, serverInfo, onError: opts.onError });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on("close", () => {
+      // Closing aborts in-flight handlers (their signal), so a parked wait stops when the client leaves.
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, parsedBody);
+  };
+}
+
+function buildServer(
+  deps: SessionMcpDeps,
+  ctx: McpRequestContext,
+  opts: Required<Omit<SessionMcpHandlerOptions, "onError">> & Pick<SessionMcpHandlerOptions, "onError">,
+): Server {
+  const query = { sessionId: ctx.sessionId, userId: ctx.principal.userId };
+  const server = new Server(opts.serverInfo, {
+    capabilities: { tools: {} },
+    instructions:
+      `Berth session ${ctx.sessionId}. Tools run in the session's sandbox through Berth's admission; ` +
+      "a call that needs an operator's approval waits for it, then reports the approval id if none came. " +
+      "Use the `gateway` tool to find and call more capabilities.",
+  });
+
+  const internal = (error: unknown, what: string): McpError => {
+    if (error instanceof McpError) return error;
+    opts.onError?.(error, ctx);
+    return new McpError(ErrorCode.InternalError, `internal error while ${what}`);
+  };
+
+  const listSurface = async (): Promise<readonly SessionToolDescriptor[]> => {
+    try {
+      return await deps.listTools(query);
+    } catch (error) {
+      throw internal(error, "listing tools");
+    }
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await listSurface()).map(toMcpTool) }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name } = request.params;
+    // Only the listed (direct) surface is callable by name; anything else is reached through `gateway`.
+    const surface = await listSurface();
+    if (!surface.some((t) => t.name === name)) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool: ${JSON.stringify(name)}; tools/list names the tools of this session`,
+      );
+    }
+
+    const progressToken = request.params._meta?.progressToken;
+    let progress = 0;
+    const notify = (message: string): void => {
+      if (progressToken === undefined) return;
+      progress += 1;
+      extra
+        .sendNotification({ method: "notifications/progress", params: { progressToken, progress, message } })
+        .catch(() => {
+          // The stream may already be gone; the result (or the abort) settles the call.
+        });
+    };
+    let parkedMessage: string | undefined;
+    const heartbeat = setInterval(() => notify(parkedMessage ?? `running ${name}`), opts.heartbeatMs);
+    heartbeat.unref();
+    try {
+      const result = await deps.callTool({
+        ...query,
+        tool: name,
+        args: request.params.arguments ?? {},
+        caller: "agent",
+        waitForApprovalMs: opts.approvalWaitMs,
+        signal: extra.signal,
+        onParked: (parked: ParkedCall) => {
+          parkedMessage = `waiting for operator approval ${parked.approvalId}`;
+          notify(parkedMessage);
+        },
+      });
+      return isParkedCall(result) ? parkedCallResult(result, opts.approvalWaitMs) : toCallToolResult(result);
+    } catch (error) {
+      throw internal(error, `calling ${name}`);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  });
+  return server;
+}
+
+function toMcpTool(tool: SessionToolDescriptor): Tool {
+  // MCP requires an object schema at the top; the registry's zod objects always are, but never send less.
+  const inputSchema = (
+    tool.parameters.type === "object" ? tool.parameters : { type: "object", properties: {} }
+  ) as Tool["inputSchema"];
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema,
+    annotations: toolAnnotationsFor(tool.actionClass),
+  };
+}

@@ -1,0 +1,61 @@
+import type { ActionClass, ToolResult } from "@berth/protocol";
+
+/** One tool of the session's direct surface, as the runner's registry describes it. */
+export interface SessionToolDescriptor {
+  name: string;
+  description: string;
+  /** JSON schema of the arguments (generated from zod by the registry). */
+  parameters: Record<string, unknown>;
+  actionClass: ActionClass;
+}
+
+/** Admission parked the call and no decision arrived within the wait. */
+export interface ParkedCall {
+  status: "parked";
+  approvalId: string;
+  /** The rendered call the operator reads. */
+  text: string;
+  /** sha256 of `text`; the operator sends it back with the decision. */
+  sha256: string;
+}
+
+export function isParkedCall(value: unknown): value is ParkedCall {
+  return typeof value === "object" && value !== null && (value as { status?: unknown }).status === "parked";
+}
+
+export interface SessionToolQuery {
+  sessionId: string;
+  userId: string;
+}
+
+export interface SessionToolCall extends SessionToolQuery {
+  tool: string;
+  args: Record<string, unknown>;
+  caller: "agent";
+  /** How long admission may hold a parked call open waiting for the operator's decision. */
+  waitForApprovalMs: number;
+  /** Aborted when the MCP client cancels the request or goes away. */
+  signal: AbortSignal;
+  /** Tell the client at once that the call is parked (sent as a progress message when it asked for progress). */
+  onParked?: (parked: ParkedCall) => void;
+}
+
+/**
+ * What the runner implements for `/mcp/:sessionId`: the session's direct surface and calls through the
+ * same admission as every other caller. Throw an `McpError` for a protocol fault (unknown session…);
+ * anything else thrown becomes an internal error whose message is not shown to the client.
+ */
+export interface SessionMcpDeps {
+  listTools(query: SessionToolQuery): Promise<readonly SessionToolDescriptor[]>;
+  callTool(call: SessionToolCall): Promise<ToolResult | ParkedCall>;
+}
+
+/** The authenticated caller; the runner's Principal fits. */
+export interface McpPrincipal {
+  userId: string;
+}
+
+export interface McpRequestContext<P extends McpPrincipal = McpPrincipal> {
+  sessionId: string;
+  principal: P;
+}
