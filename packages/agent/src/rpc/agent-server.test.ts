@@ -121,4 +121,25 @@ describe("berth-agent over JSON-RPC stdio", () => {
     expect(slow.result).toMatchObject({ ok: false, error: { code: "aborted" } });
     expect((await agent.request(43, "tool.abort", { callId: "slow" })).result).toEqual({ aborted: false });
   });
+
+  it("answers everything already sent when stdin closes, in program order for writes then reads", async () => {
+    const ws = path.join(base, "ws2");
+    await import("node:fs/promises").then((fs) => fs.mkdir(ws));
+    const child = spawn(process.execPath, [bundlePath], { env: { PATH: process.env.PATH, BERTH_WORKSPACE: ws, BERTH_AGENT_STATE: path.join(base, "state2") } });
+    const lines = [
+      { jsonrpc: "2.0", id: 1, method: "tool.call", params: { tool: "write_file", callId: "w", args: { path: "deep/dir/f.txt", content: "written\n" } } },
+      { jsonrpc: "2.0", id: 2, method: "tool.call", params: { tool: "read_file", callId: "r", args: { path: "deep/dir/f.txt" } } },
+      { jsonrpc: "2.0", id: 3, method: "tool.call", params: { tool: "bash", callId: "b", args: { command: "cat deep/dir/f.txt" } } },
+    ];
+    child.stdin.end(lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    const code = await new Promise((resolve) => child.once("exit", resolve));
+    expect(code).toBe(0);
+    const replies = stdout.trim().split("\n").map((l) => JSON.parse(l) as Message).filter((m) => m.id !== undefined);
+    const byId = new Map(replies.map((m) => [m.id, m]));
+    expect(byId.get(1)?.result.ok).toBe(true);
+    expect(byId.get(2)?.result.details.content).toBe("written\n");
+    expect(byId.get(3)?.result.details.stdout).toBe("written\n");
+  });
 });

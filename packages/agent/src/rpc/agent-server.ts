@@ -61,6 +61,7 @@ export function startAgentServer(options: AgentServerOptions): { closed: Promise
   const processes = new ProcessManager(config.stateDir, notify);
   const activeCalls = new Map<string, AbortController>();
   let writeQueue: Promise<unknown> = Promise.resolve();
+  const inFlight = new Set<Promise<void>>();
 
   const respond = (id: RpcId, result: unknown) => send({ id, result });
   const respondError = (id: RpcId, error: RpcError) => send({ id, error });
@@ -77,7 +78,11 @@ export function startAgentServer(options: AgentServerOptions): { closed: Promise
     const ctx = { workspace, config, callId, sessionEnv: env ?? {}, signal: controller.signal, notify, processes };
     try {
       const run = () => callTool(tool, args, ctx, { lineWasInvalidUtf8 });
-      if (!tool.mutates) return await run();
+      // Reads see every write sent before them (program order), and still run in parallel.
+      if (!tool.mutates) {
+        await writeQueue;
+        return await run();
+      }
       const result = writeQueue.then(run, run);
       writeQueue = result.catch(() => undefined);
       return await result;
@@ -143,7 +148,7 @@ export function startAgentServer(options: AgentServerOptions): { closed: Promise
       return;
     }
     const { id, method, params } = request.data;
-    dispatch(method, params, lineWasInvalidUtf8).then(
+    const pending = dispatch(method, params, lineWasInvalidUtf8).then(
       (result) => respond(id, result),
       (error: unknown) => {
         if (error instanceof RpcFault) respondError(id, { code: error.code, message: error.message });
@@ -153,6 +158,8 @@ export function startAgentServer(options: AgentServerOptions): { closed: Promise
         }
       },
     );
+    inFlight.add(pending);
+    void pending.finally(() => inFlight.delete(pending));
   }
 
   const splitter = new LineSplitter(handleLine, () =>
@@ -162,8 +169,11 @@ export function startAgentServer(options: AgentServerOptions): { closed: Promise
     input.on("data", (chunk: Buffer) => splitter.push(chunk));
     input.on("end", () => {
       splitter.end();
-      // The runner hung up: stop the session's background processes, then finish.
-      void processes.stopAll().finally(resolve);
+      // The runner closed our stdin: answer what was already asked (it may still read stdout), then
+      // stop the session's background processes and finish.
+      void Promise.allSettled([...inFlight])
+        .then(() => processes.stopAll())
+        .finally(resolve);
     });
   });
   return { closed };
