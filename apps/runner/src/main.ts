@@ -1,26 +1,7 @@
 import fs from "node:fs";
-import { createDatabase } from "@berth/db";
-import { DockerSandboxDriver } from "@berth/sandbox";
-import { ApprovalService, BUILTIN_TOOLS, LoopGuard, ToolRouter, gatewayTool } from "@berth/tools";
+import { AppError } from "@berth/protocol";
 import { parseEnv } from "./env";
-import { ensureAdminToken } from "./auth/tokens";
-import { buildServer } from "./http/build-server";
-import { createDockerHealth } from "./docker-health";
-import { RunnerEvents } from "./events/runner-events";
-import { PrismaApprovalStore } from "./approvals/prisma-approval-store";
-import { ReceiptService } from "./receipts/receipt-service";
-import { RunService } from "./runs/run-service";
-import { SessionService } from "./sessions/session-service";
-import { ToolService } from "./tools/tool-service";
-import { RunnerMetrics } from "./metrics/runner-metrics";
-import { createSocketServer } from "./sockets/socket-server";
-import { registerUserRoutes } from "./http/routes/users-routes";
-import { registerSessionRoutes } from "./http/routes/sessions-routes";
-import { registerRunRoutes } from "./http/routes/runs-routes";
-import { registerReceiptRoutes } from "./http/routes/receipts-routes";
-import { registerApprovalRoutes } from "./http/routes/approvals-routes";
-import { registerPolicyRoutes } from "./http/routes/policy-routes";
-import { registerSkillRoutes } from "./http/routes/skills-routes";
+import { createRunner } from "./create-runner";
 
 /** Prints one line saying what is wrong and what to do, then exits. */
 function fail(message: string): never {
@@ -32,7 +13,6 @@ async function main(): Promise<void> {
   const parsed = parseEnv(process.env);
   if (!parsed.ok) fail(`bad configuration: ${parsed.errors.join("; ")}`);
   const { env } = parsed;
-
   try {
     fs.mkdirSync(env.dataDir, { recursive: true });
     fs.accessSync(env.dataDir, fs.constants.W_OK);
@@ -40,83 +20,25 @@ async function main(): Promise<void> {
     fail(`data dir ${env.dataDir} is not writable: set BERTH_DATA_DIR to a writable folder`);
   }
 
-  const db = await createDatabase({ dataDir: env.dataDir, databaseUrl: env.DATABASE_URL });
-  const admin = await ensureAdminToken(db, { dataDir: env.dataDir, envToken: env.BERTH_ADMIN_TOKEN });
-  const dockerHealth = createDockerHealth();
-  const docker = await dockerHealth();
-  if (!docker.ok) fail(`no Docker engine answers (${docker.error}): start dockerd or set DOCKER_HOST`);
-
-  const events = new RunnerEvents();
-  const driver = new DockerSandboxDriver({ runnerId: env.BERTH_RUNNER_ID, image: env.BERTH_SANDBOX_IMAGE, poolSize: env.BERTH_WARM_POOL });
-  driver.on("warning", (warning) => process.stderr.write(`berth-runner: sandbox ${warning.sessionId ?? "pool"}: ${warning.message}\n`));
-  const receipts = await ReceiptService.open(db, env.dataDir, (sessionId) => {
-    const info = driver.get(sessionId);
-    return info?.imageId ? { imageId: info.imageId, posture: driver.posture(sessionId) } : null;
-  });
-  const runs = new RunService({ db, dataDir: env.dataDir, events, driver, receipts });
-  const sessions = new SessionService({ db, driver, events, onTerminated: (t) => runs.interruptSession(t.sessionId, t.cause) });
-  const approvalStore = new PrismaApprovalStore(db);
-  const approvals = new ApprovalService({ store: approvalStore });
-  approvals.on("approval:created", (request) => events.emit("approval:created", request));
-  approvals.on("approval:decided", (request) => events.emit("approval:decided", request));
-  const metrics = new RunnerMetrics({
-    sessions: () => db.session.count({ where: { status: { not: "deleted" } } }),
-    runsByOutcome: async () => {
-      const groups = await db.run.groupBy({ by: ["outcome"], _count: { _all: true } });
-      return Object.fromEntries(groups.map((g) => [g.outcome ?? "running", g._count._all]));
-    },
-    approvalsPending: () => db.approval.count({ where: { status: "pending" } }),
-  });
-  const router = new ToolRouter([...BUILTIN_TOOLS, gatewayTool]);
-  const tools = new ToolService({ db, driver, router, sessions, runs, approvals, loopGuard: new LoopGuard(), events, metrics });
-
-  const interrupted = await runs.markInterruptedOnStart();
-  await sessions.reconcile();
-  await driver.start();
-
-  const app = buildServer({ db, dockerHealth, logLevel: env.BERTH_LOG_LEVEL });
-  registerUserRoutes(app, { db });
-  registerSessionRoutes(app, { sessions, tools });
-  registerRunRoutes(app, { db, dataDir: env.dataDir });
-  registerReceiptRoutes(app, { db, dataDir: env.dataDir, receipts, webOrigin: env.webOrigin });
-  registerApprovalRoutes(app, { approvals, store: approvalStore });
-  registerPolicyRoutes(app, { db, onChange: () => tools.invalidatePolicy() });
-  registerSkillRoutes(app, { db });
-  app.get("/metrics", async (_request, reply) => reply.header("content-type", metrics.registry.contentType).send(await metrics.registry.metrics()));
-  const io = createSocketServer(app.server, { db, events, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin });
-  const expiry = setInterval(() => void approvals.expireDue().catch(() => undefined), 30_000);
-  expiry.unref();
-
-  let closing = false;
-  const shutdown = async (signal: string): Promise<void> => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, "shutting down");
-    const force = setTimeout(() => process.exit(1), 10_000);
-    force.unref();
-    clearInterval(expiry);
-    await io.close().catch(() => undefined);
-    await app.close().catch(() => undefined);
-    await runs.interruptAll("runner_shutdown").catch(() => undefined);
-    // Session containers keep running for the next runner to adopt; the warm pool is drained.
-    await driver.close().catch(() => undefined);
-    await db.$disconnect();
-    process.exit(0);
-  };
-  process.on("SIGINT", () => void shutdown("SIGINT"));
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-
+  let runner;
   try {
-    await app.listen({ host: env.BERTH_HOST, port: env.BERTH_RUNNER_PORT });
+    runner = await createRunner(env);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE") fail(`port ${env.BERTH_RUNNER_PORT} on ${env.BERTH_HOST} is in use: stop what holds it or set BERTH_RUNNER_PORT`);
+    if (AppError.isInstance(error)) fail(error.message);
     throw error;
   }
-  const where = admin.source === "env" ? "BERTH_ADMIN_TOKEN" : admin.file;
-  process.stdout.write(
-    `berth-runner ready on http://${env.BERTH_HOST}:${env.BERTH_RUNNER_PORT} (admin token: ${where}${interrupted ? `; ${interrupted} run(s) from before marked interrupted` : ""})\n`,
-  );
+  const stop = (signal: string) => {
+    process.stdout.write(`berth-runner: ${signal}, shutting down\n`);
+    setTimeout(() => process.exit(1), 10_000).unref();
+    runner.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  const note = runner.interruptedOnStart ? `; ${runner.interruptedOnStart} run(s) from before marked interrupted` : "";
+  process.stdout.write(`berth-runner ready on ${runner.url} (admin token: ${runner.adminTokenWhere}${note})\n`);
 }
 
 main().catch((error: unknown) => fail((error as Error).stack ?? String(error)));

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
 import { AppError, toApiError } from "@berth/protocol";
 import { pingDatabase, type Database } from "@berth/db";
 import { authenticate, tokenFromHeaders, type Principal } from "../auth/tokens";
@@ -31,7 +31,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const app = Fastify({
     logger: { level: deps.logLevel, redact: ["req.headers.authorization", "req.headers.cookie"] },
     // One line per request is noise for a developer tool; errors are still logged.
-    logController: { disableRequestLogging: true },
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimitBytes ?? 12 * 1024 * 1024,
   });
   app.decorateRequest("principal", null);

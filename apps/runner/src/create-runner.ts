@@ -1,0 +1,123 @@
+import { createDatabase } from "@berth/db";
+import { DockerSandboxDriver } from "@berth/sandbox";
+import { ApprovalService, BUILTIN_TOOLS, LoopGuard, ToolRouter, gatewayTool } from "@berth/tools";
+import type { Env } from "./env";
+import { AppError } from "@berth/protocol";
+import { ensureAdminToken } from "./auth/tokens";
+import { buildServer } from "./http/build-server";
+import { createDockerHealth } from "./docker-health";
+import { RunnerEvents } from "./events/runner-events";
+import { PrismaApprovalStore } from "./approvals/prisma-approval-store";
+import { ReceiptService } from "./receipts/receipt-service";
+import { RunService } from "./runs/run-service";
+import { SessionService } from "./sessions/session-service";
+import { ToolService } from "./tools/tool-service";
+import { RunnerMetrics } from "./metrics/runner-metrics";
+import { createSocketServer } from "./sockets/socket-server";
+import { registerUserRoutes } from "./http/routes/users-routes";
+import { registerSessionRoutes } from "./http/routes/sessions-routes";
+import { registerRunRoutes } from "./http/routes/runs-routes";
+import { registerReceiptRoutes } from "./http/routes/receipts-routes";
+import { registerApprovalRoutes } from "./http/routes/approvals-routes";
+import { registerPolicyRoutes } from "./http/routes/policy-routes";
+import { registerSkillRoutes } from "./http/routes/skills-routes";
+
+
+
+export interface Runner {
+  /** Base URL once listening. */
+  url: string;
+  port: number;
+  adminTokenWhere: string;
+  interruptedOnStart: number;
+  /** Graceful stop: sockets, HTTP, in-flight runs marked interrupted, pool drained; sessions keep running. */
+  close(): Promise<void>;
+}
+
+/**
+ * Wires the runner: database, sandbox driver, receipts, runs, sessions, admission and approvals, tool
+ * service, REST, socket.io and metrics. `main.ts` runs it from the environment; tests run it in-process.
+ */
+export async function createRunner(env: Env): Promise<Runner> {
+  const db = await createDatabase({ dataDir: env.dataDir, databaseUrl: env.DATABASE_URL });
+  const admin = await ensureAdminToken(db, { dataDir: env.dataDir, envToken: env.BERTH_ADMIN_TOKEN });
+  const dockerHealth = createDockerHealth();
+  const docker = await dockerHealth();
+  if (!docker.ok) {
+    await db.$disconnect();
+    throw new AppError({ code: "sandbox_unavailable", message: `no Docker engine answers (${docker.error}): start dockerd or set DOCKER_HOST` });
+  }
+  const events = new RunnerEvents();
+  const driver = new DockerSandboxDriver({ runnerId: env.BERTH_RUNNER_ID, image: env.BERTH_SANDBOX_IMAGE, poolSize: env.BERTH_WARM_POOL });
+  driver.on("warning", (warning) => process.stderr.write(`berth-runner: sandbox ${warning.sessionId ?? "pool"}: ${warning.message}\n`));
+  const receipts = await ReceiptService.open(db, env.dataDir, (sessionId) => {
+    const info = driver.get(sessionId);
+    return info?.imageId ? { imageId: info.imageId, posture: driver.posture(sessionId) } : null;
+  });
+  const runs = new RunService({ db, dataDir: env.dataDir, events, driver, receipts });
+  const sessions = new SessionService({ db, driver, events, onTerminated: (t) => runs.interruptSession(t.sessionId, t.cause) });
+  const approvalStore = new PrismaApprovalStore(db);
+  const approvals = new ApprovalService({ store: approvalStore });
+  approvals.on("approval:created", (request) => events.emit("approval:created", request));
+  approvals.on("approval:decided", (request) => events.emit("approval:decided", request));
+  const metrics = new RunnerMetrics({
+    sessions: () => db.session.count({ where: { status: { not: "deleted" } } }),
+    runsByOutcome: async () => {
+      const groups = await db.run.groupBy({ by: ["outcome"], _count: { _all: true } });
+      return Object.fromEntries(groups.map((g) => [g.outcome ?? "running", g._count._all]));
+    },
+    approvalsPending: () => db.approval.count({ where: { status: "pending" } }),
+  });
+  const router = new ToolRouter([...BUILTIN_TOOLS, gatewayTool]);
+  const tools = new ToolService({ db, driver, router, sessions, runs, approvals, loopGuard: new LoopGuard(), events, metrics });
+
+  const interrupted = await runs.markInterruptedOnStart();
+  await sessions.reconcile();
+  await driver.start();
+
+  const app = buildServer({ db, dockerHealth, logLevel: env.BERTH_LOG_LEVEL });
+  registerUserRoutes(app, { db });
+  registerSessionRoutes(app, { sessions, tools });
+  registerRunRoutes(app, { db, dataDir: env.dataDir });
+  registerReceiptRoutes(app, { db, dataDir: env.dataDir, receipts, webOrigin: env.webOrigin });
+  registerApprovalRoutes(app, { approvals, store: approvalStore });
+  registerPolicyRoutes(app, { db, onChange: () => tools.invalidatePolicy() });
+  registerSkillRoutes(app, { db });
+  app.get("/metrics", async (_request, reply) => reply.header("content-type", metrics.registry.contentType).send(await metrics.registry.metrics()));
+  const io = createSocketServer(app.server, { db, events, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin });
+  const expiry = setInterval(() => void approvals.expireDue().catch(() => undefined), 30_000);
+  expiry.unref();
+
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      clearInterval(expiry);
+      await io.close().catch(() => undefined);
+      await app.close().catch(() => undefined);
+      await runs.interruptAll("runner_shutdown").catch(() => undefined);
+      // Session containers keep running for the next runner to adopt; the warm pool is drained.
+      await driver.close().catch(() => undefined);
+      await db.$disconnect();
+    })();
+    return closing;
+  };
+
+  try {
+    await app.listen({ host: env.BERTH_HOST, port: env.BERTH_RUNNER_PORT });
+  } catch (error) {
+    await close();
+    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+      throw new AppError({ code: "conflict", message: `port ${env.BERTH_RUNNER_PORT} on ${env.BERTH_HOST} is in use: stop what holds it or set BERTH_RUNNER_PORT` });
+    }
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : env.BERTH_RUNNER_PORT;
+  return {
+    url: `http://${env.BERTH_HOST}:${port}`,
+    port,
+    adminTokenWhere: admin.source === "env" ? "BERTH_ADMIN_TOKEN" : (admin.file ?? ""),
+    interruptedOnStart: interrupted,
+    close,
+  };
+}
