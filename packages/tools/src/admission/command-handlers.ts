@@ -474,6 +474,20 @@ const dd: CommandHandler = (c) => {
   }
 };
 
+const LN_WITH_VALUE = set("-t", "--target-directory", "-S", "--suffix");
+
+/** A link to a path outside the workspace lets later writes through it leave the workspace. */
+const ln: CommandHandler = (c) => {
+  mutator({ recognised: true, destinationOnly: true, withValue: LN_WITH_VALUE })(c);
+  const ops = operands(c.args, LN_WITH_VALUE);
+  const sources = optionValues(c.args, ["-t", "--target-directory"]).length > 0 ? ops : ops.slice(0, -1);
+  for (const source of sources) {
+    if (source.value === undefined || c.isInside(source.value) !== true) {
+      c.add("unknown", `ln links to ${shown(source)}, outside the workspace: writes through the link would leave it`);
+    }
+  }
+};
+
 const find: CommandHandler = (c) => {
   const starts: Arg[] = [];
   let i = 0;
@@ -951,10 +965,7 @@ register(READ_COMMANDS, recognised);
 register(BUILD_COMMANDS, recognised);
 register(["mkdir", "touch", "chmod", "tee", "mv"], mutator({ recognised: true, skip: 0 }));
 table.set("chmod", mutator({ recognised: true, skip: 1 }));
-register(
-  ["cp", "ln"],
-  mutator({ recognised: true, destinationOnly: true, withValue: set("-t", "--target-directory", "-S", "--suffix") }),
-);
+table.set("cp", mutator({ recognised: true, destinationOnly: true, withValue: LN_WITH_VALUE }));
 register(["rm", "rmdir", "shred", "unlink"], mutator({ recognised: false }));
 table.set("truncate", mutator({ recognised: false, withValue: set("-s", "--size", "-r", "--reference") }));
 register(["chown", "chgrp"], mutator({ recognised: false, skip: 1 }));
@@ -966,6 +977,7 @@ table.set(
     withValue: set("-m", "--mode", "-o", "--owner", "-g", "--group", "-t", "--target-directory"),
   }),
 );
+table.set("ln", ln);
 table.set("dd", dd);
 table.set("sort", sort);
 table.set("uniq", uniq);
