@@ -3,3 +3,4 @@ export * from "./docker";
 export * from "./agent-connection";
 export * from "./errors";
 export * from "./warm-pool";
+export * from "./start-gate";

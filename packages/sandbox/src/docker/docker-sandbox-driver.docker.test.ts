@@ -55,8 +55,8 @@ describe("DockerSandboxDriver (real engine)", () => {
     expect(info.status).toBe("ready");
     expect(info.agentVersion).toBeTruthy();
     expect(info.volumeName).toMatch(/^berth-ws-/);
-    const inspect = await docker.getContainer(info.containerId ?? "").inspect();
-    expect(inspect.Name).toBe(`/${containerNameFor("warm-1")}`);
+    // The rename after the session happens in the background.
+    await expect.poll(async () => (await docker.getContainer(info.containerId ?? "").inspect()).Name).toBe(`/${containerNameFor("warm-1")}`);
     await driver.destroy("warm-1");
   });
 
@@ -295,15 +295,20 @@ describe("runner restart (real engine)", () => {
     const infos = JSON.parse(stdout.trim().split("\n").pop() ?? "[]") as Array<{ sessionId: string; volumeName: string }>;
     const liveVolume = infos.find((i) => i.sessionId === "live-1")?.volumeName;
     expect(liveVolume).toBeTruthy();
-    expect((await dockerPsNames(runnerId)).length).toBe(3); // two sessions + one warm
+    const warmVolume = infos.find((i) => i.sessionId === "warm-live-1")?.volumeName;
+    // two sessions, one claimed warm container, and whatever the pool refill had got to
+    expect((await dockerPsNames(runnerId)).length).toBeGreaterThanOrEqual(3);
 
     const driver = new DockerSandboxDriver({ runnerId, poolSize: 0, heartbeatIntervalMs: 0 });
     try {
-      const report = await driver.reconcile([{ sessionId: "live-1", volumeName: liveVolume ?? "" }]);
-      expect(report.adopted).toEqual(["live-1"]);
-      expect(report.reapedContainers).toHaveLength(2);
-      expect(await dockerPsNames(runnerId)).toEqual([containerNameFor("live-1")]);
-      expect(await dockerVolumeNames(runnerId)).toEqual([liveVolume]);
+      const report = await driver.reconcile([
+        { sessionId: "live-1", volumeName: liveVolume ?? "" },
+        { sessionId: "warm-live-1", volumeName: warmVolume ?? "" },
+      ]);
+      expect(report.adopted.sort()).toEqual(["live-1", "warm-live-1"]);
+      expect(report.reapedContainers.length).toBeGreaterThanOrEqual(1);
+      expect(await dockerPsNames(runnerId)).toEqual([containerNameFor("live-1"), containerNameFor("warm-live-1")].sort());
+      expect(await dockerVolumeNames(runnerId)).toEqual([liveVolume, warmVolume].sort());
 
       // The adopted sandbox answers calls and still has its files.
       const read = await tool(driver, "live-1", "read_file", { path: "marker.txt" });

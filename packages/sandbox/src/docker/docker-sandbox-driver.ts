@@ -24,6 +24,7 @@ import type {
   SandboxSpec,
 } from "../driver";
 import { SandboxError, sandboxNotRunning } from "../errors";
+import { StartGate } from "../start-gate";
 import { WarmPool } from "../warm-pool";
 import {
   DEFAULT_LIMITS,
@@ -59,8 +60,10 @@ export interface DockerSandboxDriverOptions {
   idleTimeoutMs?: number;
   /** Default per-call timeout (tools with their own timeoutMs get that plus a grace). Default 120 s. */
   callTimeoutMs?: number;
-  /** Container start to hello answered. Default 15 s. */
+  /** Container start to hello answered. Default 30 s. */
   handshakeTimeoutMs?: number;
+  /** Containers starting at once (sessions go before pool refills). Default 6. */
+  maxConcurrentStarts?: number;
   /** agent.ping interval; 0 disables. Default 10 s. */
   heartbeatIntervalMs?: number;
   /** A ping unanswered within this counts as missed; 3 missed in a row kill the sandbox. Default 5 s. */
@@ -104,6 +107,10 @@ interface SessionState {
   stopping: TerminationCause | null;
   /** Removal of a dead container in flight; a restart waits for it (same name). */
   removal: Promise<void> | null;
+  /** The volume name was generated here and does not exist yet: create it without asking. */
+  freshVolume: boolean;
+  /** A claimed warm container being renamed after its session. */
+  renaming: Promise<void> | null;
   inFlight: number;
   idleTimer: NodeJS.Timeout | null;
   heartbeatTimer: NodeJS.Timeout | null;
@@ -148,11 +155,13 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
       | "heartbeatIntervalMs"
       | "heartbeatTimeoutMs"
       | "egressNetwork"
+      | "maxConcurrentStarts"
     >
   > & { runnerVersion: string | undefined };
   private readonly sessions = new Map<string, SessionState>();
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly pool: WarmPool<Attached>;
+  private readonly gate: StartGate;
   private imageId: string | null = null;
   private eventsStream: NodeJS.ReadableStream | null = null;
   private started = false;
@@ -168,12 +177,14 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
       poolSize: options.poolSize ?? 2,
       idleTimeoutMs: options.idleTimeoutMs ?? 30 * 60_000,
       callTimeoutMs: options.callTimeoutMs ?? 120_000,
-      handshakeTimeoutMs: options.handshakeTimeoutMs ?? 15_000,
+      handshakeTimeoutMs: options.handshakeTimeoutMs ?? 30_000,
+      maxConcurrentStarts: options.maxConcurrentStarts ?? 6,
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? 10_000,
       heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 5_000,
       egressNetwork: options.egressNetwork ?? "bridge",
       runnerVersion: options.runnerVersion,
     };
+    this.gate = new StartGate(Math.max(1, this.opts.maxConcurrentStarts));
     this.pool = new WarmPool<Attached>({
       size: this.opts.poolSize,
       create: () => this.createWarm(),
@@ -229,6 +240,7 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
         });
       }
       const state = existing ?? this.newState(sessionId, spec.volumeName ?? this.newVolumeName(), spec.egress ?? false);
+      if (!existing && !spec.volumeName) state.freshVolume = true;
       if (existing && spec.egress !== undefined) state.egress = spec.egress;
       return this.coldStart(state);
     });
@@ -249,15 +261,13 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
       if (!spec.egress) {
         const warm = this.pool.take();
         if (warm) {
-          const info = await this.claimWarm(sessionId, warm).catch((error: unknown) => {
-            this.warn(sessionId, `warm container could not be claimed, starting cold: ${errorMessage(error)}`, error);
-            void this.disposeContainer(warm, true);
-            return null;
-          });
-          if (info) return info;
+          if (!warm.conn.closed) return this.claimWarm(sessionId, warm);
+          void this.disposeContainer(warm, true);
         }
       }
-      return this.coldStart(this.newState(sessionId, this.newVolumeName(), spec.egress ?? false));
+      const state = this.newState(sessionId, this.newVolumeName(), spec.egress ?? false);
+      state.freshVolume = true;
+      return this.coldStart(state);
     });
   }
 
@@ -345,9 +355,11 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
   async reconcile(live: Iterable<LiveSession | string>): Promise<ReconcileReport> {
     const report: ReconcileReport = { adopted: [], terminated: [], reapedContainers: [], reapedVolumes: [] };
     const liveVolumes = new Map<string, string | undefined>();
+    const sessionOfVolume = new Map<string, string>();
     for (const entry of live) {
       if (typeof entry === "string") liveVolumes.set(entry, undefined);
       else liveVolumes.set(entry.sessionId, entry.volumeName);
+      if (typeof entry !== "string" && entry.volumeName) sessionOfVolume.set(entry.volumeName, entry.sessionId);
     }
     const ours = new Set<string>([...this.sessions.values()].flatMap((s) => (s.attached ? [s.attached.containerId] : [])));
     const containers = await this.docker.listContainers({ all: true, filters: runnerFilter(this.runnerId) });
@@ -356,7 +368,11 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     for (const info of containers) {
       if (ours.has(info.Id)) continue; // attached by this very driver (pool or session)
       const label = info.Labels[SandboxLabel.Session];
-      const sessionId = label && label !== POOL_SESSION ? label : sessionFromContainerName(info.Names[0] ?? "");
+      // A warm container claimed just before a crash may still carry its pool name: its volume tells.
+      const sessionId =
+        label && label !== POOL_SESSION
+          ? label
+          : (sessionFromContainerName(info.Names[0] ?? "") ?? sessionOfVolume.get(info.Labels[SandboxLabel.Volume] ?? "") ?? null);
       if (sessionId === null || !liveVolumes.has(sessionId) || this.sessions.get(sessionId)?.attached) {
         reap.push(info);
         continue;
@@ -428,6 +444,8 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
       starting: null,
       stopping: null,
       removal: null,
+      renaming: null,
+      freshVolume: false,
       inFlight: 0,
       idleTimer: null,
       heartbeatTimer: null,
@@ -464,9 +482,12 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     state.oomSeenOn = null;
     const starting = (async () => {
       if (state.removal) await state.removal;
-      await this.ensureVolume(state.volumeName);
+      await this.ensureVolume(state.volumeName, state.freshVolume);
+      state.freshVolume = false;
       const labels = sandboxLabels(this.runnerId, state.sessionId, state.volumeName, state.egress);
-      return this.startContainer(containerNameFor(state.sessionId), labels, state.volumeName, state.egress, state.sessionId);
+      return this.gate.run(() =>
+        this.startContainer(containerNameFor(state.sessionId), labels, state.volumeName, state.egress, state.sessionId),
+      );
     })();
     state.starting = starting;
     try {
@@ -483,13 +504,26 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     }
   }
 
-  private async claimWarm(sessionId: string, warm: Attached): Promise<SandboxInfo> {
-    // Labels are immutable, so the session is written into the name (see containerNameFor).
-    const name = containerNameFor(sessionId);
-    await warm.container.rename({ name });
-    warm.containerName = name;
+  /**
+   * Hands a warm sandbox to the session at once. Labels are immutable, so the session is written into the
+   * container's name in the background; until that lands, a restarted runner still finds the session by
+   * its volume name (persisted by the runner from SandboxInfo), which the container's labels carry.
+   */
+  private claimWarm(sessionId: string, warm: Attached): SandboxInfo {
     const state = this.newState(sessionId, warm.volumeName, false);
     this.bindToSession(state, warm);
+    const name = containerNameFor(sessionId);
+    state.renaming = warm.container
+      .rename({ name })
+      .then(() => {
+        warm.containerName = name;
+      })
+      .catch((error: unknown) => {
+        if (state.attached === warm) this.warn(sessionId, `could not rename warm container to ${name}: ${errorMessage(error)}`, error);
+      })
+      .finally(() => {
+        state.renaming = null;
+      });
     return this.info(state);
   }
 
@@ -529,7 +563,7 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     const error = sandboxNotRunning(state.sessionId, cause, exitCode);
     attached.conn.fail(error);
     this.detach(state);
-    state.removal = this.disposeContainer(attached, false);
+    state.removal = this.disposeAfterRename(state, attached);
     this.recordTermination(state, cause, exitCode, error.message);
   }
 
@@ -541,9 +575,14 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     const error = sandboxNotRunning(state.sessionId, cause);
     attached.conn.fail(error);
     this.detach(state);
-    state.removal = this.disposeContainer(attached, false);
+    state.removal = this.disposeAfterRename(state, attached);
     await state.removal;
     this.recordTermination(state, cause, null, error.message);
+  }
+
+  private async disposeAfterRename(state: SessionState, attached: Attached): Promise<void> {
+    if (state.renaming) await state.renaming;
+    await this.disposeContainer(attached, false);
   }
 
   private detach(state: SessionState): void {
@@ -564,8 +603,13 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     const container = this.docker.getContainer(info.Id);
     if (info.State === "running") {
       try {
-        const attached = await this.attachAndHello(container, info.Id, (info.Names[0] ?? "").replace(/^\//, ""), volumeName, state.egress, sessionId, true);
+        const name = (info.Names[0] ?? "").replace(/^\//, "");
+        const attached = await this.attachAndHello(container, info.Id, name, volumeName, state.egress, sessionId, true);
         this.bindToSession(state, attached);
+        if (sessionFromContainerName(name) !== sessionId) {
+          // Claimed from a pool just before the crash: give it its session's name now.
+          await container.rename({ name: containerNameFor(sessionId) }).catch((error: unknown) => this.warn(sessionId, `could not rename adopted container: ${errorMessage(error)}`, error));
+        }
         return "adopted";
       } catch (error) {
         await container.remove({ force: true }).catch(() => undefined);
@@ -588,7 +632,8 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     await this.ensureVolume(volumeName, true);
     const name = `berth-pool-${randomBytes(6).toString("hex")}`;
     try {
-      const attached = await this.startContainer(name, sandboxLabels(this.runnerId, POOL_SESSION, volumeName, false), volumeName, false, POOL_SESSION);
+      const labels = sandboxLabels(this.runnerId, POOL_SESSION, volumeName, false);
+      const attached = await this.gate.run(() => this.startContainer(name, labels, volumeName, false, POOL_SESSION), { background: true });
       attached.onEnd = () => this.pool.remove(attached);
       if (attached.conn.closed) attached.onEnd();
       return attached;

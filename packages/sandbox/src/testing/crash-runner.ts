@@ -1,5 +1,5 @@
 // A runner that dies without cleaning up: starts sandboxes for the sessions named on the command line and a
-// full warm pool, prints their infos as one JSON line, then exits at once (as a crash or kill -9 would).
+// full warm pool, claims one warm container for `warm-<first id>`, prints their infos as one JSON line, then exits at once (as a crash or kill -9 would).
 // Usage: npx tsx crash-runner.ts <runnerId> <sessionId>...
 import { DockerSandboxDriver } from "../docker";
 
@@ -18,5 +18,7 @@ for (const sessionId of sessionIds) {
   infos.push(info);
 }
 await driver.whenPoolFull();
+// One session takes a warm container; the crash comes before its rename can land, and mid pool refill.
+infos.push(await driver.acquire(`warm-${sessionIds[0] ?? "x"}`));
 process.stdout.write(`${JSON.stringify(infos)}\n`);
 process.exit(0);

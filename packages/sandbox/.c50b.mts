@@ -1,0 +1,13 @@
+import { DockerSandboxDriver } from "./src/index.ts";
+import { cleanupRunner } from "./src/testing/docker-test-kit.ts";
+const limit = Number(process.argv[2]);
+const d = new DockerSandboxDriver({ runnerId: "c50", poolSize: 0, heartbeatIntervalMs: 0, handshakeTimeoutMs: 120_000 });
+await d.start();
+let active = 0; const q: Array<() => void> = [];
+const acquireSlot = () => active < limit ? (active++, Promise.resolve()) : new Promise<void>((r) => q.push(() => { active++; r(); }));
+const release = () => { active--; q.shift()?.(); };
+const t0 = performance.now();
+const ts: number[] = [];
+await Promise.all(Array.from({ length: 50 }, async (_, i) => { await acquireSlot(); try { await d.acquire("m" + i); } finally { release(); } ts.push(performance.now() - t0); }));
+console.log(limit, "all", (performance.now() - t0).toFixed(0), ts.sort((a,b)=>a-b).filter((_, i) => i % 5 === 0).map(x=>x.toFixed(0)).join(" "));
+await d.close({ stopSessions: true }); await cleanupRunner("c50");

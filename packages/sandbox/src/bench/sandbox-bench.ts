@@ -1,0 +1,181 @@
+// `npx tsx packages/sandbox/src/bench/sandbox-bench.ts` (root: `npm run bench:sandbox`): measures, in one run
+// against the local engine and berth-sandbox:latest, cold start, warm acquire, an agent RPC round trip
+// reading a 4 KiB file versus `docker exec cat` of it, 50 concurrent sessions, and memory per idle agent.
+// Everything it creates carries a bench runner id and is removed at the end.
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { PassThrough } from "node:stream";
+import { promisify } from "node:util";
+import Docker from "dockerode";
+import { DockerSandboxDriver } from "../docker";
+import { cleanupRunner } from "../testing/docker-test-kit";
+
+const run = promisify(execFile);
+const docker = new Docker();
+
+interface Row {
+  name: string;
+  n: number;
+  p50: number;
+  p95: number;
+  unit: string;
+  target?: string;
+  pass?: boolean;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index] ?? Number.NaN;
+}
+
+function summarize(name: string, samples: number[], unit = "ms"): Row {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { name, n: samples.length, p50: percentile(sorted, 50), p95: percentile(sorted, 95), unit };
+}
+
+async function time<T>(fn: () => Promise<T>): Promise<[number, T]> {
+  const started = performance.now();
+  const value = await fn();
+  return [performance.now() - started, value];
+}
+
+function fmt(value: number): string {
+  if (!Number.isFinite(value)) return "-";
+  return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(3);
+}
+
+/** `docker exec <c> cat <file>` through the engine API (the same client the runner uses). */
+async function apiExecCat(container: Docker.Container, file: string): Promise<string> {
+  const exec = await container.exec({ Cmd: ["cat", file], AttachStdout: true, AttachStderr: true });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const out = new PassThrough();
+  const chunks: Buffer[] = [];
+  out.on("data", (c: Buffer) => chunks.push(c));
+  docker.modem.demuxStream(stream, out, new PassThrough());
+  await new Promise<void>((resolve, reject) => {
+    stream.on("end", resolve);
+    stream.on("error", reject);
+  });
+  return Buffer.concat(chunks).toString();
+}
+
+async function main(): Promise<void> {
+  const runnerId = `bench-${randomBytes(4).toString("hex")}`;
+  const driver = new DockerSandboxDriver({ runnerId, poolSize: 2, heartbeatIntervalMs: 0, idleTimeoutMs: 0 });
+  driver.on("warning", (w) => console.error(`warning: ${w.message}`));
+  const rows: Row[] = [];
+  const notes: string[] = [];
+  const t0 = performance.now();
+  try {
+    await driver.start();
+    await driver.whenPoolFull();
+
+    // 1. Cold start: create + attach + start + agent.hello, pool full and quiet.
+    const cold: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const [ms] = await time(() => driver.create(`cold-${i}`));
+      cold.push(ms);
+      await driver.destroy(`cold-${i}`);
+    }
+    rows.push({ ...summarize("cold start → agent ready", cold), target: "p50 ≤ 700 ms", pass: percentile(cold.sort((a, b) => a - b), 50) <= 700 });
+
+    // 2. Warm acquire from a full pool (refill between samples is not timed).
+    const warm: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      await driver.whenPoolFull();
+      const [ms] = await time(() => driver.acquire(`warm-${i}`));
+      warm.push(ms);
+    }
+    const warmRow = summarize("warm acquire (pool)", warm);
+    rows.push({ ...warmRow, target: "p50 ≤ 20 ms", pass: warmRow.p50 <= 20 });
+    await Promise.all(Array.from({ length: 20 }, (_, i) => driver.destroy(`warm-${i}`)));
+
+    // 3. RPC round trip reading a 4 KiB file vs docker exec cat of the same file.
+    await driver.whenPoolFull();
+    const rpcSession = "rpc";
+    const info = await driver.acquire(rpcSession);
+    const content = "x".repeat(4095) + "\n";
+    await driver.call(rpcSession, { tool: "write_file", args: { path: "four-k.txt", content }, callId: "w" });
+    const readOnce = async (i: number) => {
+      const result = await driver.call(rpcSession, { tool: "read_file", args: { path: "four-k.txt" }, callId: `r${i}` });
+      if (!result.ok || !result.output.includes("xxxx")) throw new Error(`read_file failed: ${result.output.slice(0, 200)}`);
+    };
+    for (let i = 0; i < 200; i++) await readOnce(i); // JIT warm-up on both sides
+    const rpc: number[] = [];
+    for (let i = 0; i < 1000; i++) rpc.push((await time(() => readOnce(i)))[0]);
+    const rpcRow = summarize("RPC read_file 4 KiB (round trip)", rpc);
+
+    const container = docker.getContainer(info.containerId ?? "");
+    const file = "/workspace/four-k.txt";
+    if ((await apiExecCat(container, file)).length !== 4096) throw new Error("docker exec cat returned the wrong size");
+    const apiExec: number[] = [];
+    for (let i = 0; i < 30; i++) apiExec.push((await time(() => apiExecCat(container, file)))[0]);
+    const apiRow = summarize("docker exec cat (engine API)", apiExec);
+    const cliExec: number[] = [];
+    for (let i = 0; i < 20; i++) cliExec.push((await time(() => run("docker", ["exec", info.containerId ?? "", "cat", file])))[0]);
+    const cliRow = summarize("docker exec <c> cat (CLI)", cliExec);
+
+    const ratioApi = apiRow.p50 / rpcRow.p50;
+    const ratioCli = cliRow.p50 / rpcRow.p50;
+    rows.push({ ...rpcRow, target: "p50 ≤ 1 ms, ≥ 50x exec", pass: rpcRow.p50 <= 1 && ratioApi >= 50 });
+    rows.push(apiRow, cliRow);
+    notes.push(`ratio docker exec / RPC (p50): ${ratioApi.toFixed(0)}x via engine API, ${ratioCli.toFixed(0)}x via CLI`);
+    await driver.destroy(rpcSession);
+
+    // 4. 50 concurrent sessions from a full pool of 2: the rest start cold, all at once.
+    await driver.whenPoolFull();
+    const ids = Array.from({ length: 50 }, (_, i) => `many-${i}`);
+    const perSession: number[] = [];
+    const [all] = await time(() =>
+      Promise.all(ids.map(async (id) => perSession.push((await time(() => driver.acquire(id)))[0]))),
+    );
+    rows.push({ name: "50 concurrent sessions, all ready", n: 1, p50: all, p95: all, unit: "ms" });
+    rows.push(summarize("  each session in that burst", perSession));
+
+    // 5. Memory of idle agents: RSS as the agent reports it, and what the container's cgroup charges.
+    await new Promise((r) => setTimeout(r, 2_000));
+    const sample = ids.slice(0, 10);
+    const rss: number[] = [];
+    const cgroup: number[] = [];
+    const anon: number[] = [];
+    for (const id of sample) {
+      rss.push((await driver.ping(id)).rssBytes / 2 ** 20);
+      const containerId = driver.get(id)?.containerId ?? "";
+      const stats = (await docker.getContainer(containerId).stats({ stream: false })) as unknown as {
+        memory_stats: { usage?: number; stats?: Record<string, number> };
+      };
+      const m = stats.memory_stats;
+      // docker stats' own figure: usage minus page cache (cgroup v1 `cache`, v2 `inactive_file`).
+      const cache = m.stats?.total_inactive_file ?? m.stats?.inactive_file ?? m.stats?.cache ?? 0;
+      cgroup.push(((m.usage ?? 0) - cache) / 2 ** 20);
+      const status = await driver.call(id, { tool: "bash", args: { command: "grep RssAnon /proc/$(pgrep -xf 'node /opt/berth/berth-agent.mjs')/status" }, callId: `m-${id}` });
+      const kb = /RssAnon:\s+(\d+)/.exec(String((status.details as { stdout?: string } | undefined)?.stdout ?? ""));
+      if (kb?.[1]) anon.push(Number(kb[1]) / 1024);
+    }
+    const cgroupRow = summarize("idle container memory (cgroup, as docker stats)", cgroup, "MiB");
+    rows.push({ ...cgroupRow, target: "≤ 40 MB", pass: cgroupRow.p95 <= 40 });
+    rows.push(summarize("idle agent private memory (RssAnon)", anon, "MiB"));
+    rows.push(summarize("idle agent RSS incl. shared node binary", rss, "MiB"));
+    notes.push("RSS counts the node binary's file pages, shared by every container through the page cache;");
+    notes.push("the cgroup figure is what each extra container costs the host.");
+    await Promise.all(ids.map((id) => driver.destroy(id)));
+  } finally {
+    await driver.close({ stopSessions: true }).catch(() => undefined);
+    await cleanupRunner(runnerId);
+  }
+
+  const header = ["metric", "n", "p50", "p95", "unit", "target", "ok"];
+  const table = rows.map((r) => [r.name, String(r.n), fmt(r.p50), fmt(r.p95), r.unit, r.target ?? "", r.pass === undefined ? "" : r.pass ? "yes" : "NO"]);
+  const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => (row[i] ?? "").length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i >= 5 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
+  console.log(`\nberth sandbox bench (image berth-sandbox:latest, ${(performance.now() - t0) / 1000 | 0} s)\n`);
+  console.log(line(header));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const row of table) console.log(line(row));
+  console.log("");
+  for (const note of notes) console.log(note);
+  if (rows.some((r) => r.pass === false)) process.exitCode = 1;
+}
+
+await main();

@@ -1,0 +1,1 @@
+export { StartGate } from "./start-gate";
