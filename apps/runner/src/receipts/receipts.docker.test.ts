@@ -1,0 +1,81 @@
+import { execFile, execFileSync } from "node:child_process";
+import { promisify } from "node:util";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestRunner, type TestRunner } from "../testing/runner-test-kit";
+
+type Result = { ok: boolean; runId?: string; receiptId?: string };
+const ROOT = path.resolve(import.meta.dirname, "../../../..");
+const CLI = path.join(ROOT, "packages/receipts/bin/berth-verify.mjs");
+
+/** Async on purpose: the runner answers the CLI from this same process. */
+async function verifyCli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ stdout: string; code: number }> {
+  try {
+    const { stdout } = await promisify(execFile)("node", [CLI, ...args], { env, encoding: "utf8" });
+    return { stdout, code: 0 };
+  } catch (error) {
+    const failed = error as { stdout?: string; code?: number };
+    return { stdout: failed.stdout ?? "", code: failed.code ?? 1 };
+  }
+}
+
+let kit: TestRunner;
+let receiptId: string;
+
+beforeAll(async () => {
+  execFileSync("npm", ["run", "build", "-w", "@berth/receipts"], { cwd: ROOT, stdio: "pipe" });
+  kit = await startTestRunner();
+  const session = await kit.createSession({ autonomy: "trusted" });
+  await kit.tool(session, "write_file", { path: "hello.sh", content: "echo shared-output\n" });
+  const run = await kit.tool<Result>(session, "run_script", { interpreter: "bash", script: "hello.sh" });
+  receiptId = run.body.receiptId!;
+});
+afterAll(async () => kit?.close());
+
+describe("sealed receipts and share links", () => {
+  it("verifies an untouched receipt through the API and fails a tampered one with the reason", async () => {
+    const { body: receipt } = await kit.api<{ body: { outcome: string } }>("GET", `/api/receipts/${receiptId}`);
+    expect((await kit.api("POST", "/api/receipts/verify", { receipt })).body).toEqual({ valid: true });
+    const tampered = structuredClone(receipt);
+    tampered.body.outcome = "failed";
+    const verdict = await kit.api<{ valid: boolean; reason: string }>("POST", "/api/receipts/verify", { receipt: tampered });
+    expect(verdict.body).toMatchObject({ valid: false, reason: expect.stringMatching(/digest mismatch/) });
+  });
+
+  it("verifies with berth-verify from a file (public key from the runner) and from a share URL", async () => {
+    const { body: receipt } = await kit.api("GET", `/api/receipts/${receiptId}`);
+    const file = path.join(kit.dataDir, "receipt.json");
+    fs.writeFileSync(file, JSON.stringify(receipt));
+    const fromFile = await verifyCli([file], { ...process.env, BERTH_URL: kit.url });
+    expect(fromFile).toEqual({ stdout: "valid\n", code: 0 });
+    fs.writeFileSync(file, JSON.stringify(receipt).replace('"outcome":"succeeded"', '"outcome":"failed"'));
+    const tampered = await verifyCli([file], { ...process.env, BERTH_URL: kit.url });
+    expect(tampered.code).toBe(1);
+    expect(tampered.stdout).toMatch(/^invalid: .*digest mismatch/);
+    const share = await kit.api<{ token: string }>("POST", `/api/receipts/${receiptId}/share`);
+    const fromUrl = await verifyCli([`${kit.url}/api/shared/${share.body.token}`]);
+    expect(fromUrl.stdout.trim()).toBe("valid");
+  });
+
+  it("opens a share link with no token, shows verification and logs, and stops when revoked", async () => {
+    const share = await kit.api<{ token: string; url: string }>("POST", `/api/receipts/${receiptId}/share`);
+    expect(share.status).toBe(201);
+    expect(share.body.url).toMatch(/\/share\//);
+    const open = await fetch(`${kit.url}/api/shared/${share.body.token}`);
+    expect(open.status).toBe(200);
+    const shared = (await open.json()) as { verification: { valid: boolean }; logs: { stdout: { content: string } }; run: Record<string, unknown> };
+    expect(shared.verification.valid).toBe(true);
+    expect(shared.logs.stdout.content).toBe("shared-output\n");
+    expect(shared.run).not.toHaveProperty("sessionId");
+    await kit.api("DELETE", `/api/receipts/${receiptId}/share`);
+    expect((await fetch(`${kit.url}/api/shared/${share.body.token}`)).status).toBe(404);
+  });
+
+  it("chains receipts: each names the previous digest", async () => {
+    const runs = await kit.api<{ runs: { receiptId: string }[] }>("GET", "/api/runs?limit=10");
+    const receipts = await Promise.all(runs.body.runs.filter((r) => r.receiptId).map(async (r) => (await kit.api<{ body: { seq: number; prevDigest: string | null }; digest: string }>("GET", `/api/receipts/${r.receiptId}`)).body));
+    receipts.sort((a, b) => a.body.seq - b.body.seq);
+    for (let i = 1; i < receipts.length; i++) expect(receipts[i]!.body.prevDigest).toBe(receipts[i - 1]!.digest);
+  });
+});
