@@ -15,6 +15,8 @@ export interface ToolClassification {
   recognised?: boolean;
   alwaysAsk?: boolean;
   reasons?: string[];
+  /** Parsed command words, for a tool that runs a command line: policy prefixes match these. */
+  commands?: readonly SimpleCommand[];
 }
 
 /** What admission needs from the tool registry; the runner passes the real one. */
@@ -22,7 +24,10 @@ export interface AdmissionRegistry {
   has(tool: string): boolean;
   /** Validates and normalises arguments (weak-model tolerance happens here). */
   validate(tool: string, args: unknown): { ok: true; args: unknown } | { ok: false; message: string };
-  /** Class of tools that are not bash, run_script, dispatch or gateway (those are classified here). */
+  /**
+   * Class of every tool but bash, run_script and dispatch, which admission classifies itself (it needs
+   * their parsed commands for policy rules). A ToolSpec's `classify` fits here.
+   */
   actionClassOf(tool: string, args: unknown): ActionClass | ToolClassification;
 }
 
@@ -62,7 +67,7 @@ export interface AdmissionResult {
   verdict: Decision;
   /** The step that settled the verdict. */
   stage: AdmissionStage;
-  /** The tool that will run (for `gateway` op=call, the capability). */
+  /** The tool admitted. `gateway` op=call is admitted again under the capability's name by GatewayHost.call. */
   tool: string;
   /** Validated arguments (raw ones when validation failed). */
   args: unknown;
@@ -79,12 +84,10 @@ export interface AdmissionResult {
   ruleId?: string;
   /** A dispatch plan's tasks, each admitted on its own. */
   tasks?: AdmissionResult[];
-  /** Set when the call came through `gateway` op=call. */
-  via?: "gateway";
 }
 
-interface Classified extends Required<ToolClassification> {
-  commands?: SimpleCommand[];
+interface Classified extends Required<Omit<ToolClassification, "commands">> {
+  commands?: readonly SimpleCommand[] | undefined;
 }
 
 const MAX_NESTING = 4;
@@ -120,13 +123,6 @@ function evaluate(call: AdmissionCall, ctx: AdmissionContext, depth: number): Ad
   if (!validated.ok) return refuse("arguments", validated.message, call.args);
   const args = validated.args;
 
-  if (tool === "gateway") {
-    const inner = gatewayCall(args);
-    if (inner !== undefined) {
-      if (depth >= MAX_NESTING) return refuse("arguments", "gateway: calls nested too deeply", args);
-      return { ...evaluate({ ...call, ...inner }, ctx, depth + 1), via: "gateway" };
-    }
-  }
   if (tool === "dispatch") return evaluatePlan(call, args, ctx, depth);
 
   const classified = classifyCall(tool, args, ctx);
@@ -233,7 +229,6 @@ function classifyCall(tool: string, args: unknown, ctx: AdmissionContext): Class
       opts,
     );
   }
-  if (tool === "gateway") return { actionClass: "read", recognised: true, alwaysAsk: false, reasons: [] };
   const known = ctx.registry.actionClassOf(tool, args);
   const c = typeof known === "string" ? { actionClass: known } : known;
   return {
@@ -241,28 +236,8 @@ function classifyCall(tool: string, args: unknown, ctx: AdmissionContext): Class
     recognised: c.recognised ?? false,
     alwaysAsk: c.alwaysAsk ?? false,
     reasons: c.reasons ?? [],
+    commands: c.commands,
   };
-}
-
-/**
- * `gateway` op=call runs a capability under its own name, so it is admitted as that call.
- * The op is inferred as the gateway does: capability + args → call.
- */
-export function gatewayCall(args: unknown): { tool: string; args: unknown } | undefined {
-  if (typeof args !== "object" || args === null) return undefined;
-  const a = args as Record<string, unknown>;
-  const capability = [a.capability, a.name, a.tool].find((v): v is string => typeof v === "string" && v.length > 0);
-  const op = typeof a.op === "string" ? a.op : capability !== undefined && a.args !== undefined ? "call" : undefined;
-  if (op !== "call" || capability === undefined) return undefined;
-  let inner: unknown = a.args ?? {};
-  if (typeof inner === "string") {
-    try {
-      inner = JSON.parse(inner) as unknown;
-    } catch {
-      // Left as a string: the capability's own validation names the problem.
-    }
-  }
-  return { tool: capability, args: inner };
 }
 
 /**

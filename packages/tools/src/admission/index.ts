@@ -10,7 +10,7 @@ export { validatePolicyRule } from "./validate-policy-rule";
 export type { PolicyRuleValidation } from "./validate-policy-rule";
 export { canonicalJson, renderCallText, renderPlanText, sha256Hex, showControls } from "./render-call-text";
 export type { RenderedCall } from "./render-call-text";
-export { admit, gatewayCall } from "./admit";
+export { admit } from "./admit";
 export type {
   AdmissionCall,
   AdmissionContext,
