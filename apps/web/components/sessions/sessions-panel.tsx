@@ -28,7 +28,6 @@ export function SessionsPanel() {
       socket.off("session:status", onStatus);
       clearInterval(timer);
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   const create = async (event: FormEvent) => {

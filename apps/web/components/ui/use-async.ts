@@ -31,7 +31,6 @@ export function useAsync<T>(load: () => Promise<T>, deps: readonly unknown[]): A
 
   useEffect(() => {
     void reload();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, deps);
 
   const setData = useCallback((update: (old: T | undefined) => T | undefined) => setDataState(update), []);

@@ -1,5 +1,15 @@
-"use client";
-import { CodeEditor } from "@/components/editor/code-editor";
-export default function Page() {
-  return <div style={{ height: 400 }}><CodeEditor path="x.py" value="print(1)" language="python" /></div>;
+import type { Metadata } from "next";
+import { requireUser } from "@/lib/auth";
+import { SkillsList } from "@/components/skills/skills-list";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Skills" };
+
+export default async function SkillsPage() {
+  await requireUser("/skills");
+  return (
+    <main className="page">
+      <SkillsList />
+    </main>
+  );
 }

@@ -1,0 +1,17 @@
+import type { Metadata } from "next";
+import { requireUser } from "@/lib/auth";
+import { SkillEditor } from "@/components/skills/skill-editor";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Skill" };
+
+export default async function SkillPage({ params }: { params: Promise<{ name: string }> }) {
+  const { name } = await params;
+  const decoded = decodeURIComponent(name);
+  await requireUser(`/skills/${name}`);
+  return (
+    <main className="page">
+      <SkillEditor name={decoded} />
+    </main>
+  );
+}

@@ -1,0 +1,541 @@
+"use client";
+import Link from "next/link";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import type { OnMount } from "@monaco-editor/react";
+import { callTool, errorMessage, getSession, listRuns, type Parked, type Run } from "@/lib/api";
+import { formatDuration, formatRelative, shortId } from "@/lib/format";
+import { interpreterFor, languageFor } from "@/lib/languages";
+import { getSocket, onEveryConnect, useSocketConnected, type FileChangedEvent, type RunStatusEvent, type SessionStatusEvent } from "@/lib/socket";
+import { CodeEditor } from "@/components/editor/code-editor";
+import { OutputView } from "@/components/runs/run-output";
+import { useRunStream } from "@/components/runs/use-run-stream";
+import { useAsync } from "@/components/ui/use-async";
+import { EmptyState, ErrorState, Spinner, StatusBadge } from "@/components/ui/states";
+import { FileTree } from "./file-tree";
+import { TerminalPanel, type TerminalHandle } from "./terminal-panel";
+
+type TabKind = "loading" | "text" | "binary" | "too_large" | "error";
+type Tab = { path: string; kind: TabKind; saved: string; draft: string; truncated?: boolean; message?: string };
+type BottomTab = "terminal" | "output" | "runs";
+
+/** Files bigger than this open read-only (the editor would be slow and write_file refuses over 8 MiB). */
+const EDITABLE_MAX_CHARS = 2_000_000;
+const runKey = (sessionId: string) => `berth:run:${sessionId}`;
+
+type MonacoApi = Parameters<OnMount>[1];
+
+export function Ide({ sessionId }: { sessionId: string }) {
+  const session = useAsync(() => getSession(sessionId), [sessionId]);
+  const connected = useSocketConnected();
+  const [files, setFiles] = useState<string[]>([]);
+  const [filesLoading, setFilesLoading] = useState(true);
+  const [filesError, setFilesError] = useState<string | null>(null);
+  const [tabs, setTabs] = useState<Tab[]>([]);
+  const [activePath, setActivePath] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const [notice, setNotice] = useState<{ tone: "ok" | "bad"; text: string } | null>(null);
+  const [parked, setParked] = useState<Parked | null>(null);
+  const [bottom, setBottom] = useState<BottomTab>("terminal");
+  const [runId, setRunId] = useState<string | null>(null);
+  const [runPending, setRunPending] = useState(false);
+  const [runs, setRuns] = useState<Run[] | null>(null);
+  const tabsRef = useRef<Tab[]>([]);
+  tabsRef.current = tabs;
+  const activeRef = useRef<string | null>(null);
+  activeRef.current = activePath;
+  const monacoRef = useRef<MonacoApi | null>(null);
+  const terminalRef = useRef<TerminalHandle>(null);
+  const stream = useRunStream(runId);
+
+  const modelPath = useCallback((path: string) => `file:///${sessionId}/${path}`, [sessionId]);
+  const activeTab = tabs.find((t) => t.path === activePath) ?? null;
+  const dirty = useMemo(() => new Set(tabs.filter((t) => t.kind === "text" && t.draft !== t.saved).map((t) => t.path)), [tabs]);
+
+  // ---- files ----
+  const reloadFiles = useCallback(async () => {
+    try {
+      const result = await callTool(sessionId, "glob", { pattern: "**/*", maxResults: 5000 });
+      if (!result.ok) throw new Error(result.error?.message ?? result.output);
+      const list = (result.details as { files?: string[] } | undefined)?.files ?? [];
+      setFiles(list);
+      setFilesError(null);
+    } catch (error) {
+      setFilesError(errorMessage(error));
+    } finally {
+      setFilesLoading(false);
+    }
+  }, [sessionId]);
+
+  const readInto = useCallback(
+    async (path: string, opts: { onlyIfClean?: boolean } = {}) => {
+      const result = await callTool(sessionId, "read_file", { path, maxChars: EDITABLE_MAX_CHARS });
+      setTabs((old) =>
+        old.map((tab) => {
+          if (tab.path !== path) return tab;
+          if (opts.onlyIfClean && tab.kind === "text" && tab.draft !== tab.saved) return tab;
+          if (!result.ok) {
+            const code = result.error?.code ?? "";
+            const kind: TabKind = code === "binary_file" || code === "invalid_utf8" ? "binary" : code === "too_large" ? "too_large" : "error";
+            return { ...tab, kind, message: result.error?.message ?? result.output };
+          }
+          const details = result.details as { content?: string; truncated?: boolean } | undefined;
+          const content = details?.content ?? "";
+          const model = monacoRef.current?.editor.getModel(monacoRef.current.Uri.parse(modelPath(path)));
+          if (model && model.getValue() !== content) model.setValue(content);
+          return { ...tab, kind: "text", saved: content, draft: content, truncated: !!details?.truncated, message: undefined };
+        }),
+      );
+    },
+    [sessionId, modelPath],
+  );
+
+  const openFile = useCallback(
+    (path: string) => {
+      setActivePath(path);
+      if (tabsRef.current.some((t) => t.path === path)) return;
+      setTabs((old) => [...old, { path, kind: "loading", saved: "", draft: "" }]);
+      void readInto(path).catch((error: unknown) =>
+        setTabs((old) => old.map((t) => (t.path === path ? { ...t, kind: "error", message: errorMessage(error) } : t))),
+      );
+    },
+    [readInto],
+  );
+
+  const closeTab = (path: string) => {
+    const tab = tabsRef.current.find((t) => t.path === path);
+    if (tab && tab.kind === "text" && tab.draft !== tab.saved && !window.confirm(`${path} has unsaved changes. Close it anyway?`)) return;
+    const remaining = tabsRef.current.filter((t) => t.path !== path);
+    setTabs(remaining);
+    monacoRef.current?.editor.getModel(monacoRef.current.Uri.parse(modelPath(path)))?.dispose();
+    if (activeRef.current === path) setActivePath(remaining[remaining.length - 1]?.path ?? null);
+  };
+
+  const createFile = async (path: string) => {
+    const result = await callTool(sessionId, "write_file", { path, content: "", mode: "create" }, { onParked: setParked });
+    setParked(null);
+    if (!result.ok) throw new Error(result.error?.message ?? result.output);
+    setFiles((old) => (old.includes(path) ? old : [...old, path].sort()));
+    openFile(path);
+  };
+
+  const save = useCallback(async (): Promise<boolean> => {
+    const path = activeRef.current;
+    const tab = tabsRef.current.find((t) => t.path === path);
+    if (!path || !tab || tab.kind !== "text" || tab.truncated) return false;
+    if (tab.draft === tab.saved) return true;
+    const content = tab.draft;
+    setSaving(true);
+    try {
+      const result = await callTool(sessionId, "write_file", { path, content }, { onParked: setParked });
+      setParked(null);
+      if (!result.ok) throw new Error(result.error?.message ?? result.output);
+      setTabs((old) => old.map((t) => (t.path === path ? { ...t, saved: content } : t)));
+      setNotice({ tone: "ok", text: `Saved ${path}` });
+      return true;
+    } catch (error) {
+      setNotice({ tone: "bad", text: `Save failed: ${errorMessage(error)}` });
+      return false;
+    } finally {
+      setSaving(false);
+    }
+  }, [sessionId]);
+
+  // ---- runs ----
+  const reloadRuns = useCallback(async () => {
+    try {
+      setRuns(await listRuns({ sessionId, limit: 50 }));
+    } catch {
+      // shown as stale; the dashboard has the error state
+    }
+  }, [sessionId]);
+
+  const adoptRun = useCallback(
+    (id: string) => {
+      setRunId(id);
+      try {
+        window.sessionStorage.setItem(runKey(sessionId), id);
+      } catch {
+        // private mode: the output is still shown until reload
+      }
+    },
+    [sessionId],
+  );
+
+  const run = useCallback(async () => {
+    const path = activeRef.current;
+    const interpreter = path ? interpreterFor(path) : null;
+    if (!path || !interpreter || runPending) return;
+    if (!(await save())) return;
+    setBottom("output");
+    setRunPending(true);
+    setNotice(null);
+    const before = new Set((await listRuns({ sessionId, limit: 20 }).catch(() => [] as Run[])).map((r) => r.id));
+    let adopted: string | null = null;
+    const adopt = (id: string) => {
+      if (adopted || before.has(id)) return;
+      adopted = id;
+      adoptRun(id);
+    };
+    // The call answers when the script ends; learn the run id as soon as it exists (lib/api.ts A2).
+    const socket = getSocket();
+    const onStatus = (event: RunStatusEvent) => {
+      if (event.sessionId === sessionId && event.status === "running" && (!event.tool || event.tool === "run_script")) adopt(event.runId);
+    };
+    socket.on("run:status", onStatus);
+    const poll = setInterval(() => {
+      if (adopted) return;
+      void listRuns({ sessionId, limit: 5 })
+        .then((list) => {
+          const fresh = list.find((r) => !before.has(r.id) && r.tool === "run_script");
+          if (fresh) adopt(fresh.id);
+        })
+        .catch(() => undefined);
+    }, 400);
+    try {
+      const result = await callTool(sessionId, "run_script", { interpreter, script: path }, { onParked: setParked });
+      setParked(null);
+      if (result.runId) adopt(result.runId);
+      if (!result.runId && !result.ok) setNotice({ tone: "bad", text: result.error?.message ?? result.output });
+    } catch (error) {
+      setNotice({ tone: "bad", text: `Run failed: ${errorMessage(error)}` });
+    } finally {
+      clearInterval(poll);
+      socket.off("run:status", onStatus);
+      setRunPending(false);
+      void reloadRuns();
+    }
+  }, [sessionId, runPending, save, adoptRun, reloadRuns]);
+
+  // Restore the last run's output after a reload.
+  useEffect(() => {
+    try {
+      const saved = window.sessionStorage.getItem(runKey(sessionId));
+      if (saved) {
+        setRunId(saved);
+        setBottom("output");
+      }
+    } catch {
+      // no storage
+    }
+    void reloadFiles();
+    void reloadRuns();
+  }, [sessionId, reloadFiles, reloadRuns]);
+
+  // ---- live: files, runs, session status ----
+  useEffect(() => {
+    const socket = getSocket();
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const changed = new Set<string>();
+    const onFile = (event: FileChangedEvent) => {
+      if (event.sessionId !== sessionId) return;
+      changed.add(event.path);
+      if (timer) return;
+      timer = setTimeout(() => {
+        timer = null;
+        const paths = [...changed];
+        changed.clear();
+        void reloadFiles();
+        for (const path of paths) if (tabsRef.current.some((t) => t.path === path)) void readInto(path, { onlyIfClean: true }).catch(() => undefined);
+      }, 150);
+    };
+    const onRunStatus = (event: RunStatusEvent) => {
+      if (event.sessionId && event.sessionId !== sessionId) return;
+      void reloadRuns();
+    };
+    const onSession = (event: SessionStatusEvent) => {
+      if (event.sessionId !== sessionId) return;
+      session.setData((old) => (old ? { ...old, status: event.status, terminationCause: event.terminationCause ?? old.terminationCause } : old));
+    };
+    socket.on("file:changed", onFile);
+    socket.on("run:status", onRunStatus);
+    socket.on("session:status", onSession);
+    const stopConnect = onEveryConnect(socket, () => socket.emit("session:join", { sessionId }));
+    return () => {
+      socket.off("file:changed", onFile);
+      socket.off("run:status", onRunStatus);
+      socket.off("session:status", onSession);
+      stopConnect();
+      if (timer) clearTimeout(timer);
+      socket.emit("session:leave", { sessionId });
+    };
+  }, [sessionId, reloadFiles, readInto, reloadRuns]);
+
+  useEffect(() => {
+    if (stream.status && stream.status !== "running") void reloadRuns();
+  }, [stream.status, reloadRuns]);
+
+  // ---- keyboard: Ctrl/Cmd+S save, Ctrl/Cmd+Enter run, Ctrl+` terminal ----
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const mod = event.ctrlKey || event.metaKey;
+      if (mod && event.key.toLowerCase() === "s") {
+        event.preventDefault();
+        event.stopPropagation();
+        void save();
+      } else if (mod && event.key === "Enter") {
+        event.preventDefault();
+        event.stopPropagation();
+        void run();
+      } else if (event.ctrlKey && (event.key === "`" || event.code === "Backquote")) {
+        event.preventDefault();
+        event.stopPropagation();
+        setBottom("terminal");
+        requestAnimationFrame(() => terminalRef.current?.focus());
+      }
+    };
+    window.addEventListener("keydown", onKey, true);
+    return () => window.removeEventListener("keydown", onKey, true);
+  }, [save, run]);
+
+  useEffect(() => {
+    if (!notice) return;
+    const timer = setTimeout(() => setNotice(null), notice.tone === "ok" ? 2500 : 8000);
+    return () => clearTimeout(timer);
+  }, [notice]);
+
+  useEffect(() => {
+    const onBeforeUnload = (event: BeforeUnloadEvent) => {
+      if (tabsRef.current.some((t) => t.kind === "text" && t.draft !== t.saved)) event.preventDefault();
+    };
+    window.addEventListener("beforeunload", onBeforeUnload);
+    return () => window.removeEventListener("beforeunload", onBeforeUnload);
+  }, []);
+
+  if (session.error && !session.data) {
+    return (
+      <main className="page">
+        <ErrorState message={session.error} onRetry={() => void session.reload()} />
+        <Link href="/">← All sessions</Link>
+      </main>
+    );
+  }
+
+  const interpreter = activePath ? interpreterFor(activePath) : null;
+  const stopped = session.data && ["stopped", "failed", "deleted"].includes(session.data.status);
+
+  return (
+    <div className="ide" data-testid="ide">
+      <div className="ide-toolbar">
+        <Link href="/" className="muted">
+          Sessions
+        </Link>
+        <span className="muted">/</span>
+        <strong data-testid="session-title">{session.data?.name ?? shortId(sessionId)}</strong>
+        {session.data ? (
+          <>
+            <StatusBadge value={session.data.status} testId="session-status" />
+            {session.data.terminationCause ? <span className="muted tiny">({session.data.terminationCause.replaceAll("_", " ")})</span> : null}
+            <span className="badge muted" title="autonomy">
+              {session.data.autonomy}
+            </span>
+            <span className="badge muted" title="network">
+              net: {session.data.network}
+            </span>
+          </>
+        ) : null}
+        <span className={`conn ${connected ? "on" : "off"}`} title={connected ? "live updates connected" : "live updates reconnecting"} data-testid="socket-status">
+          {connected ? "live" : "offline"}
+        </span>
+        <div className="spacer" />
+        {notice ? (
+          <span className={`notice ${notice.tone}`} data-testid="notice">
+            {notice.text}
+          </span>
+        ) : null}
+        <button className="btn small" onClick={() => void save()} disabled={!activeTab || activeTab.kind !== "text" || !dirty.has(activeTab.path) || saving} data-testid="save" title="Save (Ctrl/Cmd+S)">
+          {saving ? "Saving…" : "Save"}
+        </button>
+        <button
+          className="btn primary small"
+          onClick={() => void run()}
+          disabled={!interpreter || runPending || !!stopped}
+          data-testid="run"
+          title={interpreter ? `Run with ${interpreter} (Ctrl/Cmd+Enter)` : "Open a .py, .js, .sh, .rb, .pl, .r, .jl or .m file to run it"}
+        >
+          {runPending ? "Running…" : `▶ Run${interpreter ? ` (${interpreter})` : ""}`}
+        </button>
+      </div>
+      {parked ? (
+        <div className="parked-banner" data-testid="parked-banner">
+          <strong>⏸ Waiting for operator approval</strong>
+          <span className="muted">
+            {" "}
+            — an operator must approve this call on the <Link href="/approvals">Approvals</Link> page. Approval <code>{parked.approvalId}</code>, sha256{" "}
+            <code>{parked.sha256.slice(0, 16)}…</code>
+          </span>
+          <pre className="parked-text">{parked.text}</pre>
+        </div>
+      ) : null}
+      <div className="ide-main">
+        <FileTree files={files} activePath={activePath} dirty={dirty} onOpen={openFile} onCreate={createFile} loading={filesLoading} error={filesError} />
+        <section className="editor-area">
+          <div className="tabs" role="tablist" data-testid="editor-tabs">
+            {tabs.map((tab) => (
+              <div
+                key={tab.path}
+                role="tab"
+                aria-selected={tab.path === activePath}
+                className={`tab${tab.path === activePath ? " active" : ""}`}
+                onClick={() => setActivePath(tab.path)}
+                onAuxClick={(event) => {
+                  if (event.button === 1) closeTab(tab.path);
+                }}
+                data-testid="editor-tab"
+                data-path={tab.path}
+                data-dirty={dirty.has(tab.path) ? "true" : "false"}
+                title={tab.path}
+              >
+                <span>{tab.path.split("/").pop()}</span>
+                {dirty.has(tab.path) ? (
+                  <span className="dot" data-testid="tab-dirty" aria-label="unsaved changes" />
+                ) : null}
+                <button
+                  className="tab-close"
+                  aria-label={`Close ${tab.path}`}
+                  onClick={(event) => {
+                    event.stopPropagation();
+                    closeTab(tab.path);
+                  }}
+                >
+                  ×
+                </button>
+              </div>
+            ))}
+          </div>
+          <div className="editor-body">
+            {!activeTab ? (
+              <EmptyState title="No file open" testId="editor-empty">
+                Pick a file on the left or create one with ＋. <kbd>Ctrl/Cmd+S</kbd> saves, <kbd>Ctrl/Cmd+Enter</kbd> runs, <kbd>Ctrl+`</kbd> focuses the terminal.
+              </EmptyState>
+            ) : activeTab.kind === "loading" ? (
+              <Spinner label={`Opening ${activeTab.path}…`} />
+            ) : activeTab.kind === "binary" ? (
+              <EmptyState title="Binary file" testId="file-binary">
+                {activeTab.path} is not UTF-8 text, so it is not shown in the editor.
+              </EmptyState>
+            ) : activeTab.kind === "too_large" ? (
+              <EmptyState title="File too large" testId="file-too-large">
+                {activeTab.message}
+              </EmptyState>
+            ) : activeTab.kind === "error" ? (
+              <ErrorState message={activeTab.message ?? "Could not open the file"} onRetry={() => void readInto(activeTab.path)} />
+            ) : (
+              <>
+                {activeTab.truncated ? (
+                  <div className="banner warn" data-testid="file-too-large">
+                    File too large to edit here: showing the first {EDITABLE_MAX_CHARS.toLocaleString()} characters, read-only.
+                  </div>
+                ) : null}
+                <div className="monaco-host" data-testid="editor">
+                  <CodeEditor
+                    path={modelPath(activeTab.path)}
+                    value={activeTab.saved}
+                    language={languageFor(activeTab.path)}
+                    readOnly={!!activeTab.truncated}
+                    onChange={(value) => {
+                      const path = activeTab.path;
+                      setTabs((old) => old.map((t) => (t.path === path ? { ...t, draft: value } : t)));
+                    }}
+                    onMount={(_editor, monaco) => {
+                      monacoRef.current = monaco;
+                    }}
+                  />
+                </div>
+              </>
+            )}
+          </div>
+        </section>
+      </div>
+      <section className="bottom-panel">
+        <div className="bottom-tabs" role="tablist">
+          <button className={bottom === "terminal" ? "active" : ""} onClick={() => setBottom("terminal")} data-testid="tab-terminal">
+            Terminal
+          </button>
+          <button className={bottom === "output" ? "active" : ""} onClick={() => setBottom("output")} data-testid="tab-output">
+            Output
+            {stream.status ? <StatusBadge value={stream.outcome ?? stream.status} /> : null}
+          </button>
+          <button className={bottom === "runs" ? "active" : ""} onClick={() => setBottom("runs")} data-testid="tab-runs">
+            Runs {runs ? <span className="muted">({runs.length})</span> : null}
+          </button>
+          <div className="spacer" />
+          <span className="muted tiny hint">
+            <kbd>Ctrl+`</kbd> terminal · <kbd>Ctrl/Cmd+Enter</kbd> run
+          </span>
+        </div>
+        <div className="bottom-body">
+          <div className={bottom === "terminal" ? "fill" : "hidden"}>
+            <TerminalPanel ref={terminalRef} sessionId={sessionId} onParked={setParked} visible={bottom === "terminal"} />
+          </div>
+          <div className={bottom === "output" ? "fill output-pane" : "hidden"} data-testid="output-pane">
+            {runId ? (
+              <div className="run-head">
+                <span className="muted">Run</span>
+                <Link href={`/runs/${runId}`} className="mono" data-testid="run-link">
+                  {shortId(runId)}
+                </Link>
+                <StatusBadge value={stream.status ?? (runPending ? "running" : null)} testId="run-status" />
+                {stream.outcome ? <StatusBadge value={stream.outcome} testId="run-outcome" /> : null}
+                {stream.exitCode !== null ? <span className="muted">exit {stream.exitCode}</span> : null}
+                {stream.run?.durationMs ? <span className="muted">{formatDuration(stream.run.durationMs)}</span> : null}
+              </div>
+            ) : null}
+            <OutputView chunks={stream.chunks} testId="run-output" empty={runId ? (runPending ? "Waiting for output…" : "") : runPending ? "Starting…" : "Run a script with ▶ Run (Ctrl/Cmd+Enter): its output streams here."} />
+          </div>
+          <div className={bottom === "runs" ? "fill scroll" : "hidden"}>
+            <SessionRuns runs={runs} onOpen={(id) => adoptRun(id)} currentRunId={runId} onShow={() => setBottom("output")} />
+          </div>
+        </div>
+      </section>
+    </div>
+  );
+}
+
+function SessionRuns({ runs, onOpen, currentRunId, onShow }: { runs: Run[] | null; onOpen: (id: string) => void; currentRunId: string | null; onShow: () => void }) {
+  if (!runs) return <Spinner label="Loading runs…" />;
+  if (runs.length === 0) return <EmptyState title="No runs in this session yet">Runs of scripts and commands appear here with their outcome and receipt.</EmptyState>;
+  return (
+    <table className="table compact" data-testid="session-runs">
+      <thead>
+        <tr>
+          <th>Run</th>
+          <th>Tool</th>
+          <th>Status</th>
+          <th>Exit</th>
+          <th>Duration</th>
+          <th>Started</th>
+          <th />
+        </tr>
+      </thead>
+      <tbody>
+        {runs.map((run) => (
+          <tr key={run.id} className={run.id === currentRunId ? "selected" : undefined} data-testid="session-run-row">
+            <td>
+              <Link href={`/runs/${run.id}`} className="mono">
+                {shortId(run.id)}
+              </Link>
+            </td>
+            <td>{run.tool}</td>
+            <td>
+              <StatusBadge value={run.outcome ?? run.status} />
+            </td>
+            <td>{run.exitCode ?? "—"}</td>
+            <td>{formatDuration(run.durationMs)}</td>
+            <td className="muted">{formatRelative(run.startedAt)}</td>
+            <td>
+              <button
+                className="link-btn"
+                onClick={() => {
+                  onOpen(run.id);
+                  onShow();
+                }}
+              >
+                show output
+              </button>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,130 @@
+"use client";
+import { useEffect, useRef, useState } from "react";
+import { getRun, getRunLogs, type LogStream, type Run } from "@/lib/api";
+import { sliceNew } from "@/lib/format";
+import { getSocket, onEveryConnect, type RunOutputEvent, type RunStatusEvent } from "@/lib/socket";
+
+export type OutputChunk = { stream: LogStream; text: string };
+export type RunStream = { chunks: OutputChunk[]; status: string | null; outcome: string | null; exitCode: number | null; run: Run | null; error: string | null };
+
+const EMPTY: RunStream = { chunks: [], status: null, outcome: null, exitCode: null, run: null, error: null };
+
+/**
+ * Live output of one run: the stored logs from offset 0, then `run:output` from where they ended, with a
+ * slow poll as a safety net. Every piece goes through the per-stream byte offsets held here, so replays,
+ * reconnects and the poll never duplicate text nor leave a gap (lib/api.ts A3).
+ */
+export function useRunStream(runId: string | null): RunStream {
+  const [state, setState] = useState<RunStream>(EMPTY);
+  const haveRef = useRef<Record<LogStream, number>>({ stdout: 0, stderr: 0 });
+
+  useEffect(() => {
+    setState(EMPTY);
+    haveRef.current = { stdout: 0, stderr: 0 };
+    if (!runId) return;
+    let cancelled = false;
+    let loaded = false;
+    let finished = false;
+    const queue: RunOutputEvent[] = [];
+    const socket = getSocket();
+
+    const append = (stream: LogStream, offset: number, data: string): boolean => {
+      const piece = sliceNew(haveRef.current[stream], offset, data);
+      if (!piece) return true;
+      if (piece.gap) return false;
+      haveRef.current[stream] = piece.end;
+      if (piece.text) {
+        setState((old) => {
+          const chunks = old.chunks.slice();
+          const last = chunks[chunks.length - 1];
+          if (last && last.stream === stream) chunks[chunks.length - 1] = { stream, text: last.text + piece.text };
+          else chunks.push({ stream, text: piece.text });
+          return { ...old, chunks };
+        });
+      }
+      return true;
+    };
+
+    const fetchFrom = async (stream: LogStream) => {
+      for (let i = 0; i < 200 && !cancelled; i++) {
+        const from = haveRef.current[stream];
+        const page = await getRunLogs(runId, stream, from, 1_048_576);
+        if (cancelled) return;
+        append(stream, page.offset ?? from, page.content);
+        if (!page.content || page.nextOffset <= from || page.done) return;
+      }
+    };
+
+    const catchUp = async () => {
+      await fetchFrom("stdout");
+      await fetchFrom("stderr");
+    };
+
+    const refreshRun = async () => {
+      const detail = await getRun(runId);
+      if (cancelled) return;
+      const run = detail.run;
+      finished = run.status !== "running";
+      setState((old) => ({ ...old, run, status: run.status, outcome: run.outcome, exitCode: run.exitCode }));
+    };
+
+    const onOutput = (event: RunOutputEvent) => {
+      if (event.runId !== runId) return;
+      if (!loaded) {
+        queue.push(event);
+        return;
+      }
+      if (!append(event.stream, event.offset, event.data)) void catchUp().catch(() => undefined);
+    };
+    const onStatus = (event: RunStatusEvent) => {
+      if (event.runId !== runId) return;
+      setState((old) => ({ ...old, status: event.status, outcome: event.outcome ?? old.outcome, exitCode: event.exitCode ?? old.exitCode }));
+      if (event.status !== "running") {
+        finished = true;
+        // The last bytes may still be in flight: read the stored logs to their end, then the final record.
+        void catchUp()
+          .then(refreshRun)
+          .catch(() => undefined);
+      }
+    };
+    socket.on("run:output", onOutput);
+    socket.on("run:status", onStatus);
+
+    void (async () => {
+      try {
+        await refreshRun();
+        await catchUp();
+      } catch (error) {
+        if (!cancelled) setState((old) => ({ ...old, error: (error as Error).message }));
+      }
+      loaded = true;
+      for (const event of queue.splice(0)) onOutput(event);
+    })();
+
+    const stopConnect = onEveryConnect(socket, () => {
+      const h = haveRef.current;
+      socket.emit("run:subscribe", { runId, offset: Math.min(h.stdout, h.stderr) });
+    });
+
+    // Safety net while the run is live (a missed event, a runner that streams elsewhere).
+    const timer = setInterval(() => {
+      if (!loaded || cancelled) return;
+      const wasFinished = finished;
+      void (async () => {
+        await catchUp();
+        if (wasFinished) clearInterval(timer);
+        else await refreshRun();
+      })().catch(() => undefined);
+    }, 1500);
+
+    return () => {
+      cancelled = true;
+      socket.off("run:output", onOutput);
+      socket.off("run:status", onStatus);
+      stopConnect();
+      clearInterval(timer);
+    };
+  }, [runId]);
+
+  return state;
+}
