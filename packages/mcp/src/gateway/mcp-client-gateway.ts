@@ -34,7 +34,10 @@ export interface McpClientGatewayOptions {
   stdio?: StdioLauncher;
   /** Builds the transport for an http server; the default is the SDK's Streamable HTTP client with the server's headers. */
   httpTransport?: (server: McpServerEntry & { url: string }) => Transport;
+  /** Timeout of each tools/call (default 60 s); a call may pass its own. */
   callTimeoutMs?: number;
+  /** Timeout of each tools/list page (default 60 s). */
+  listTimeoutMs?: number;
   connectTimeoutMs?: number;
   backoff?: Partial<BackoffOptions>;
   /** Names an MCP tool must not take (built-in and local function tools): a clash gets a suffix instead. */
@@ -256,7 +259,7 @@ export class McpClientGateway {
       label: entry.name,
       createTransport: () => this.#createTransport(entry, scope),
       clientInfo: this.#opts.clientInfo ?? { name: "berth-gateway", version: "0.1.0" },
-      requestTimeoutMs: this.#opts.callTimeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS,
+      requestTimeoutMs: this.#opts.listTimeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS,
       connectTimeoutMs: this.#opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       backoff: this.#backoff,
       onTools: (tools) => this.#observe(entry.id, tools),

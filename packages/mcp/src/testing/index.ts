@@ -1,0 +1,2 @@
+export * from "./test-mcp-server";
+export * from "./create-host-stdio-launcher";
