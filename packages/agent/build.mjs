@@ -12,7 +12,9 @@ const englishOnlyZod = {
   name: "english-only-zod",
   setup(b) {
     b.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
-      args.importer.includes(`${path.sep}zod${path.sep}`) ? { path: path.join(args.resolveDir, args.path), namespace: "zod-locales" } : undefined,
+      args.importer.includes(`${path.sep}zod${path.sep}`)
+        ? { path: path.join(args.resolveDir, args.path), namespace: "zod-locales" }
+        : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
       contents: `export { default as en } from ${JSON.stringify(path.join(path.dirname(args.path), "en.js"))};`,

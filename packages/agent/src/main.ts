@@ -8,7 +8,9 @@ const log = (message: string) => process.stderr.write(`berth-agent: ${message}\n
 console.log = console.info = console.debug = (...parts: unknown[]) => log(parts.map(String).join(" "));
 
 process.on("uncaughtException", (error) => log(`uncaught: ${error.stack ?? error.message}`));
-process.on("unhandledRejection", (reason) => log(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
+process.on("unhandledRejection", (reason) =>
+  log(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`),
+);
 // The runner went away mid-write: nothing left to talk to.
 process.stdout.on("error", () => process.exit(0));
 

@@ -90,7 +90,18 @@ describe("apply_patch (*** Begin Patch format)", () => {
     await put("a.txt", "a\n");
     await put("b.txt", "b\n");
     const result = await h.call("apply_patch", {
-      patch: patch("*** Update File: a.txt", "@@", "-a", "+A", "*** Add File: c.txt", "+c", "*** Update File: b.txt", "@@", "-nope", "+x"),
+      patch: patch(
+        "*** Update File: a.txt",
+        "@@",
+        "-a",
+        "+A",
+        "*** Add File: c.txt",
+        "+c",
+        "*** Update File: b.txt",
+        "@@",
+        "-nope",
+        "+x",
+      ),
     });
     expect(errorOf(result)).toMatch(/^Failed to locate hunk in b\.txt/);
     expect(await text("a.txt")).toBe("a\n");
@@ -101,14 +112,30 @@ describe("apply_patch (*** Begin Patch format)", () => {
   it("reports the spec's errors", async () => {
     await put("a.txt", "a\n");
     expect(errorOf(await h.call("apply_patch", { patch: "just text" }))).toMatch(/^Invalid patch envelope/);
-    expect(errorOf(await h.call("apply_patch", { patch: "*** Begin Patch\n*** Add File: x\n+x" }))).toMatch(/^Invalid patch envelope/);
-    expect(errorOf(await h.call("apply_patch", { patch: patch("*** Frobnicate: a.txt") }))).toBe("Unsupported patch line: *** Frobnicate: a.txt");
-    expect(errorOf(await h.call("apply_patch", { patch: patch("*** Add File: x", "no plus") }))).toBe("Unsupported patch line: no plus");
-    expect(errorOf(await h.call("apply_patch", { patch: patch("*** Add File: a.txt", "+x") }))).toBe("File already exists: a.txt");
-    expect(errorOf(await h.call("apply_patch", { patch: patch("*** Delete File: gone.txt") }))).toBe("File does not exist: gone.txt");
-    expect(errorOf(await h.call("apply_patch", { patch: patch("*** Update File: gone.txt", "@@", "-a", "+b") }))).toBe("File does not exist: gone.txt");
-    expect(errorOf(await h.call("apply_patch", { patch: patch("*** Add File: ../x", "+x") }))).toBe("Path escapes workspace root: ../x");
-    expect(errorOf(await h.call("apply_patch", { patch: patch("*** Add File: .git/hooks/pre-commit", "+x") }))).toBe("Writes under .git are refused: .git/hooks/pre-commit");
+    expect(errorOf(await h.call("apply_patch", { patch: "*** Begin Patch\n*** Add File: x\n+x" }))).toMatch(
+      /^Invalid patch envelope/,
+    );
+    expect(errorOf(await h.call("apply_patch", { patch: patch("*** Frobnicate: a.txt") }))).toBe(
+      "Unsupported patch line: *** Frobnicate: a.txt",
+    );
+    expect(errorOf(await h.call("apply_patch", { patch: patch("*** Add File: x", "no plus") }))).toBe(
+      "Unsupported patch line: no plus",
+    );
+    expect(errorOf(await h.call("apply_patch", { patch: patch("*** Add File: a.txt", "+x") }))).toBe(
+      "File already exists: a.txt",
+    );
+    expect(errorOf(await h.call("apply_patch", { patch: patch("*** Delete File: gone.txt") }))).toBe(
+      "File does not exist: gone.txt",
+    );
+    expect(errorOf(await h.call("apply_patch", { patch: patch("*** Update File: gone.txt", "@@", "-a", "+b") }))).toBe(
+      "File does not exist: gone.txt",
+    );
+    expect(errorOf(await h.call("apply_patch", { patch: patch("*** Add File: ../x", "+x") }))).toBe(
+      "Path escapes workspace root: ../x",
+    );
+    expect(errorOf(await h.call("apply_patch", { patch: patch("*** Add File: .git/hooks/pre-commit", "+x") }))).toBe(
+      "Writes under .git are refused: .git/hooks/pre-commit",
+    );
     expect(await text("a.txt")).toBe("a\n");
   });
 
@@ -123,7 +150,10 @@ describe("apply_patch (unified diff)", () => {
     const repo = path.join(h.stateDir, "repo");
     execFileSync("bash", ["-c", `rm -rf ${repo} && mkdir -p ${repo} && cd ${repo} && git init -q`]);
     const write = (files: Record<string, string>) => {
-      execFileSync("bash", ["-c", `cd ${repo} && git rm -rq --cached . >/dev/null 2>&1; find . -path ./.git -prune -o -type f -exec rm {} +`]);
+      execFileSync("bash", [
+        "-c",
+        `cd ${repo} && git rm -rq --cached . >/dev/null 2>&1; find . -path ./.git -prune -o -type f -exec rm {} +`,
+      ]);
       for (const [rel, content] of Object.entries(files)) {
         execFileSync("bash", ["-c", `mkdir -p "$(dirname "${repo}/${rel}")"`]);
         execFileSync("bash", ["-c", `cat > "${repo}/${rel}"`], { input: content });
@@ -163,10 +193,16 @@ describe("apply_patch (unified diff)", () => {
 
   it("fails cleanly on a hunk that does not apply and on junk lines", async () => {
     await put("a.txt", "a\n");
-    expect(errorOf(await h.call("apply_patch", { patch: ["--- a/a.txt", "+++ b/a.txt", "@@ -1 +1 @@", "-zzz", "+y"].join("\n") }))).toMatch(
-      /^Failed to locate hunk in a\.txt/,
-    );
-    expect(errorOf(await h.call("apply_patch", { patch: ["--- a/a.txt", "+++ b/a.txt", "@@ -1 +1 @@", "?a", "+y"].join("\n") }))).toBe("Unsupported patch line: ?a");
+    expect(
+      errorOf(
+        await h.call("apply_patch", { patch: ["--- a/a.txt", "+++ b/a.txt", "@@ -1 +1 @@", "-zzz", "+y"].join("\n") }),
+      ),
+    ).toMatch(/^Failed to locate hunk in a\.txt/);
+    expect(
+      errorOf(
+        await h.call("apply_patch", { patch: ["--- a/a.txt", "+++ b/a.txt", "@@ -1 +1 @@", "?a", "+y"].join("\n") }),
+      ),
+    ).toBe("Unsupported patch line: ?a");
     expect(await text("a.txt")).toBe("a\n");
   });
 });

@@ -5,7 +5,7 @@ import { fail } from "../tools/tool-failure-error";
 import { atomicWrite, writeTemp } from "../workspace/atomic-write";
 import { decodeText, statFile } from "../workspace/text-file";
 import type { Workspace } from "../workspace/workspace";
-import { type Hunk, type PatchOperation, parsePatch } from "./parse-patch";
+import { type Hunk, parsePatch } from "./parse-patch";
 
 const PATCH_FILE_MAX_BYTES = 20 * 1024 * 1024;
 
@@ -37,7 +37,12 @@ export const applyPatchTool = defineTool({
         fileChanges.push({ path: file.rel, operation: "add", linesAdded: op.lines.length, linesRemoved: 0 });
       } else if (op.type === "delete") {
         if (file.content === null) fail("not_found", `File does not exist: ${op.path}`);
-        fileChanges.push({ path: file.rel, operation: "delete", linesAdded: 0, linesRemoved: countLines(file.content as string) });
+        fileChanges.push({
+          path: file.rel,
+          operation: "delete",
+          linesAdded: 0,
+          linesRemoved: countLines(file.content as string),
+        });
         file.content = null;
       } else {
         if (file.content === null) fail("not_found", `File does not exist: ${op.path}`);
@@ -94,7 +99,11 @@ function countLines(text: string): number {
 
 type Compare = (a: string, b: string) => boolean;
 /** Exact first, then forgiving trailing whitespace, then any surrounding whitespace (as codex does). */
-const STRATEGIES: Compare[] = [(a, b) => a === b, (a, b) => a.trimEnd() === b.trimEnd(), (a, b) => a.trim() === b.trim()];
+const STRATEGIES: Compare[] = [
+  (a, b) => a === b,
+  (a, b) => a.trimEnd() === b.trimEnd(),
+  (a, b) => a.trim() === b.trim(),
+];
 
 function matchesAt(lines: string[], wanted: string[], at: number, same: Compare): boolean {
   if (at < 0 || at + wanted.length > lines.length) return false;
@@ -111,7 +120,11 @@ function locate(lines: string[], wanted: string[], from: number, hunk: Hunk): nu
   return -1;
 }
 
-export function applyHunks(text: string, hunks: Hunk[], displayPath: string): { content: string; linesAdded: number; linesRemoved: number } {
+export function applyHunks(
+  text: string,
+  hunks: Hunk[],
+  displayPath: string,
+): { content: string; linesAdded: number; linesRemoved: number } {
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
   let finalNewline = text === "" || text.endsWith("\n");
   const lines = text === "" ? [] : text.replace(/\r?\n$/, "").split(/\r?\n/);
@@ -126,14 +139,20 @@ export function applyHunks(text: string, hunks: Hunk[], displayPath: string): { 
         found = lines.findIndex((line, k) => k >= cursor && same(line, anchor));
         if (found !== -1) break;
       }
-      if (found === -1) fail("hunk_not_found", `Failed to locate hunk in ${displayPath}\nAnchor line not found: ${anchor}`);
+      if (found === -1)
+        fail("hunk_not_found", `Failed to locate hunk in ${displayPath}\nAnchor line not found: ${anchor}`);
       cursor = found + 1;
     }
     let body = hunk.lines;
     let old = body.filter((l) => l.kind !== "+").map((l) => l.text);
     let at: number;
     if (old.length === 0) {
-      at = hunk.eof || (hunk.anchor === undefined && hunk.hint === undefined) ? lines.length : hunk.hint !== undefined ? Math.min(hunk.hint + 1, lines.length) : cursor;
+      at =
+        hunk.eof || (hunk.anchor === undefined && hunk.hint === undefined)
+          ? lines.length
+          : hunk.hint !== undefined
+            ? Math.min(hunk.hint + 1, lines.length)
+            : cursor;
     } else {
       at = locate(lines, old, cursor, hunk);
       // Models often leave a stray blank context line at a hunk's end; try without it.
@@ -143,7 +162,13 @@ export function applyHunks(text: string, hunks: Hunk[], displayPath: string): { 
         at = old.length === 0 ? -1 : locate(lines, old, cursor, hunk);
       }
       if (at === -1) {
-        fail("hunk_not_found", `Failed to locate hunk in ${displayPath}\nExpected lines:\n${hunk.lines.filter((l) => l.kind !== "+").map((l) => l.text).join("\n")}`);
+        fail(
+          "hunk_not_found",
+          `Failed to locate hunk in ${displayPath}\nExpected lines:\n${hunk.lines
+            .filter((l) => l.kind !== "+")
+            .map((l) => l.text)
+            .join("\n")}`,
+        );
       }
     }
     // Context lines keep the file's own text (whitespace a fuzzy match forgave stays as it was).
@@ -173,7 +198,8 @@ async function commit(changed: VirtualFile[]): Promise<void> {
   const done: VirtualFile[] = [];
   try {
     for (const file of changed) {
-      if (file.content !== null) temps.set(file, await writeTemp(file.real, Buffer.from(file.content, "utf8"), file.mode));
+      if (file.content !== null)
+        temps.set(file, await writeTemp(file.real, Buffer.from(file.content, "utf8"), file.mode));
     }
     for (const file of changed) {
       const temp = temps.get(file);

@@ -15,7 +15,10 @@ describe("edit", () => {
   it("replaces a unique occurrence literally and keeps the file mode", async () => {
     await writeFile(file("a.ts"), "const a = 1;\nconst b = 2;\n");
     await chmod(file("a.ts"), 0o600);
-    expect(detailsOf(await h.call("edit", { path: "a.ts", old_string: "b = 2", new_string: "b = '$&'" }))).toEqual({ path: "a.ts", replacements: 1 });
+    expect(detailsOf(await h.call("edit", { path: "a.ts", old_string: "b = 2", new_string: "b = '$&'" }))).toEqual({
+      path: "a.ts",
+      replacements: 1,
+    });
     expect(await readFile(file("a.ts"), "utf8")).toBe("const a = 1;\nconst b = '$&';\n");
     expect((await stat(file("a.ts"))).mode & 0o777).toBe(0o600);
   });
@@ -24,12 +27,18 @@ describe("edit", () => {
     await writeFile(file("a.txt"), "x x\n");
     await mkdir(file("dir"));
     // empty old_string wins over everything, even a missing file
-    expect(errorOf(await h.call("edit", { path: "missing", old_string: "", new_string: "" }))).toBe("old_string must not be empty");
+    expect(errorOf(await h.call("edit", { path: "missing", old_string: "", new_string: "" }))).toBe(
+      "old_string must not be empty",
+    );
     expect(errorOf(await h.call("edit", { path: "missing", old_string: "a", new_string: "a" }))).toBe(
       "old_string and new_string are identical: nothing to change",
     );
-    expect(errorOf(await h.call("edit", { path: "missing", old_string: "a", new_string: "b" }))).toBe("File not found: missing");
-    expect(errorOf(await h.call("edit", { path: "dir", old_string: "a", new_string: "b" }))).toBe("Path is a directory: dir");
+    expect(errorOf(await h.call("edit", { path: "missing", old_string: "a", new_string: "b" }))).toBe(
+      "File not found: missing",
+    );
+    expect(errorOf(await h.call("edit", { path: "dir", old_string: "a", new_string: "b" }))).toBe(
+      "Path is a directory: dir",
+    );
     expect(errorOf(await h.call("edit", { path: "a.txt", old_string: "y", new_string: "z" }))).toBe(
       "old_string not found in a.txt. Ensure whitespace and indentation match exactly.",
     );
@@ -41,7 +50,9 @@ describe("edit", () => {
 
   it("replaceAll replaces every occurrence and counts them", async () => {
     await writeFile(file("a.txt"), "x x x\n");
-    expect(detailsOf(await h.call("edit", { path: "a.txt", old_string: "x", new_string: "yy", replaceAll: true }))).toEqual({ path: "a.txt", replacements: 3 });
+    expect(
+      detailsOf(await h.call("edit", { path: "a.txt", old_string: "x", new_string: "yy", replaceAll: true })),
+    ).toEqual({ path: "a.txt", replacements: 3 });
     expect(await readFile(file("a.txt"), "utf8")).toBe("yy yy yy\n");
   });
 
@@ -56,6 +67,8 @@ describe("edit", () => {
   it("refuses edits inside .git", async () => {
     await mkdir(file(".git"));
     await writeFile(file(".git/config"), "a");
-    expect(errorOf(await h.call("edit", { path: ".git/config", old_string: "a", new_string: "b" }))).toBe("Writes under .git are refused: .git/config");
+    expect(errorOf(await h.call("edit", { path: ".git/config", old_string: "a", new_string: "b" }))).toBe(
+      "Writes under .git are refused: .git/config",
+    );
   });
 });

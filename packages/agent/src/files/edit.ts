@@ -13,7 +13,8 @@ export const editTool = defineTool({
   async run(args, { workspace }) {
     // Error order is part of the contract (spec/tools.md): argument faults before file faults.
     if (args.old_string === "") fail("invalid_args", "old_string must not be empty");
-    if (args.old_string === args.new_string) fail("invalid_args", "old_string and new_string are identical: nothing to change");
+    if (args.old_string === args.new_string)
+      fail("invalid_args", "old_string and new_string are identical: nothing to change");
     const file = await workspace.resolveForWrite(args.path);
     const { text, mode } = await readTextFile(file, EDIT_MAX_BYTES);
 

@@ -44,7 +44,8 @@ const DELETE = "*** Delete File: ";
 const UPDATE = "*** Update File: ";
 const MOVE = "*** Move to: ";
 const END_OF_FILE = "*** End of File";
-const isHeader = (line: string) => line.startsWith(ADD) || line.startsWith(DELETE) || line.startsWith(UPDATE) || line.trim() === "*** End Patch";
+const isHeader = (line: string) =>
+  line.startsWith(ADD) || line.startsWith(DELETE) || line.startsWith(UPDATE) || line.trim() === "*** End Patch";
 
 function parseEnvelope(lines: string[]): PatchOperation[] {
   if ((lines.at(-1) ?? "").trim() !== "*** End Patch") envelopeError("The last line must be *** End Patch.");
@@ -67,7 +68,11 @@ function parseEnvelope(lines: string[]): PatchOperation[] {
       ops.push({ type: "delete", path: line.slice(DELETE.length).trim() });
       i++;
     } else if (line.startsWith(UPDATE)) {
-      const op: PatchOperation & { type: "update" } = { type: "update", path: line.slice(UPDATE.length).trim(), hunks: [] };
+      const op: PatchOperation & { type: "update" } = {
+        type: "update",
+        path: line.slice(UPDATE.length).trim(),
+        hunks: [],
+      };
       i++;
       if (lines[i]?.startsWith(MOVE)) {
         op.movePath = (lines[i] as string).slice(MOVE.length).trim();
@@ -84,10 +89,12 @@ function parseEnvelope(lines: string[]): PatchOperation[] {
         if (body.startsWith("@@")) newHunk(body.slice(2).trim() || undefined);
         else if (body.trim() === END_OF_FILE) (hunk ?? unsupported(body)).eof = true;
         else if (body === "") (hunk ?? newHunk()).lines.push({ kind: " ", text: "" });
-        else if (body[0] === " " || body[0] === "-" || body[0] === "+") (hunk ?? newHunk()).lines.push({ kind: body[0], text: body.slice(1) });
+        else if (body[0] === " " || body[0] === "-" || body[0] === "+")
+          (hunk ?? newHunk()).lines.push({ kind: body[0], text: body.slice(1) });
         else unsupported(body);
       }
-      if (op.hunks.length === 0 && op.movePath === undefined) envelopeError(`*** Update File: ${op.path} has no hunks.`);
+      if (op.hunks.length === 0 && op.movePath === undefined)
+        envelopeError(`*** Update File: ${op.path} has no hunks.`);
       ops.push(op);
     } else {
       unsupported(line);
@@ -98,7 +105,8 @@ function parseEnvelope(lines: string[]): PatchOperation[] {
 }
 
 /** Git headers that carry nothing a text patch needs. */
-const GIT_NOISE = /^(diff --git |index |new file mode |deleted file mode |old mode |new mode |similarity index |dissimilarity index |copy from |copy to |Binary files )/;
+const GIT_NOISE =
+  /^(diff --git |index |new file mode |deleted file mode |old mode |new mode |similarity index |dissimilarity index |copy from |copy to |Binary files )/;
 const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
 
 function parseDiffPath(raw: string, prefix: "a/" | "b/"): string | null {
@@ -120,7 +128,8 @@ function parseUnified(lines: string[]): PatchOperation[] {
     } else if (line.startsWith("rename to ")) {
       const to = line.slice("rename to ".length).trim();
       // A pure rename has no ---/+++ section; one with edits is completed by it.
-      if (!lines[i + 1]?.startsWith("--- ") && renameFrom !== undefined) ops.push({ type: "update", path: renameFrom, movePath: to, hunks: [] });
+      if (!lines[i + 1]?.startsWith("--- ") && renameFrom !== undefined)
+        ops.push({ type: "update", path: renameFrom, movePath: to, hunks: [] });
       i++;
     } else if (line.startsWith("--- ")) {
       const plus = lines[i + 1] ?? "";
@@ -157,11 +166,21 @@ function parseUnified(lines: string[]): PatchOperation[] {
       if (oldPath === null && newPath === null) unsupported(line);
       if (oldPath === null) {
         const added = hunks.flatMap((h) => h.lines.filter((l) => l.kind === "+").map((l) => l.text));
-        ops.push({ type: "add", path: newPath as string, lines: added, finalNewline: !hunks.some((h) => h.noNewlineNew) });
+        ops.push({
+          type: "add",
+          path: newPath as string,
+          lines: added,
+          finalNewline: !hunks.some((h) => h.noNewlineNew),
+        });
       } else if (newPath === null) {
         ops.push({ type: "delete", path: oldPath });
       } else {
-        ops.push({ type: "update", path: renameFrom ?? oldPath, hunks, ...((renameFrom ?? oldPath) !== newPath ? { movePath: newPath } : {}) });
+        ops.push({
+          type: "update",
+          path: renameFrom ?? oldPath,
+          hunks,
+          ...((renameFrom ?? oldPath) !== newPath ? { movePath: newPath } : {}),
+        });
       }
       renameFrom = undefined;
     } else if (line.trim() === "" || GIT_NOISE.test(line)) {

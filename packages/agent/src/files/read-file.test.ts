@@ -71,9 +71,15 @@ describe("read_file", () => {
 
   it("refuses paths that escape the root, by name and through symlinks", async () => {
     await symlink("/etc", path.join(h.root, "etc-link"));
-    expect(errorOf(await h.call("read_file", { path: "../outside.txt" }))).toBe("Path escapes workspace root: ../outside.txt");
-    expect(errorOf(await h.call("read_file", { path: "/etc/hostname" }))).toBe("Path escapes workspace root: /etc/hostname");
-    expect(errorOf(await h.call("read_file", { path: "etc-link/hostname" }))).toBe("Path escapes workspace root: etc-link/hostname");
+    expect(errorOf(await h.call("read_file", { path: "../outside.txt" }))).toBe(
+      "Path escapes workspace root: ../outside.txt",
+    );
+    expect(errorOf(await h.call("read_file", { path: "/etc/hostname" }))).toBe(
+      "Path escapes workspace root: /etc/hostname",
+    );
+    expect(errorOf(await h.call("read_file", { path: "etc-link/hostname" }))).toBe(
+      "Path escapes workspace root: etc-link/hostname",
+    );
   });
 
   it("accepts absolute paths inside the root and symlinks that stay inside", async () => {
@@ -84,10 +90,16 @@ describe("read_file", () => {
   });
 
   it("names the field and the bad value when arguments are wrong", async () => {
-    expect(errorOf(await h.call("read_file", { path: 42 }))).toMatch(/^Invalid arguments for read_file: path: .*expected string.*\(got 42\)/);
-    expect(errorOf(await h.call("read_file", {}))).toBe("Invalid arguments for read_file: path: required (expected string)");
+    expect(errorOf(await h.call("read_file", { path: 42 }))).toMatch(
+      /^Invalid arguments for read_file: path: .*expected string.*\(got 42\)/,
+    );
+    expect(errorOf(await h.call("read_file", {}))).toBe(
+      "Invalid arguments for read_file: path: required (expected string)",
+    );
     expect(errorOf(await h.call("read_file", { path: "a\0b" }))).toMatch(/path: must not contain NUL bytes/);
-    expect(errorOf(await h.call("read_file", { path: "a", maxChars: 0 }))).toMatch(/maxChars: must be at least 1 \(got 0\)/);
+    expect(errorOf(await h.call("read_file", { path: "a", maxChars: 0 }))).toMatch(
+      /maxChars: must be at least 1 \(got 0\)/,
+    );
     expect(errorOf(await h.call("read_file", { path: "a", maxChars: 1e12 }))).toMatch(/maxChars: must be at most/);
     expect(errorOf(await h.call("read_file", { path: "a", encoding: "latin1" }))).toMatch(/encoding: /);
   });

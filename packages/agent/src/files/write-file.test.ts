@@ -30,27 +30,45 @@ describe("write_file", () => {
 
   it("create refuses an existing file and changes nothing", async () => {
     await writeFile(file("x.txt"), "keep");
-    expect(errorOf(await h.call("write_file", { path: "x.txt", content: "new", mode: "create" }))).toBe("File already exists: x.txt");
+    expect(errorOf(await h.call("write_file", { path: "x.txt", content: "new", mode: "create" }))).toBe(
+      "File already exists: x.txt",
+    );
     expect(await readFile(file("x.txt"), "utf8")).toBe("keep");
-    expect(detailsOf(await h.call("write_file", { path: "y.txt", content: "n", mode: "create" }))).toMatchObject({ created: true });
+    expect(detailsOf(await h.call("write_file", { path: "y.txt", content: "n", mode: "create" }))).toMatchObject({
+      created: true,
+    });
   });
 
   it("append adds to the end and creates a missing file", async () => {
     await writeFile(file("log.txt"), "a\n");
-    expect(detailsOf(await h.call("write_file", { path: "log.txt", content: "b\n", mode: "append" }))).toMatchObject({ appended: true, bytesWritten: 2 });
+    expect(detailsOf(await h.call("write_file", { path: "log.txt", content: "b\n", mode: "append" }))).toMatchObject({
+      appended: true,
+      bytesWritten: 2,
+    });
     expect(await readFile(file("log.txt"), "utf8")).toBe("a\nb\n");
-    expect(detailsOf(await h.call("write_file", { path: "new.txt", content: "c", mode: "append" }))).toMatchObject({ created: true, appended: false });
+    expect(detailsOf(await h.call("write_file", { path: "new.txt", content: "c", mode: "append" }))).toMatchObject({
+      created: true,
+      appended: false,
+    });
   });
 
   it("refuses an unknown mode with the spec's text", async () => {
-    expect(errorOf(await h.call("write_file", { path: "x", content: "", mode: "truncate" }))).toBe("Unsupported write mode: truncate");
+    expect(errorOf(await h.call("write_file", { path: "x", content: "", mode: "truncate" }))).toBe(
+      "Unsupported write mode: truncate",
+    );
     await expect(stat(file("x"))).rejects.toThrow();
   });
 
   it("writes base64 content as bytes and refuses malformed base64", async () => {
-    await h.call("write_file", { path: "b.bin", content: Buffer.from([0, 255, 1]).toString("base64"), encoding: "base64" });
+    await h.call("write_file", {
+      path: "b.bin",
+      content: Buffer.from([0, 255, 1]).toString("base64"),
+      encoding: "base64",
+    });
     expect(await readFile(file("b.bin"))).toEqual(Buffer.from([0, 255, 1]));
-    expect(errorOf(await h.call("write_file", { path: "c.bin", content: "!!!", encoding: "base64" }))).toBe("content: not valid base64");
+    expect(errorOf(await h.call("write_file", { path: "c.bin", content: "!!!", encoding: "base64" }))).toBe(
+      "content: not valid base64",
+    );
   });
 
   it("refuses content over 8 MiB", async () => {
@@ -62,10 +80,18 @@ describe("write_file", () => {
   it("refuses writes inside .git, escapes, and through a dangling symlink that points outside", async () => {
     await mkdir(file(".git/hooks"), { recursive: true });
     await symlink("/tmp/berth-should-not-exist-" + process.pid, file("dangling"));
-    expect(errorOf(await h.call("write_file", { path: ".git/hooks/pre-commit", content: "x" }))).toBe("Writes under .git are refused: .git/hooks/pre-commit");
-    expect(errorOf(await h.call("write_file", { path: ".git/config", content: "x" }))).toBe("Writes under .git are refused: .git/config");
-    expect(errorOf(await h.call("write_file", { path: "../evil", content: "x" }))).toBe("Path escapes workspace root: ../evil");
-    expect(errorOf(await h.call("write_file", { path: "dangling", content: "x" }))).toBe("Path escapes workspace root: dangling");
+    expect(errorOf(await h.call("write_file", { path: ".git/hooks/pre-commit", content: "x" }))).toBe(
+      "Writes under .git are refused: .git/hooks/pre-commit",
+    );
+    expect(errorOf(await h.call("write_file", { path: ".git/config", content: "x" }))).toBe(
+      "Writes under .git are refused: .git/config",
+    );
+    expect(errorOf(await h.call("write_file", { path: "../evil", content: "x" }))).toBe(
+      "Path escapes workspace root: ../evil",
+    );
+    expect(errorOf(await h.call("write_file", { path: "dangling", content: "x" }))).toBe(
+      "Path escapes workspace root: dangling",
+    );
     await expect(stat("/tmp/berth-should-not-exist-" + process.pid)).rejects.toThrow();
   });
 

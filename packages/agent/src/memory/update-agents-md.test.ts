@@ -19,7 +19,9 @@ describe("update_agents_md", () => {
   });
 
   it("writes, reads back and appends notes on their own lines", async () => {
-    expect(detailsOf(await h.call("update_agents_md", { action: "write", content: "# Notes\n- use pnpm" }))).toMatchObject({ exists: true, bytesWritten: 18 });
+    expect(
+      detailsOf(await h.call("update_agents_md", { action: "write", content: "# Notes\n- use pnpm" })),
+    ).toMatchObject({ exists: true, bytesWritten: 18 });
     await h.call("update_agents_md", { action: "append", text: "- tests: npm test" });
     expect(await agentsMd()).toBe("# Notes\n- use pnpm\n- tests: npm test\n");
     const read = await h.call("update_agents_md", { action: "read" });
@@ -34,13 +36,19 @@ describe("update_agents_md", () => {
 
   it("refuses a write without content, an unknown action, and an AGENTS.md linked outside", async () => {
     expect(errorOf(await h.call("update_agents_md", { action: "write" }))).toBe("content: required for action=write");
-    expect(errorOf(await h.call("update_agents_md", { action: "delete" }))).toBe("Unsupported update_agents_md action: delete");
+    expect(errorOf(await h.call("update_agents_md", { action: "delete" }))).toBe(
+      "Unsupported update_agents_md action: delete",
+    );
     const outside = path.join(h.stateDir, "outside.md");
     await import("node:fs/promises").then((fs) => fs.mkdir(h.stateDir, { recursive: true }));
     await writeFile(outside, "secret");
     await symlink(outside, path.join(h.root, "AGENTS.md"));
-    expect(errorOf(await h.call("update_agents_md", { action: "read" }))).toBe("Path escapes workspace root: AGENTS.md");
-    expect(errorOf(await h.call("update_agents_md", { action: "write", content: "x" }))).toBe("Path escapes workspace root: AGENTS.md");
+    expect(errorOf(await h.call("update_agents_md", { action: "read" }))).toBe(
+      "Path escapes workspace root: AGENTS.md",
+    );
+    expect(errorOf(await h.call("update_agents_md", { action: "write", content: "x" }))).toBe(
+      "Path escapes workspace root: AGENTS.md",
+    );
     expect(await readFile(outside, "utf8")).toBe("secret");
   });
 });

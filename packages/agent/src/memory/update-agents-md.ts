@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { UpdateAgentsMdArgsSchema, type UpdateAgentsMdDetails } from "@berth/protocol";
 import { defineTool, okResult } from "../tools/tool-context";
 import { fail } from "../tools/tool-failure-error";
@@ -14,10 +13,16 @@ export const updateAgentsMdTool = defineTool({
   schema: UpdateAgentsMdArgsSchema,
   mutates: true,
   async run(args, { workspace }) {
-    const file = args.action === "read" ? await workspace.resolve(AGENTS_MD) : await workspace.resolveForWrite(AGENTS_MD);
+    const file =
+      args.action === "read" ? await workspace.resolve(AGENTS_MD) : await workspace.resolveForWrite(AGENTS_MD);
     const current = file.exists ? (await readTextFile(file, MAX_BYTES)).text : null;
     if (args.action === "read") {
-      const details: UpdateAgentsMdDetails = { path: AGENTS_MD, action: "read", exists: current !== null, content: current ?? "" };
+      const details: UpdateAgentsMdDetails = {
+        path: AGENTS_MD,
+        action: "read",
+        exists: current !== null,
+        content: current ?? "",
+      };
       return { ok: true, output: current ?? "", details: { ...details } };
     }
     const text = args.content ?? args.text;
@@ -29,7 +34,8 @@ export const updateAgentsMdTool = defineTool({
       if (!next.endsWith("\n")) next += "\n";
     }
     const bytes = Buffer.from(next, "utf8");
-    if (bytes.length > MAX_BYTES) fail("too_large", `AGENTS.md would be ${bytes.length} bytes (limit ${MAX_BYTES} bytes)`);
+    if (bytes.length > MAX_BYTES)
+      fail("too_large", `AGENTS.md would be ${bytes.length} bytes (limit ${MAX_BYTES} bytes)`);
     await atomicWrite(file.real, bytes);
     return okResult({ path: AGENTS_MD, action: args.action, exists: true, bytesWritten: Buffer.byteLength(text) });
   },

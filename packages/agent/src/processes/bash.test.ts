@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { BackgroundProcessInfo, BashExecDetails, BashLogsDetails } from "@berth/protocol";
 import { createToolHarness, detailsOf, errorOf, type ToolHarness } from "../test-support/tool-harness";
 import { HeadTailBuffer } from "./head-tail-buffer";
-import { isGroupAlive, sleep } from "./process-group";
+import { groupMembers, sleep } from "./process-group";
 
 let h: ToolHarness;
 beforeEach(async () => {
@@ -39,8 +39,17 @@ describe("bash exec", () => {
     process.env.BERTH_SECRET_FOR_TEST = "leak";
     try {
       const { details } = await exec({ command: "env | sort" }, { env: { SESSION_VAR: "yes" } });
-      const keys = details.stdout.split("\n").filter(Boolean).map((l) => l.split("=")[0]);
-      expect(keys.filter((k) => !["PWD", "SHLVL", "_", "OLDPWD"].includes(k as string)).sort()).toEqual(["HOME", "LANG", "PATH", "SESSION_VAR", "TERM"]);
+      const keys = details.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => l.split("=")[0]);
+      expect(keys.filter((k) => !["PWD", "SHLVL", "_", "OLDPWD"].includes(k as string)).sort()).toEqual([
+        "HOME",
+        "LANG",
+        "PATH",
+        "SESSION_VAR",
+        "TERM",
+      ]);
     } finally {
       delete process.env.BERTH_SECRET_FOR_TEST;
     }
@@ -98,7 +107,9 @@ describe("bash exec", () => {
   });
 
   it("refuses bad arguments before running anything", async () => {
-    expect(errorOf(await h.call("bash", { command: "touch x", timeoutMs: 600001 }))).toMatch(/timeoutMs: must be at most 600000/);
+    expect(errorOf(await h.call("bash", { command: "touch x", timeoutMs: 600001 }))).toMatch(
+      /timeoutMs: must be at most 600000/,
+    );
     expect(errorOf(await h.call("bash", { action: "exec" }))).toBe("command: required for action=exec");
     expect(errorOf(await h.call("bash", { action: "fly" }))).toBe("Unsupported bash action: fly");
     expect(errorOf(await h.call("bash", { command: "true", cwd: "../" }))).toBe("Path escapes workspace root: ../");
@@ -119,20 +130,32 @@ describe("HeadTailBuffer", () => {
 });
 
 describe("bash background processes", () => {
-  const start = async (command: string) => detailsOf<{ processId: string; status: string }>(await h.call("bash", { action: "start", command }));
+  const start = async (command: string) =>
+    detailsOf<{ processId: string; status: string }>(await h.call("bash", { action: "start", command }));
 
   it("starts with a proc_ id, lists, reports status and exit", async () => {
     const a = await start("echo one; sleep 0.1; echo two >&2; exit 4");
     expect(a.processId).toMatch(/^proc_[0-9a-f]{32}$/);
     expect(a.status).toBe("RUNNING");
     const b = await start("sleep 30");
-    await waitFor(async () => detailsOf<BackgroundProcessInfo>(await h.call("bash", { action: "status", processId: a.processId })).status === "EXITED");
+    await waitFor(
+      async () =>
+        detailsOf<BackgroundProcessInfo>(await h.call("bash", { action: "status", processId: a.processId })).status ===
+        "EXITED",
+    );
     const status = detailsOf<BackgroundProcessInfo>(await h.call("bash", { action: "status", processId: a.processId }));
-    expect(status).toMatchObject({ exitCode: 4, status: "EXITED", command: "echo one; sleep 0.1; echo two >&2; exit 4", cwd: "." });
+    expect(status).toMatchObject({
+      exitCode: 4,
+      status: "EXITED",
+      command: "echo one; sleep 0.1; echo two >&2; exit 4",
+      cwd: ".",
+    });
     expect(status.endedAt).not.toBeNull();
     const list = detailsOf<{ processes: BackgroundProcessInfo[] }>(await h.call("bash", { action: "list" }));
     expect(list.processes.map((p) => p.processId)).toEqual([a.processId, b.processId]);
-    const statuses = h.notifications.filter((n) => n.method === "process.status" && n.params.processId === a.processId).map((n) => n.params);
+    const statuses = h.notifications
+      .filter((n) => n.method === "process.status" && n.params.processId === a.processId)
+      .map((n) => n.params);
     expect(statuses).toEqual([
       { processId: a.processId, status: "RUNNING", exitCode: null },
       { processId: a.processId, status: "EXITED", exitCode: 4 },
@@ -141,11 +164,15 @@ describe("bash background processes", () => {
 
   it("stores the full log with stream prefixes, readable at any offset", async () => {
     const { processId } = await start("for i in $(seq 1 3000); do echo line-$i; done; echo err >&2");
-    await waitFor(async () => detailsOf<BashLogsDetails>(await h.call("bash", { action: "logs", processId })).status === "EXITED");
+    await waitFor(
+      async () => detailsOf<BashLogsDetails>(await h.call("bash", { action: "logs", processId })).status === "EXITED",
+    );
     const first = detailsOf<BashLogsDetails>(await h.call("bash", { action: "logs", processId, limit: 100 }));
     expect(first.content.startsWith("[stdout] line-1\n[stdout] line-2\n")).toBe(true);
     expect(first).toMatchObject({ offset: 0, nextOffset: 100, truncated: true });
-    const again = detailsOf<BashLogsDetails>(await h.call("bash", { action: "logs", processId, offset: first.nextOffset, limit: 100 }));
+    const again = detailsOf<BashLogsDetails>(
+      await h.call("bash", { action: "logs", processId, offset: first.nextOffset, limit: 100 }),
+    );
     expect(again.offset).toBe(100);
     const all = detailsOf<BashLogsDetails>(await h.call("bash", { action: "logs", processId, limit: 1_000_000 }));
     expect(all.content.split("\n").filter(Boolean)).toHaveLength(3001);
@@ -159,17 +186,26 @@ describe("bash background processes", () => {
 
   it("writes to stdin, closes it, and stops the whole group", async () => {
     const { processId } = await start("read name; echo hello $name; cat; sleep 30 & wait");
-    expect(detailsOf(await h.call("bash", { action: "write", processId, input: "ada\n" }))).toEqual({ bytesWritten: 4 });
+    expect(detailsOf(await h.call("bash", { action: "write", processId, input: "ada\n" }))).toEqual({
+      bytesWritten: 4,
+    });
     await h.call("bash", { action: "write", processId, closeStdin: true });
-    await waitFor(async () => detailsOf<BashLogsDetails>(await h.call("bash", { action: "logs", processId })).content.includes("hello ada"));
+    await waitFor(async () =>
+      detailsOf<BashLogsDetails>(await h.call("bash", { action: "logs", processId })).content.includes("hello ada"),
+    );
     const status = detailsOf<BackgroundProcessInfo>(await h.call("bash", { action: "stop", processId }));
     expect(status.status).toBe("STOPPED");
-    expect(isGroupAlive(status.pid as number)).toBe(false);
-    expect(errorOf(await h.call("bash", { action: "write", processId, input: "x" }))).toBe(`Process is not running: ${processId}`);
+    // Zombies awaiting their reaper do not count: nothing of the group still runs.
+    expect(await groupMembers(status.pid as number)).toEqual([]);
+    expect(errorOf(await h.call("bash", { action: "write", processId, input: "x" }))).toBe(
+      `Process is not running: ${processId}`,
+    );
   });
 
   it("refuses unknown ids and more than 16 running", async () => {
-    expect(errorOf(await h.call("bash", { action: "status", processId: "proc_nope" }))).toBe("Unknown processId: proc_nope");
+    expect(errorOf(await h.call("bash", { action: "status", processId: "proc_nope" }))).toBe(
+      "Unknown processId: proc_nope",
+    );
     expect(errorOf(await h.call("bash", { action: "logs" }))).toBe("processId: required for this action");
     for (let i = 0; i < 16; i++) await start("sleep 30");
     expect(errorOf(await h.call("bash", { action: "start", command: "sleep 30" }))).toBe(

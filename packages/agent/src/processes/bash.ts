@@ -27,7 +27,13 @@ export const bashTool = defineTool({
         const command = requireCommand(args);
         const cwd = await resolveCwd(args.cwd, ctx);
         const info = processes.start(command, cwd, childEnv(ctx.config, ctx.sessionEnv));
-        return okResult({ processId: info.processId, status: info.status, pid: info.pid, command: info.command, cwd: info.cwd });
+        return okResult({
+          processId: info.processId,
+          status: info.status,
+          pid: info.pid,
+          command: info.command,
+          cwd: info.cwd,
+        });
       }
       case "status":
         return okResult(processes.get(args.processId));
@@ -38,7 +44,8 @@ export const bashTool = defineTool({
       case "logs":
         return okResult(await processes.logs(args.processId, args.offset ?? 0, args.limit));
       case "write":
-        if (args.input === undefined && !args.closeStdin) fail("invalid_args", "input: required for action=write (or set closeStdin=true)");
+        if (args.input === undefined && !args.closeStdin)
+          fail("invalid_args", "input: required for action=write (or set closeStdin=true)");
         return okResult(processes.write(args.processId, args.input, args.closeStdin ?? false));
       case "stop":
         return okResult(await processes.stop(args.processId));
@@ -80,9 +87,7 @@ async function exec(args: BashArgs, ctx: ToolContext): Promise<ToolResult> {
   if (result.timedOut) {
     stderr += `${stderr === "" || stderr.endsWith("\n") ? "" : "\n"}[Command timed out after ${args.timeoutMs} ms; its process group was killed. Use action="start" for long-running commands and read them with action="logs".]\n`;
   }
-  const exitCode = result.timedOut
-    ? -1
-    : (result.exitCode ?? (result.signal ? 128 + signalNumber(result.signal) : -1));
+  const exitCode = result.timedOut ? -1 : (result.exitCode ?? (result.signal ? 128 + signalNumber(result.signal) : -1));
   const details: BashExecDetails = {
     exitCode,
     stdout: buffers.stdout.toString(),
@@ -92,15 +97,29 @@ async function exec(args: BashArgs, ctx: ToolContext): Promise<ToolResult> {
     signal: result.signal,
     ...(result.aborted ? { aborted: true } : {}),
   };
-  const trace = { stdoutBytes: buffers.stdout.total, stderrBytes: buffers.stderr.total, survivorsKilled: result.survivors };
-  if (result.aborted) return { ok: false, output: JSON.stringify(details), details: { ...details }, trace, error: { code: "aborted", message: "Command aborted" } };
+  const trace = {
+    stdoutBytes: buffers.stdout.total,
+    stderrBytes: buffers.stderr.total,
+    survivorsKilled: result.survivors,
+  };
+  if (result.aborted)
+    return {
+      ok: false,
+      output: JSON.stringify(details),
+      details: { ...details },
+      trace,
+      error: { code: "aborted", message: "Command aborted" },
+    };
   if (result.timedOut) {
     return {
       ok: false,
       output: JSON.stringify(details),
       details: { ...details },
       trace,
-      error: { code: "timeout", message: `Command timed out after ${args.timeoutMs} ms (timeoutMs); use action="start" for long-running commands` },
+      error: {
+        code: "timeout",
+        message: `Command timed out after ${args.timeoutMs} ms (timeoutMs); use action="start" for long-running commands`,
+      },
     };
   }
   return okResult(details, trace);

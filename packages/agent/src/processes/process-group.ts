@@ -132,7 +132,14 @@ export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
       clearTimeout(timer);
       options.signal.removeEventListener("abort", onAbort);
       const endedAt = new Date();
-      resolve({ ...result, timedOut, aborted, startedAt, endedAt, durationMs: endedAt.getTime() - startedAt.getTime() });
+      resolve({
+        ...result,
+        timedOut,
+        aborted,
+        startedAt,
+        endedAt,
+        durationMs: endedAt.getTime() - startedAt.getTime(),
+      });
     };
 
     child.on("error", (error) => {

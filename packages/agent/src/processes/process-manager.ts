@@ -52,7 +52,12 @@ export class ProcessManager {
     const processId = `proc_${randomBytes(16).toString("hex")}`;
     const logPath = path.join(this.stateDir, `${processId}.log`);
     const logFd = openSync(logPath, "a", 0o600);
-    const child = spawn("bash", ["-c", command], { cwd: cwd.real, env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn("bash", ["-c", command], {
+      cwd: cwd.real,
+      env,
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     const managed: ManagedProcess = {
       info: {
         processId,
@@ -96,7 +101,9 @@ export class ProcessManager {
   }
 
   list(): BackgroundProcessInfo[] {
-    return [...this.processes.values()].map((p) => ({ ...p.info })).sort((a, b) => (a.startedAt < b.startedAt ? -1 : a.startedAt > b.startedAt ? 1 : 0));
+    return [...this.processes.values()]
+      .map((p) => ({ ...p.info }))
+      .sort((a, b) => (a.startedAt < b.startedAt ? -1 : a.startedAt > b.startedAt ? 1 : 0));
   }
 
   /** Reads the stored log from a byte offset (negative: from the end), cut back to a whole UTF-8 character. */
@@ -146,7 +153,9 @@ export class ProcessManager {
 
   /** Agent shutdown: nothing of the session outlives its agent. */
   async stopAll(): Promise<void> {
-    await Promise.all([...this.processes.values()].filter((p) => p.info.status === "RUNNING").map((p) => this.stop(p.info.processId)));
+    await Promise.all(
+      [...this.processes.values()].filter((p) => p.info.status === "RUNNING").map((p) => this.stop(p.info.processId)),
+    );
   }
 
   private require(processId: string | undefined): ManagedProcess {
@@ -199,7 +208,11 @@ export class ProcessManager {
 
   private emitStatus(managed: ManagedProcess): void {
     const status: ProcessStatus = managed.info.status;
-    this.notify(AgentNotification.ProcessStatus, { processId: managed.info.processId, status, exitCode: managed.info.exitCode });
+    this.notify(AgentNotification.ProcessStatus, {
+      processId: managed.info.processId,
+      status,
+      exitCode: managed.info.exitCode,
+    });
   }
 }
 

@@ -7,7 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_PROTOCOL_VERSION } from "@berth/protocol";
 import { bundlePath } from "../../bundle-path.mjs";
 
-type Message = { id?: number | string | null; method?: string; result?: any; error?: { code: number; message: string }; params?: any };
+/* eslint-disable @typescript-eslint/no-explicit-any -- arbitrary JSON read back from the wire */
+type Message = {
+  id?: number | string | null;
+  method?: string;
+  result?: any;
+  error?: { code: number; message: string };
+  params?: any;
+};
+/* eslint-enable @typescript-eslint/no-explicit-any */
 
 /** Talks to the real bundled agent over its stdio, exactly as the runner does. */
 class AgentProcess {
@@ -72,7 +80,11 @@ afterAll(async () => {
 describe("berth-agent over JSON-RPC stdio", () => {
   it("answers hello and ping", async () => {
     const hello = await agent.request(1, "agent.hello", { runnerVersion: "test" });
-    expect(hello.result).toMatchObject({ protocolVersion: AGENT_PROTOCOL_VERSION, workspace: root, agentVersion: "0.1.0" });
+    expect(hello.result).toMatchObject({
+      protocolVersion: AGENT_PROTOCOL_VERSION,
+      workspace: root,
+      agentVersion: "0.1.0",
+    });
     expect(hello.result.uid).toBe(process.getuid?.());
     const ping = await agent.request(2, "agent.ping");
     expect(ping.result.rssBytes).toBeGreaterThan(0);
@@ -83,7 +95,9 @@ describe("berth-agent over JSON-RPC stdio", () => {
     agent.send(`${JSON.stringify({ jsonrpc: "2.0", id: 10, method: 42 })}\n`);
     agent.send(`${JSON.stringify({ jsonrpc: "2.0", id: 11, method: "no.such" })}\n`);
     agent.send(`${JSON.stringify({ jsonrpc: "2.0", id: 12, method: "tool.call", params: { tool: "read_file" } })}\n`);
-    expect((await agent.waitFor((m) => m.id === null && m.error?.code === -32700)).error?.message).toMatch(/Parse error/);
+    expect((await agent.waitFor((m) => m.id === null && m.error?.code === -32700)).error?.message).toMatch(
+      /Parse error/,
+    );
     expect((await agent.waitFor((m) => m.id === 10)).error?.code).toBe(-32600);
     expect((await agent.waitFor((m) => m.id === 11)).error?.code).toBe(-32601);
     expect((await agent.waitFor((m) => m.id === 12)).error?.code).toBe(-32602);
@@ -93,27 +107,46 @@ describe("berth-agent over JSON-RPC stdio", () => {
   });
 
   it("names the field when a request line is not valid UTF-8", async () => {
-    const head = Buffer.from(`{"jsonrpc":"2.0","id":20,"method":"tool.call","params":{"tool":"write_file","callId":"u1","args":{"path":"u.txt","content":"a`);
+    const head = Buffer.from(
+      `{"jsonrpc":"2.0","id":20,"method":"tool.call","params":{"tool":"write_file","callId":"u1","args":{"path":"u.txt","content":"a`,
+    );
     agent.send(Buffer.concat([head, Buffer.from([0xff, 0xfe]), Buffer.from(`b"}}}\n`)]));
     const reply = await agent.waitFor((m) => m.id === 20);
-    expect(reply.result).toMatchObject({ ok: false, error: { message: "Invalid arguments for write_file: content: contains invalid UTF-8" } });
+    expect(reply.result).toMatchObject({
+      ok: false,
+      error: { message: "Invalid arguments for write_file: content: contains invalid UTF-8" },
+    });
   });
 
   it("runs tool calls, streams bash output, and reports unknown tools as results", async () => {
     await writeFile(path.join(root, "hello.txt"), "hi\n");
     const read = await agent.request(30, "tool.call", { tool: "read_file", callId: "r1", args: { path: "hello.txt" } });
     expect(read.result).toMatchObject({ ok: true, details: { content: "hi\n" } });
-    const exec = await agent.request(31, "tool.call", { tool: "bash", callId: "b1", args: { command: "echo $GREETING" }, env: { GREETING: "hey" } });
+    const exec = await agent.request(31, "tool.call", {
+      tool: "bash",
+      callId: "b1",
+      args: { command: "echo $GREETING" },
+      env: { GREETING: "hey" },
+    });
     expect(exec.result.details).toMatchObject({ exitCode: 0, stdout: "hey\n" });
     const out = await agent.waitFor((m) => m.method === "output" && m.params.callId === "b1");
     expect(Buffer.from(out.params.data, "base64").toString()).toBe("hey\n");
     const unknown = await agent.request(32, "tool.call", { tool: "teleport", callId: "t1", args: {} });
-    expect(unknown.result).toMatchObject({ ok: false, error: { code: "unknown_tool", message: "Unknown tool: teleport" } });
+    expect(unknown.result).toMatchObject({
+      ok: false,
+      error: { code: "unknown_tool", message: "Unknown tool: teleport" },
+    });
   });
 
   it("runs calls concurrently and aborts one by callId", async () => {
-    agent.send(`${JSON.stringify({ jsonrpc: "2.0", id: 40, method: "tool.call", params: { tool: "bash", callId: "slow", args: { command: "sleep 20" } } })}\n`);
-    const fast = await agent.request(41, "tool.call", { tool: "bash", callId: "fast", args: { command: "echo quick" } });
+    agent.send(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 40, method: "tool.call", params: { tool: "bash", callId: "slow", args: { command: "sleep 20" } } })}\n`,
+    );
+    const fast = await agent.request(41, "tool.call", {
+      tool: "bash",
+      callId: "fast",
+      args: { command: "echo quick" },
+    });
     expect(fast.result.details.stdout).toBe("quick\n");
     const abort = await agent.request(42, "tool.abort", { callId: "slow" });
     expect(abort.result).toEqual({ aborted: true });
@@ -125,18 +158,39 @@ describe("berth-agent over JSON-RPC stdio", () => {
   it("answers everything already sent when stdin closes, in program order for writes then reads", async () => {
     const ws = path.join(base, "ws2");
     await import("node:fs/promises").then((fs) => fs.mkdir(ws));
-    const child = spawn(process.execPath, [bundlePath], { env: { PATH: process.env.PATH, BERTH_WORKSPACE: ws, BERTH_AGENT_STATE: path.join(base, "state2") } });
+    const child = spawn(process.execPath, [bundlePath], {
+      env: { PATH: process.env.PATH, BERTH_WORKSPACE: ws, BERTH_AGENT_STATE: path.join(base, "state2") },
+    });
     const lines = [
-      { jsonrpc: "2.0", id: 1, method: "tool.call", params: { tool: "write_file", callId: "w", args: { path: "deep/dir/f.txt", content: "written\n" } } },
-      { jsonrpc: "2.0", id: 2, method: "tool.call", params: { tool: "read_file", callId: "r", args: { path: "deep/dir/f.txt" } } },
-      { jsonrpc: "2.0", id: 3, method: "tool.call", params: { tool: "bash", callId: "b", args: { command: "cat deep/dir/f.txt" } } },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tool.call",
+        params: { tool: "write_file", callId: "w", args: { path: "deep/dir/f.txt", content: "written\n" } },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tool.call",
+        params: { tool: "read_file", callId: "r", args: { path: "deep/dir/f.txt" } },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tool.call",
+        params: { tool: "bash", callId: "b", args: { command: "cat deep/dir/f.txt" } },
+      },
     ];
     child.stdin.end(lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
     let stdout = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     const code = await new Promise((resolve) => child.once("exit", resolve));
     expect(code).toBe(0);
-    const replies = stdout.trim().split("\n").map((l) => JSON.parse(l) as Message).filter((m) => m.id !== undefined);
+    const replies = stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Message)
+      .filter((m) => m.id !== undefined);
     const byId = new Map(replies.map((m) => [m.id, m]));
     expect(byId.get(1)?.result.ok).toBe(true);
     expect(byId.get(2)?.result.details.content).toBe("written\n");

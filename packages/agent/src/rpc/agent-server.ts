@@ -68,7 +68,11 @@ export function startAgentServer(options: AgentServerOptions): { closed: Promise
 
   async function toolCall(params: unknown, lineWasInvalidUtf8: boolean): Promise<ToolResult> {
     const parsed = ToolCallParamsSchema.safeParse(params);
-    if (!parsed.success) throw new RpcFault(RpcErrorCode.InvalidParams, `Invalid tool.call params: ${parsed.error.issues.map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; ")}`);
+    if (!parsed.success)
+      throw new RpcFault(
+        RpcErrorCode.InvalidParams,
+        `Invalid tool.call params: ${parsed.error.issues.map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; ")}`,
+      );
     const { tool: name, args, callId, env } = parsed.data;
     const tool = tools.get(name);
     if (!tool) return toolFailure("unknown_tool", `Unknown tool: ${name}`);
@@ -108,7 +112,8 @@ export function startAgentServer(options: AgentServerOptions): { closed: Promise
         return toolCall(params, lineWasInvalidUtf8);
       case AgentMethod.ToolAbort: {
         const parsed = ToolAbortParamsSchema.safeParse(params);
-        if (!parsed.success) throw new RpcFault(RpcErrorCode.InvalidParams, "Invalid tool.abort params: callId must be a string");
+        if (!parsed.success)
+          throw new RpcFault(RpcErrorCode.InvalidParams, "Invalid tool.abort params: callId must be a string");
         const controller = activeCalls.get(parsed.data.callId);
         controller?.abort();
         return { aborted: controller !== undefined };
@@ -143,8 +148,14 @@ export function startAgentServer(options: AgentServerOptions): { closed: Promise
         dispatch(candidate.method, candidate.params, lineWasInvalidUtf8).catch(() => undefined);
         return;
       }
-      const id = typeof candidate.id === "string" || (typeof candidate.id === "number" && Number.isInteger(candidate.id)) ? candidate.id : null;
-      respondError(id, { code: RpcErrorCode.InvalidRequest, message: "Invalid request: expected {jsonrpc: \"2.0\", id, method, params?}" });
+      const id =
+        typeof candidate.id === "string" || (typeof candidate.id === "number" && Number.isInteger(candidate.id))
+          ? candidate.id
+          : null;
+      respondError(id, {
+        code: RpcErrorCode.InvalidRequest,
+        message: 'Invalid request: expected {jsonrpc: "2.0", id, method, params?}',
+      });
       return;
     }
     const { id, method, params } = request.data;
@@ -153,8 +164,13 @@ export function startAgentServer(options: AgentServerOptions): { closed: Promise
       (error: unknown) => {
         if (error instanceof RpcFault) respondError(id, { code: error.code, message: error.message });
         else {
-          log(`internal error in ${method}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-          respondError(id, { code: RpcErrorCode.InternalError, message: `Internal error: ${error instanceof Error ? error.message : String(error)}` });
+          log(
+            `internal error in ${method}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+          );
+          respondError(id, {
+            code: RpcErrorCode.InternalError,
+            message: `Internal error: ${error instanceof Error ? error.message : String(error)}`,
+          });
         }
       },
     );
@@ -163,7 +179,10 @@ export function startAgentServer(options: AgentServerOptions): { closed: Promise
   }
 
   const splitter = new LineSplitter(handleLine, () =>
-    respondError(null, { code: RpcErrorCode.InvalidRequest, message: "Invalid request: line longer than the limit was dropped" }),
+    respondError(null, {
+      code: RpcErrorCode.InvalidRequest,
+      message: "Invalid request: line longer than the limit was dropped",
+    }),
   );
   const closed = new Promise<void>((resolve) => {
     input.on("data", (chunk: Buffer) => splitter.push(chunk));

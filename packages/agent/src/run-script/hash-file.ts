@@ -8,7 +8,8 @@ export async function hashFile(real: string, displayPath: string): Promise<RunSc
   const info = await stat(real).catch(() => undefined);
   if (!info) return { path: displayPath, sha256: null, bytes: null, note: "absent" };
   if (!info.isFile()) return { path: displayPath, sha256: null, bytes: null, note: "not-a-file" };
-  if (info.size > RUN_SCRIPT_MAX_HASH_BYTES) return { path: displayPath, sha256: null, bytes: info.size, note: "too-large" };
+  if (info.size > RUN_SCRIPT_MAX_HASH_BYTES)
+    return { path: displayPath, sha256: null, bytes: info.size, note: "too-large" };
   const hash = createHash("sha256");
   let bytes = 0;
   for await (const chunk of createReadStream(real)) {

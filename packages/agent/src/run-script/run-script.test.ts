@@ -32,7 +32,8 @@ const run = async (args: Record<string, unknown>, options?: Parameters<ToolHarne
 
 describe("run_script execution", () => {
   it("runs python unbuffered with args in cwd, hashes script, inputs and outputs", async () => {
-    const script = "import sys, os\nprint('args', sys.argv[1:], 'unbuffered', sys.stdout.write_through)\nopen('out.txt','w').write(open('in.txt').read().upper())\nopen('same.txt','w').write('same')\n";
+    const script =
+      "import sys, os\nprint('args', sys.argv[1:], 'unbuffered', sys.stdout.write_through)\nopen('out.txt','w').write(open('in.txt').read().upper())\nopen('same.txt','w').write('same')\n";
     await put("scripts/job.py", script);
     await put("data/in.txt", "hello");
     await put("data/same.txt", "same");
@@ -62,7 +63,15 @@ describe("run_script execution", () => {
       ["data/never.txt", "absent"],
     ]);
     expect(details.outputs[0]?.sha256).toBe(sha("HELLO"));
-    expect(details).toMatchObject({ exitCode: 0, signal: null, stdoutBytes: 34, stderrBytes: 0, timedOut: false, oomKilled: false, cwd: "data" });
+    expect(details).toMatchObject({
+      exitCode: 0,
+      signal: null,
+      stdoutBytes: 34,
+      stderrBytes: 0,
+      timedOut: false,
+      oomKilled: false,
+      cwd: "data",
+    });
     expect(result.output).toMatch(/^run_script succeeded: scripts\/job\.py \(exit 0, \d+\.\ds\)\n/);
     expect(result.output).toContain("outputs: data/out.txt created, data/same.txt unchanged");
   });
@@ -73,7 +82,9 @@ describe("run_script execution", () => {
     const { details } = await run({ interpreter: "bash", script: "w.sh", outputs: ["o.txt"] }, { callId: "rs-1" });
     expect(details.outputs[0]).toMatchObject({ status: "modified", sha256Before: sha("old\n"), sha256: sha("new\n") });
     const out = h.notifications.filter((n) => n.method === "output" && n.params.callId === "rs-1");
-    expect(out.map((n) => [n.params.stream, n.params.offset, Buffer.from(n.params.data as string, "base64").toString()])).toEqual([
+    expect(
+      out.map((n) => [n.params.stream, n.params.offset, Buffer.from(n.params.data as string, "base64").toString()]),
+    ).toEqual([
       ["stdout", 0, "one"],
       ["stderr", 0, "two"],
     ]);
@@ -83,7 +94,10 @@ describe("run_script execution", () => {
     await put("f.sh", "head -c 20000 /dev/zero | tr '\\0' x; echo; echo tail-marker; echo bad >&2; exit 3");
     const { result, details } = await run({ interpreter: "bash", script: "f.sh" });
     expect(result.ok).toBe(false);
-    expect(result.error).toEqual({ code: "failed", message: expect.stringMatching(/^run_script failed: f\.sh \(exit 3, /) });
+    expect(result.error).toEqual({
+      code: "failed",
+      message: expect.stringMatching(/^run_script failed: f\.sh \(exit 3, /),
+    });
     expect(details.stdoutBytes).toBe(20001 + 12);
     expect(Buffer.byteLength(details.stdoutTail)).toBe(8192);
     expect(details.stdoutTail.endsWith("tail-marker\n")).toBe(true);
@@ -108,9 +122,17 @@ describe("run_script execution", () => {
 
   it("is oom-killed when SIGKILL comes with a new oom_kill event", async () => {
     await put("oom.sh", `echo 'oom_kill 1' > "$1"; kill -9 $$`);
-    expect((await run({ interpreter: "bash", script: "oom.sh", args: [eventsPath] })).details).toMatchObject({ outcome: "oom-killed", signal: "SIGKILL", oomKilled: true });
+    expect((await run({ interpreter: "bash", script: "oom.sh", args: [eventsPath] })).details).toMatchObject({
+      outcome: "oom-killed",
+      signal: "SIGKILL",
+      oomKilled: true,
+    });
     await put("kill.sh", "kill -9 $$");
-    expect((await run({ interpreter: "bash", script: "kill.sh" })).details).toMatchObject({ outcome: "failed", signal: "SIGKILL", oomKilled: false });
+    expect((await run({ interpreter: "bash", script: "kill.sh" })).details).toMatchObject({
+      outcome: "failed",
+      signal: "SIGKILL",
+      oomKilled: false,
+    });
   });
 
   it("is spawn-failed when the interpreter is not on PATH", async () => {
@@ -136,7 +158,14 @@ describe("run_script execution", () => {
   });
 
   it("orders outcomes by precedence", () => {
-    const base = { aborted: false, timedOut: false, signal: null, spawnError: undefined, exitCode: 0, survivors: 0 } as const;
+    const base = {
+      aborted: false,
+      timedOut: false,
+      signal: null,
+      spawnError: undefined,
+      exitCode: 0,
+      survivors: 0,
+    } as const;
     expect(decideOutcome({ ...base, aborted: true, timedOut: true }, true)).toBe("aborted");
     expect(decideOutcome({ ...base, timedOut: true }, true)).toBe("timed-out");
     expect(decideOutcome({ ...base, exitCode: null, signal: "SIGKILL" }, true)).toBe("oom-killed");
@@ -149,7 +178,8 @@ describe("run_script execution", () => {
 
 describe("run_script refusals", () => {
   beforeEach(() => put("ok.py", "print(1)"));
-  const refuse = async (args: Record<string, unknown>) => errorOf(await h.call("run_script", { interpreter: "python3", script: "ok.py", ...args }));
+  const refuse = async (args: Record<string, unknown>) =>
+    errorOf(await h.call("run_script", { interpreter: "python3", script: "ok.py", ...args }));
 
   it("refuses interpreters outside the allowlist and non-bare names", async () => {
     expect(await refuse({ interpreter: "/usr/bin/python3" })).toBe(
@@ -159,20 +189,42 @@ describe("run_script refusals", () => {
   });
 
   it("enforces the caps on args, inputs, outputs, env and timeoutMs", async () => {
-    expect(await refuse({ args: Array.from({ length: 65 }, () => "a") })).toBe("run_script: args: must have at most 64 items (got 65)");
-    expect(await refuse({ interpreterArgs: ["x".repeat(4097)] })).toBe("run_script: interpreterArgs[0]: must be at most 4096 bytes (got 4097 bytes)");
+    expect(await refuse({ args: Array.from({ length: 65 }, () => "a") })).toBe(
+      "run_script: args: must have at most 64 items (got 65)",
+    );
+    expect(await refuse({ interpreterArgs: ["x".repeat(4097)] })).toBe(
+      "run_script: interpreterArgs[0]: must be at most 4096 bytes (got 4097 bytes)",
+    );
     expect(await refuse({ args: ["a\0b"] })).toBe('run_script: args[0]: must not contain NUL bytes (got "a\\u0000b")');
-    expect(await refuse({ inputs: Array.from({ length: 65 }, (_, i) => `f${i}`) })).toBe("run_script: inputs: must have at most 64 items (got 65)");
-    expect(await refuse({ outputs: Array.from({ length: 65 }, (_, i) => `f${i}`) })).toBe("run_script: outputs: must have at most 64 items (got 65)");
-    expect(await refuse({ env: { lower: "x" } })).toMatch(/^run_script: env\.lower: key must match \^\[A-Z_\]\[A-Z0-9_\]\*\$ \(got "lower"\)/);
-    expect(await refuse({ env: { BIG: "x".repeat(4097) } })).toBe("run_script: env.BIG: value must be at most 4096 bytes (got 4097 bytes)");
-    expect(await refuse({ env: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`K${i}`, "v"])) })).toBe("run_script: env: must have at most 32 keys (got 33)");
+    expect(await refuse({ inputs: Array.from({ length: 65 }, (_, i) => `f${i}`) })).toBe(
+      "run_script: inputs: must have at most 64 items (got 65)",
+    );
+    expect(await refuse({ outputs: Array.from({ length: 65 }, (_, i) => `f${i}`) })).toBe(
+      "run_script: outputs: must have at most 64 items (got 65)",
+    );
+    expect(await refuse({ env: { lower: "x" } })).toMatch(
+      /^run_script: env\.lower: key must match \^\[A-Z_\]\[A-Z0-9_\]\*\$ \(got "lower"\)/,
+    );
+    expect(await refuse({ env: { BIG: "x".repeat(4097) } })).toBe(
+      "run_script: env.BIG: value must be at most 4096 bytes (got 4097 bytes)",
+    );
+    expect(await refuse({ env: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`K${i}`, "v"])) })).toBe(
+      "run_script: env: must have at most 32 keys (got 33)",
+    );
     expect(await refuse({ timeoutMs: 0 })).toBe("run_script: timeoutMs: must be at least 1 (got 0)");
-    expect(await refuse({ timeoutMs: 1.5 })).toBe("run_script: timeoutMs: must be a whole number of milliseconds (got 1.5)");
+    expect(await refuse({ timeoutMs: 1.5 })).toBe(
+      "run_script: timeoutMs: must be a whole number of milliseconds (got 1.5)",
+    );
   });
 
   it("clamps timeoutMs to six hours and accepts arrays sent as JSON strings or single strings", async () => {
-    const result = await h.call("run_script", { interpreter: "python3", script: "ok.py", timeoutMs: 99_999_999, args: '["x", "y"]', inputs: "ok.py" });
+    const result = await h.call("run_script", {
+      interpreter: "python3",
+      script: "ok.py",
+      timeoutMs: 99_999_999,
+      args: '["x", "y"]',
+      inputs: "ok.py",
+    });
     const d = result.details as unknown as RunScriptDetails;
     expect(d.timeoutMs).toBe(21_600_000);
     expect(d.args).toEqual(["x", "y"]);
@@ -180,10 +232,16 @@ describe("run_script refusals", () => {
   });
 
   it("refuses a script or cwd outside the workspace, or missing, before running anything", async () => {
-    expect(await refuse({ script: "../x.py" })).toBe('run_script: script must resolve inside the workspace root (got "../x.py"): Path escapes workspace root: ../x.py');
-    expect(await refuse({ script: "missing.py" })).toBe('run_script: script must be an existing file in the workspace (got "missing.py")');
+    expect(await refuse({ script: "../x.py" })).toBe(
+      'run_script: script must resolve inside the workspace root (got "../x.py"): Path escapes workspace root: ../x.py',
+    );
+    expect(await refuse({ script: "missing.py" })).toBe(
+      'run_script: script must be an existing file in the workspace (got "missing.py")',
+    );
     expect(await refuse({ cwd: "/" })).toMatch(/^run_script: cwd must resolve inside the workspace root/);
-    expect(await refuse({ outputs: ["../../etc/passwd"] })).toMatch(/^run_script: outputs\[0\] must resolve inside the workspace root/);
+    expect(await refuse({ outputs: ["../../etc/passwd"] })).toMatch(
+      /^run_script: outputs\[0\] must resolve inside the workspace root/,
+    );
     expect(h.notifications).toEqual([]);
   });
 });

@@ -25,7 +25,10 @@ async function resolveArg(ctx: ToolContext, field: string, value: string): Promi
     return await ctx.workspace.resolve(value);
   } catch (error) {
     if (error instanceof ToolFailureError && error.code === "path_escape") {
-      fail("invalid_args", `run_script: ${field} must resolve inside the workspace root (got ${JSON.stringify(value)}): Path escapes workspace root: ${value}`);
+      fail(
+        "invalid_args",
+        `run_script: ${field} must resolve inside the workspace root (got ${JSON.stringify(value)}): Path escapes workspace root: ${value}`,
+      );
     }
     throw error;
   }
@@ -39,7 +42,10 @@ function tailText(buffer: HeadTailBuffer): string {
   return bytes.subarray(start).toString("utf8");
 }
 
-export function decideOutcome(run: Pick<GroupRunResult, "aborted" | "timedOut" | "signal" | "spawnError" | "exitCode" | "survivors">, oomKilled: boolean): RunScriptOutcome {
+export function decideOutcome(
+  run: Pick<GroupRunResult, "aborted" | "timedOut" | "signal" | "spawnError" | "exitCode" | "survivors">,
+  oomKilled: boolean,
+): RunScriptOutcome {
   if (run.aborted) return "aborted";
   if (run.timedOut) return "timed-out";
   if (oomKilled) return "oom-killed";
@@ -61,10 +67,17 @@ export const runScriptTool = defineTool({
   async run(args, ctx) {
     const script = await resolveArg(ctx, "script", args.script);
     const scriptInfo = await stat(script.real).catch(() => undefined);
-    if (!scriptInfo?.isFile()) fail("invalid_args", `run_script: script must be an existing file in the workspace (got ${JSON.stringify(args.script)})`);
+    if (!scriptInfo?.isFile())
+      fail(
+        "invalid_args",
+        `run_script: script must be an existing file in the workspace (got ${JSON.stringify(args.script)})`,
+      );
     const cwd = await resolveArg(ctx, "cwd", args.cwd);
     if (!(await stat(cwd.real).catch(() => undefined))?.isDirectory()) {
-      fail("invalid_args", `run_script: cwd must be an existing folder in the workspace (got ${JSON.stringify(args.cwd)})`);
+      fail(
+        "invalid_args",
+        `run_script: cwd must be an existing folder in the workspace (got ${JSON.stringify(args.cwd)})`,
+      );
     }
     const inputs = await Promise.all(args.inputs.map((p, i) => resolveArg(ctx, `inputs[${i}]`, p)));
     const outputs = await Promise.all(args.outputs.map((p, i) => resolveArg(ctx, `outputs[${i}]`, p)));
@@ -77,9 +90,18 @@ export const runScriptTool = defineTool({
     const oomBefore = await readOomKills(ctx.config.memoryEventsPath);
 
     const command = interpreterPath
-      ? [interpreterPath, ...(PYTHONS.has(args.interpreter) ? ["-u"] : []), ...args.interpreterArgs, script.real, ...args.args]
+      ? [
+          interpreterPath,
+          ...(PYTHONS.has(args.interpreter) ? ["-u"] : []),
+          ...args.interpreterArgs,
+          script.real,
+          ...args.args,
+        ]
       : [];
-    const tails = { stdout: new HeadTailBuffer(0, RUN_SCRIPT_TAIL_BYTES), stderr: new HeadTailBuffer(0, RUN_SCRIPT_TAIL_BYTES) };
+    const tails = {
+      stdout: new HeadTailBuffer(0, RUN_SCRIPT_TAIL_BYTES),
+      stderr: new HeadTailBuffer(0, RUN_SCRIPT_TAIL_BYTES),
+    };
     const startedAt = new Date();
     const run: GroupRunResult = interpreterPath
       ? await runInGroup({
@@ -91,7 +113,12 @@ export const runScriptTool = defineTool({
           signal: ctx.signal,
           onOutput(stream, chunk, offset) {
             tails[stream].push(chunk);
-            ctx.notify(AgentNotification.Output, { callId: ctx.callId, stream, offset, data: chunk.toString("base64") });
+            ctx.notify(AgentNotification.Output, {
+              callId: ctx.callId,
+              stream,
+              offset,
+              data: chunk.toString("base64"),
+            });
           },
         })
       : {
@@ -114,7 +141,13 @@ export const runScriptTool = defineTool({
         const before = outputsBefore[i];
         const existedBefore = before?.note !== "absent";
         const status: RunScriptOutputHash["status"] =
-          after.note === "absent" ? "absent" : !existedBefore ? "created" : before?.sha256 === after.sha256 && before?.bytes === after.bytes ? "unchanged" : "modified";
+          after.note === "absent"
+            ? "absent"
+            : !existedBefore
+              ? "created"
+              : before?.sha256 === after.sha256 && before?.bytes === after.bytes
+                ? "unchanged"
+                : "modified";
         return { ...after, sha256Before: before?.sha256 ?? null, status };
       }),
     );
@@ -151,14 +184,22 @@ export const runScriptTool = defineTool({
       ...(run.survivors > 0 ? { survivors: run.survivors } : {}),
     };
     const output = renderRunText(header, details);
-    const result = { ok: outcome === "succeeded", output, details: { ...details }, trace: { interpreterPath, oomKillsBefore: oomBefore, oomKillsAfter: oomAfter } };
+    const result = {
+      ok: outcome === "succeeded",
+      output,
+      details: { ...details },
+      trace: { interpreterPath, oomKillsBefore: oomBefore, oomKillsAfter: oomAfter },
+    };
     return outcome === "succeeded" ? result : { ...result, error: { code: outcome, message: header } };
   },
 });
 
 function renderStream(name: string, total: number, tail: string): string {
   if (total === 0) return `${name}: (empty)`;
-  const label = total > RUN_SCRIPT_TAIL_BYTES ? `${name} (last ${RUN_SCRIPT_TAIL_BYTES / 1024} KiB of ${total} bytes)` : `${name} (${total} bytes)`;
+  const label =
+    total > RUN_SCRIPT_TAIL_BYTES
+      ? `${name} (last ${RUN_SCRIPT_TAIL_BYTES / 1024} KiB of ${total} bytes)`
+      : `${name} (${total} bytes)`;
   return `${label}:\n${tail}${tail.endsWith("\n") ? "" : "\n"}`;
 }
 
@@ -166,8 +207,10 @@ function renderStream(name: string, total: number, tail: string): string {
 export function renderRunText(header: string, details: RunScriptDetails): string {
   const parts = [header];
   if (details.spawnError) parts.push(`spawn error: ${details.spawnError}`);
-  if (details.survivors) parts.push(`${details.survivors} descendant process(es) were still running after exit and were killed`);
-  if (details.outputs.length > 0) parts.push(`outputs: ${details.outputs.map((o) => `${o.path} ${o.status}`).join(", ")}`);
+  if (details.survivors)
+    parts.push(`${details.survivors} descendant process(es) were still running after exit and were killed`);
+  if (details.outputs.length > 0)
+    parts.push(`outputs: ${details.outputs.map((o) => `${o.path} ${o.status}`).join(", ")}`);
   parts.push(renderStream("stdout", details.stdoutBytes, details.stdoutTail));
   parts.push(renderStream("stderr", details.stderrBytes, details.stderrTail));
   return parts.join("\n");

@@ -8,7 +8,20 @@ import { globToRegExp } from "./glob-to-regexp";
 let h: ToolHarness;
 beforeEach(async () => {
   h = await createToolHarness();
-  for (const rel of ["a.ts", "b.js", "src/c.ts", "src/deep/d.ts", "src/deep/e.tsx", "node_modules/m/i.ts", "dist/o.ts", ".git/x.ts", "build/b.ts", "target/t.ts", ".venv/v.ts", ".env"]) {
+  for (const rel of [
+    "a.ts",
+    "b.js",
+    "src/c.ts",
+    "src/deep/d.ts",
+    "src/deep/e.tsx",
+    "node_modules/m/i.ts",
+    "dist/o.ts",
+    ".git/x.ts",
+    "build/b.ts",
+    "target/t.ts",
+    ".venv/v.ts",
+    ".env",
+  ]) {
     await mkdir(path.dirname(path.join(h.root, rel)), { recursive: true });
     await writeFile(path.join(h.root, rel), "");
   }
@@ -24,13 +37,27 @@ describe("glob", () => {
 
   it("skips .git always and the build folders unless includeIgnored", async () => {
     const all = await glob({ pattern: "**/*.ts", includeIgnored: true });
-    expect(all.files).toEqual(["a.ts", "build/b.ts", "dist/o.ts", "node_modules/m/i.ts", "src/c.ts", "src/deep/d.ts", "target/t.ts", ".venv/v.ts"].sort());
+    expect(all.files).toEqual(
+      [
+        "a.ts",
+        "build/b.ts",
+        "dist/o.ts",
+        "node_modules/m/i.ts",
+        "src/c.ts",
+        "src/deep/d.ts",
+        "target/t.ts",
+        ".venv/v.ts",
+      ].sort(),
+    );
     expect(all.files).not.toContain(".git/x.ts");
   });
 
   it("matches files only, within path, with braces and single-segment stars", async () => {
     expect((await glob({ pattern: "*" })).files).toEqual([".env", "a.ts", "b.js"]);
-    expect((await glob({ pattern: "**/*.{ts,tsx}", path: "src/deep" })).files).toEqual(["src/deep/d.ts", "src/deep/e.tsx"]);
+    expect((await glob({ pattern: "**/*.{ts,tsx}", path: "src/deep" })).files).toEqual([
+      "src/deep/d.ts",
+      "src/deep/e.tsx",
+    ]);
     expect((await glob({ pattern: "src/*" })).files).toEqual(["src/c.ts"]);
   });
 

@@ -33,10 +33,14 @@ describe("grep", () => {
   });
 
   it("supports caseInsensitive, literal, include and path", async () => {
-    expect((await grep({ pattern: "needle", caseInsensitive: true, path: "b.ts" })).matches.map((m) => m.line)).toEqual([1, 3]);
+    expect((await grep({ pattern: "needle", caseInsensitive: true, path: "b.ts" })).matches.map((m) => m.line)).toEqual(
+      [1, 3],
+    );
     expect((await grep({ pattern: "needle", include: "*.md" })).matches.map((m) => m.file)).toEqual(["sub/c.md"]);
     await put("re.txt", "a.b\naxb\n");
-    expect((await grep({ pattern: "a.b", literal: true, path: "re.txt" })).matches.map((m) => m.content)).toEqual(["a.b"]);
+    expect((await grep({ pattern: "a.b", literal: true, path: "re.txt" })).matches.map((m) => m.content)).toEqual([
+      "a.b",
+    ]);
   });
 
   it("returns context lines marked as context", async () => {
@@ -75,7 +79,12 @@ describe("grep", () => {
 
   it("finds nothing in an empty folder without an error", async () => {
     await mkdir(path.join(h.root, "empty"));
-    expect(await grep({ pattern: "x", path: "empty" })).toEqual({ matches: [], filesMatched: 0, totalMatches: 0, truncated: false });
+    expect(await grep({ pattern: "x", path: "empty" })).toEqual({
+      matches: [],
+      filesMatched: 0,
+      totalMatches: 0,
+      truncated: false,
+    });
   });
 
   it("records what ripgrep searched in the trace", async () => {

@@ -25,7 +25,13 @@ function rgText(value: RgText | undefined): string {
   return value.text ?? Buffer.from(value.bytes ?? "", "base64").toString("utf8");
 }
 
-export function buildRgArgs(args: { pattern: string; include?: string | undefined; caseInsensitive: boolean; literal: boolean; context: number }): string[] {
+export function buildRgArgs(args: {
+  pattern: string;
+  include?: string | undefined;
+  caseInsensitive: boolean;
+  literal: boolean;
+  context: number;
+}): string[] {
   const rgArgs = [
     "--json",
     "--no-config",
@@ -119,7 +125,11 @@ export const grepTool = defineTool({
       const data = message.data;
       if (message.type === "match" || message.type === "context") {
         let content = rgText(data.lines as RgText).replace(/\r?\n$/, "");
-        const entry: GrepMatch = { file: rgText(data.path as RgText).replace(/^\.\//, ""), line: Number(data.line_number), content };
+        const entry: GrepMatch = {
+          file: rgText(data.path as RgText).replace(/^\.\//, ""),
+          line: Number(data.line_number),
+          content,
+        };
         if (content.length > GREP_MAX_LINE_CHARS) {
           content = content.slice(0, GREP_MAX_LINE_CHARS);
           entry.content = content;

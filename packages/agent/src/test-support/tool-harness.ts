@@ -20,7 +20,11 @@ export interface ToolHarness {
   stateDir: string;
   notifications: Notification[];
   processes: ProcessManager;
-  call(tool: string, args: unknown, options?: { callId?: string; env?: Record<string, string>; signal?: AbortSignal; lineWasInvalidUtf8?: boolean }): Promise<ToolResult>;
+  call(
+    tool: string,
+    args: unknown,
+    options?: { callId?: string; env?: Record<string, string>; signal?: AbortSignal; lineWasInvalidUtf8?: boolean },
+  ): Promise<ToolResult>;
   cleanup(): Promise<void>;
 }
 
@@ -29,7 +33,12 @@ export async function createToolHarness(extraEnv: Record<string, string> = {}): 
   const root = path.join(base, "workspace");
   const stateDir = path.join(base, "state");
   await import("node:fs/promises").then((fs) => fs.mkdir(root));
-  const config = loadAgentConfig({ PATH: process.env.PATH, BERTH_WORKSPACE: root, BERTH_AGENT_STATE: stateDir, ...extraEnv });
+  const config = loadAgentConfig({
+    PATH: process.env.PATH,
+    BERTH_WORKSPACE: root,
+    BERTH_AGENT_STATE: stateDir,
+    ...extraEnv,
+  });
   const notifications: Notification[] = [];
   const notify = (method: string, params: Record<string, unknown>) => notifications.push({ method, params });
   const processes = new ProcessManager(stateDir, notify);

@@ -19,7 +19,9 @@ describe("argument handling for every tool", () => {
     expect(errorOf(await h.call("read_file", "not json"))).toBe(
       "Invalid arguments for read_file: arguments: expected an object (got a string that is not a JSON object)",
     );
-    expect(errorOf(await h.call("read_file", [1]))).toBe("Invalid arguments for read_file: arguments: expected an object (got an array)");
+    expect(errorOf(await h.call("read_file", [1]))).toBe(
+      "Invalid arguments for read_file: arguments: expected an object (got an array)",
+    );
   });
 
   it("names every bad field with its value", async () => {
@@ -51,7 +53,11 @@ describe("argument handling for every tool", () => {
 
   it("lets a boolean default apply when omitted and validates it when given", async () => {
     await writeFile(path.join(h.root, "a.txt"), "x x");
-    expect(errorOf(await h.call("edit", { path: "a.txt", old_string: "x", new_string: "y", replaceAll: "yes" }))).toMatch(/replaceAll: expected boolean/);
-    expect(detailsOf(await h.call("edit", { path: "a.txt", old_string: "x", new_string: "y", replaceAll: true }))).toMatchObject({ replacements: 2 });
+    expect(
+      errorOf(await h.call("edit", { path: "a.txt", old_string: "x", new_string: "y", replaceAll: "yes" })),
+    ).toMatch(/replaceAll: expected boolean/);
+    expect(
+      detailsOf(await h.call("edit", { path: "a.txt", old_string: "x", new_string: "y", replaceAll: true })),
+    ).toMatchObject({ replacements: 2 });
   });
 });

@@ -13,12 +13,20 @@ export interface CallToolOptions {
  * Validates a call's arguments and runs the tool. Every refusal happens before the tool touches
  * anything, and every failure (thrown or returned) comes back as a ToolResult, never as an exception.
  */
-export async function callTool(tool: AgentTool, rawArgs: unknown, ctx: ToolContext, options: CallToolOptions = {}): Promise<ToolResult> {
+export async function callTool(
+  tool: AgentTool,
+  rawArgs: unknown,
+  ctx: ToolContext,
+  options: CallToolOptions = {},
+): Promise<ToolResult> {
   const prefix = tool.argsErrorPrefix ?? `Invalid arguments for ${tool.name}: `;
   // Weak models send the whole argument object as a JSON string too.
   const args = rawArgs === undefined || rawArgs === null ? {} : coerceJsonObject(rawArgs);
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
-    return toolFailure("invalid_args", `${prefix}arguments: expected an object (got ${typeof rawArgs === "string" ? "a string that is not a JSON object" : Array.isArray(args) ? "an array" : typeof args})`);
+    return toolFailure(
+      "invalid_args",
+      `${prefix}arguments: expected an object (got ${typeof rawArgs === "string" ? "a string that is not a JSON object" : Array.isArray(args) ? "an array" : typeof args})`,
+    );
   }
   const malformed = findMalformedString(args, options.lineWasInvalidUtf8 ?? false);
   if (malformed) return toolFailure("invalid_args", `${prefix}${malformed}: contains invalid UTF-8`);
@@ -33,6 +41,9 @@ export async function callTool(tool: AgentTool, rawArgs: unknown, ctx: ToolConte
     if (error instanceof ToolFailureError) return toolFailure(error.code, error.message, error.details);
     const err = error as NodeJS.ErrnoException;
     // An OS error we did not map: still a result, with the errno so the cause is visible.
-    return toolFailure(err.code === "EACCES" || err.code === "EPERM" ? "permission_denied" : "internal", `${tool.name} failed: ${err.message ?? String(error)}`);
+    return toolFailure(
+      err.code === "EACCES" || err.code === "EPERM" ? "permission_denied" : "internal",
+      `${tool.name} failed: ${err.message ?? String(error)}`,
+    );
   }
 }

@@ -21,7 +21,10 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
 
 export function preview(value: unknown): string {
   if (typeof value === "string") {
-    return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value) + (value.length > 60 ? ` (${value.length} characters)` : "");
+    return (
+      JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value) +
+      (value.length > 60 ? ` (${value.length} characters)` : "")
+    );
   }
   const json = JSON.stringify(value);
   return json === undefined ? String(value) : json.length > 80 ? `${json.slice(0, 80)}…` : json;
@@ -31,7 +34,10 @@ export function preview(value: unknown): string {
  * One line per issue, each naming the field and the bad value. A message that is a whole sentence of
  * the spec (`Unsupported write mode: x`) is returned alone and unchanged.
  */
-export function formatIssues(issues: readonly z.core.$ZodIssue[], raw: unknown): { message: string; verbatim: boolean } {
+export function formatIssues(
+  issues: readonly z.core.$ZodIssue[],
+  raw: unknown,
+): { message: string; verbatim: boolean } {
   const verbatim = issues.find((issue) => issue.message.startsWith("Unsupported "));
   if (verbatim) return { message: verbatim.message, verbatim: true };
   const lines = issues.map((issue) => {
@@ -50,7 +56,11 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[], raw: unknown):
  * Finds a string that cannot be valid UTF-8: a lone surrogate (from a JSON `\ud800` escape) or, when
  * the request line itself was not valid UTF-8, a replacement character left by decoding it.
  */
-export function findMalformedString(value: unknown, lineWasInvalidUtf8: boolean, path: PropertyKey[] = []): string | null {
+export function findMalformedString(
+  value: unknown,
+  lineWasInvalidUtf8: boolean,
+  path: PropertyKey[] = [],
+): string | null {
   if (typeof value === "string") {
     if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value)) return fieldName(path);
     if (lineWasInvalidUtf8 && value.includes("\uFFFD")) return fieldName(path);

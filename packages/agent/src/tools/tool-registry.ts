@@ -11,7 +11,17 @@ import type { AgentTool } from "./tool-context";
 
 /** The built-in tools the agent runs inside the container, by wire name. */
 export const AGENT_TOOLS: ReadonlyMap<string, AgentTool> = new Map(
-  ([readFileTool, writeFileTool, editTool, applyPatchTool, globTool, grepTool, bashTool, runScriptTool, updateAgentsMdTool] as AgentTool[]).map(
-    (tool) => [tool.name, tool],
-  ),
+  (
+    [
+      readFileTool,
+      writeFileTool,
+      editTool,
+      applyPatchTool,
+      globTool,
+      grepTool,
+      bashTool,
+      runScriptTool,
+      updateAgentsMdTool,
+    ] as AgentTool[]
+  ).map((tool) => [tool.name, tool]),
 );

@@ -6,9 +6,18 @@ export const GLOB_MAX_RESULTS = 100_000;
 export const GLOB_IGNORED_DIRS = ["node_modules", "dist", "build", "target", ".venv"] as const;
 
 export const GlobArgsSchema = z.object({
-  pattern: z.string().min(1, "must not be empty").max(4096, "must be at most 4096 characters").refine(noNul, "must not contain NUL bytes"),
+  pattern: z
+    .string()
+    .min(1, "must not be empty")
+    .max(4096, "must be at most 4096 characters")
+    .refine(noNul, "must not contain NUL bytes"),
   path: WorkspacePathSchema.default("."),
-  maxResults: z.number().int().min(1, "must be at least 1").max(GLOB_MAX_RESULTS, `must be at most ${GLOB_MAX_RESULTS}`).default(1000),
+  maxResults: z
+    .number()
+    .int()
+    .min(1, "must be at least 1")
+    .max(GLOB_MAX_RESULTS, `must be at most ${GLOB_MAX_RESULTS}`)
+    .default(1000),
   includeIgnored: z.boolean().default(false),
 });
 export type GlobArgs = z.infer<typeof GlobArgsSchema>;

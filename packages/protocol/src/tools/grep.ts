@@ -6,13 +6,27 @@ export const GREP_MAX_LINE_CHARS = 500;
 export const GREP_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 export const GrepArgsSchema = z.object({
-  pattern: z.string().min(1, "must not be empty").max(4096, "must be at most 4096 characters").refine(noNul, "must not contain NUL bytes"),
+  pattern: z
+    .string()
+    .min(1, "must not be empty")
+    .max(4096, "must be at most 4096 characters")
+    .refine(noNul, "must not contain NUL bytes"),
   path: WorkspacePathSchema.default("."),
-  include: z.string().min(1, "must not be empty").max(1024, "must be at most 1024 characters").refine(noNul, "must not contain NUL bytes").optional(),
+  include: z
+    .string()
+    .min(1, "must not be empty")
+    .max(1024, "must be at most 1024 characters")
+    .refine(noNul, "must not contain NUL bytes")
+    .optional(),
   caseInsensitive: z.boolean().default(false),
   literal: z.boolean().default(false),
   context: z.number().int().min(0, "must be at least 0").max(50, "must be at most 50").default(0),
-  maxResults: z.number().int().min(1, "must be at least 1").max(GREP_MAX_RESULTS, `must be at most ${GREP_MAX_RESULTS}`).default(100),
+  maxResults: z
+    .number()
+    .int()
+    .min(1, "must be at least 1")
+    .max(GREP_MAX_RESULTS, `must be at most ${GREP_MAX_RESULTS}`)
+    .default(100),
 });
 export type GrepArgs = z.infer<typeof GrepArgsSchema>;
 

@@ -1,7 +1,18 @@
 import { z } from "zod";
 import { lenientArray, lenientObject, noNul } from "./lenient";
 
-export const RUN_SCRIPT_INTERPRETERS = ["python3", "python", "node", "bash", "sh", "Rscript", "julia", "perl", "ruby", "octave"] as const;
+export const RUN_SCRIPT_INTERPRETERS = [
+  "python3",
+  "python",
+  "node",
+  "bash",
+  "sh",
+  "Rscript",
+  "julia",
+  "perl",
+  "ruby",
+  "octave",
+] as const;
 export type RunScriptInterpreter = (typeof RUN_SCRIPT_INTERPRETERS)[number];
 export const RUN_SCRIPT_MAX_ARGS = 64;
 export const RUN_SCRIPT_MAX_ARG_BYTES = 4096;
@@ -15,7 +26,15 @@ export const RUN_SCRIPT_MAX_HASH_BYTES = 64 * 1024 * 1024;
 export const RUN_SCRIPT_TAIL_BYTES = 8 * 1024;
 
 /** Outcomes in order of precedence: the first that applies wins. */
-export const RUN_SCRIPT_OUTCOMES = ["aborted", "timed-out", "oom-killed", "spawn-failed", "cleanup-incomplete", "failed", "succeeded"] as const;
+export const RUN_SCRIPT_OUTCOMES = [
+  "aborted",
+  "timed-out",
+  "oom-killed",
+  "spawn-failed",
+  "cleanup-incomplete",
+  "failed",
+  "succeeded",
+] as const;
 export type RunScriptOutcome = (typeof RUN_SCRIPT_OUTCOMES)[number];
 
 const byteLength = (value: string) => new TextEncoder().encode(value).length;
@@ -30,9 +49,12 @@ const ArgSchema = z
 
 const argList = () =>
   lenientArray(
-    z.array(ArgSchema, { error: (iss) => `must be an array of strings (got ${preview(iss.input)})` }).max(RUN_SCRIPT_MAX_ARGS, {
-      error: (iss) => `must have at most ${RUN_SCRIPT_MAX_ARGS} items (got ${Array.isArray(iss.input) ? iss.input.length : "?"})`,
-    }),
+    z
+      .array(ArgSchema, { error: (iss) => `must be an array of strings (got ${preview(iss.input)})` })
+      .max(RUN_SCRIPT_MAX_ARGS, {
+        error: (iss) =>
+          `must have at most ${RUN_SCRIPT_MAX_ARGS} items (got ${Array.isArray(iss.input) ? iss.input.length : "?"})`,
+      }),
   ).default([]);
 
 const PathSchema = z
@@ -45,9 +67,12 @@ const PathSchema = z
 
 const pathList = () =>
   lenientArray(
-    z.array(PathSchema, { error: (iss) => `must be an array of paths (got ${preview(iss.input)})` }).max(RUN_SCRIPT_MAX_FILES, {
-      error: (iss) => `must have at most ${RUN_SCRIPT_MAX_FILES} items (got ${Array.isArray(iss.input) ? iss.input.length : "?"})`,
-    }),
+    z
+      .array(PathSchema, { error: (iss) => `must be an array of paths (got ${preview(iss.input)})` })
+      .max(RUN_SCRIPT_MAX_FILES, {
+        error: (iss) =>
+          `must have at most ${RUN_SCRIPT_MAX_FILES} items (got ${Array.isArray(iss.input) ? iss.input.length : "?"})`,
+      }),
   ).default([]);
 
 const EnvSchema = lenientObject(
@@ -60,7 +85,8 @@ const EnvSchema = lenientObject(
         .string({ error: (iss) => `value must be a string (got ${preview(iss.input)})` })
         .refine(noNul, { error: "value must not contain NUL bytes" })
         .refine((v) => byteLength(v) <= RUN_SCRIPT_MAX_ENV_VALUE_BYTES, {
-          error: (iss) => `value must be at most ${RUN_SCRIPT_MAX_ENV_VALUE_BYTES} bytes (got ${byteLength(String(iss.input))} bytes)`,
+          error: (iss) =>
+            `value must be at most ${RUN_SCRIPT_MAX_ENV_VALUE_BYTES} bytes (got ${byteLength(String(iss.input))} bytes)`,
         }),
       {
         error: (iss) =>
@@ -70,15 +96,17 @@ const EnvSchema = lenientObject(
       },
     )
     .refine((env) => Object.keys(env).length <= RUN_SCRIPT_MAX_ENV_KEYS, {
-      error: (iss) => `must have at most ${RUN_SCRIPT_MAX_ENV_KEYS} keys (got ${Object.keys(iss.input as object).length})`,
+      error: (iss) =>
+        `must have at most ${RUN_SCRIPT_MAX_ENV_KEYS} keys (got ${Object.keys(iss.input as object).length})`,
     }),
 ).default({});
 
 export const RunScriptArgsSchema = z.object({
-  interpreter: z.string({ error: (iss) => `must be a string (got ${preview(iss.input)})` }).refine(
-    (v): v is RunScriptInterpreter => (RUN_SCRIPT_INTERPRETERS as readonly string[]).includes(v),
-    { error: (iss) => `must be one of ${RUN_SCRIPT_INTERPRETERS.join(", ")} as a bare name (got ${preview(iss.input)})` },
-  ),
+  interpreter: z
+    .string({ error: (iss) => `must be a string (got ${preview(iss.input)})` })
+    .refine((v): v is RunScriptInterpreter => (RUN_SCRIPT_INTERPRETERS as readonly string[]).includes(v), {
+      error: (iss) => `must be one of ${RUN_SCRIPT_INTERPRETERS.join(", ")} as a bare name (got ${preview(iss.input)})`,
+    }),
   script: PathSchema,
   args: argList(),
   interpreterArgs: argList(),

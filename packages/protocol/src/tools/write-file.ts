@@ -8,7 +8,9 @@ export type WriteMode = (typeof WRITE_MODES)[number];
 export const WriteFileArgsSchema = z.object({
   path: WorkspacePathSchema,
   content: z.string(),
-  mode: z.enum(WRITE_MODES, { error: (issue) => `Unsupported write mode: ${String(issue.input)}` }).default("overwrite"),
+  mode: z
+    .enum(WRITE_MODES, { error: (issue) => `Unsupported write mode: ${String(issue.input)}` })
+    .default("overwrite"),
   encoding: EncodingSchema.default("utf8"),
 });
 export type WriteFileArgs = z.infer<typeof WriteFileArgsSchema>;
