@@ -1,6 +1,6 @@
 import { createDatabase } from "@berth/db";
 import { DockerSandboxDriver } from "@berth/sandbox";
-import { ApprovalService, BUILTIN_TOOLS, LoopGuard, ToolRouter, gatewayTool } from "@berth/tools";
+import { ApprovalService, BUILTIN_TOOLS, LoopGuard, ToolRouter, dispatchTool, gatewayTool, monitorTool } from "@berth/tools";
 import type { Env } from "./env";
 import { AppError } from "@berth/protocol";
 import { ensureAdminToken } from "./auth/tokens";
@@ -68,8 +68,8 @@ export async function createRunner(env: Env): Promise<Runner> {
     },
     approvalsPending: () => db.approval.count({ where: { status: "pending" } }),
   });
-  const router = new ToolRouter([...BUILTIN_TOOLS, gatewayTool]);
-  const tools = new ToolService({ db, driver, router, sessions, runs, approvals, loopGuard: new LoopGuard(), events, metrics });
+  const router = new ToolRouter([...BUILTIN_TOOLS, gatewayTool, dispatchTool, monitorTool]);
+  const tools = new ToolService({ db, driver, router, sessions, runs, approvals, loopGuard: new LoopGuard(), events, metrics, receipts, dataDir: env.dataDir });
 
   const interrupted = await runs.markInterruptedOnStart();
   await sessions.reconcile();

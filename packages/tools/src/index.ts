@@ -3,3 +3,4 @@ export * from "./registry";
 export * from "./builtin";
 export * from "./router";
 export * from "./gateway";
+export * from "./orchestration";

@@ -1,6 +1,6 @@
 import type { Database } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
-import { admit, type AdmissionRegistry, type AdmissionResult, type ApprovalService, type LoopGuard, type ToolRouter, type ToolScope, type AnyToolSpec, type ToolContext } from "@berth/tools";
+import { admit, renderCallText, type AdmissionRegistry, type AdmissionResult, type ApprovalService, type LoopGuard, type ToolRouter, type ToolScope, type AnyToolSpec, type ToolContext } from "@berth/tools";
 import type { ApprovalRequest, Autonomy, CallerKind, PolicyRule, ToolResult } from "@berth/protocol";
 import { toolFailure } from "@berth/protocol";
 import type { z } from "zod";
@@ -11,6 +11,8 @@ import type { RunKind, RunService } from "../runs/run-service";
 import { redactEnvValues } from "../runs/run-service";
 import type { SessionService } from "../sessions/session-service";
 import type { RunnerMetrics } from "../metrics/runner-metrics";
+import type { ReceiptService } from "../receipts/receipt-service";
+import { createMonitorHost } from "./monitor-host";
 
 export type CallVia = "http" | "socket" | "mcp";
 
@@ -65,6 +67,8 @@ export class ToolService {
       loopGuard: LoopGuard;
       events: RunnerEvents;
       metrics: RunnerMetrics;
+      receipts: ReceiptService;
+      dataDir: string;
     },
   ) {}
 
@@ -131,6 +135,8 @@ export class ToolService {
         registry: this.registryFor(scope),
         autonomy: session.autonomy as Autonomy,
         workspaceRoot: WORKSPACE_ROOT,
+        // /tmp is the container's own tmpfs: writing there touches nothing outside the sandbox.
+        writableRoots: ["/tmp"],
         policyRules: await this.policyRules(),
         loopGuard: this.deps.loopGuard,
       },
@@ -269,7 +275,16 @@ export class ToolService {
           const outcome = await this.call({ ...input, tool, args: toolArgs });
           return outcome.kind === "result" ? outcome.result : toolFailure("parked", `${tool} is waiting for operator approval ${outcome.approvalId} (sha256 ${outcome.sha256})`, { approvalId: outcome.approvalId });
         },
+        callAdmitted: (tool, toolArgs) => this.runPlanTask(tool, toolArgs, input, env, admission, approval, approvalWaitMs),
       },
+      monitor: createMonitorHost({
+        db: this.deps.db,
+        dataDir: this.deps.dataDir,
+        receipts: this.deps.receipts,
+        events: this.deps.events,
+        sessionId: input.sessionId,
+        tools: () => this.surface(input.sessionId, input.principal),
+      }),
     };
 
     let result: ToolResult;
@@ -278,7 +293,6 @@ export class ToolService {
     } catch (error) {
       result = toolFailure("sandbox_error", (error as Error).message);
     }
-    if (admission.via === "gateway") result = { ...result, details: { ...result.details, capability: spec.name } };
 
     if (runId) {
       const processId = result.ok && typeof result.details?.processId === "string" && args.action === "start" ? result.details.processId : undefined;
@@ -291,6 +305,43 @@ export class ToolService {
       }
     }
     this.announceFileChanges(input.sessionId, spec.name, result);
+    return result;
+  }
+
+  /**
+   * A task of a dispatch plan. Admission judged every task when it judged the plan (and the operator
+   * approved the plan text, which lists each task's args hash), so the task runs without a second ask;
+   * its arguments are validated again and its run carries the plan's approval.
+   */
+  private async runPlanTask(
+    tool: string,
+    args: unknown,
+    input: ToolCallInput,
+    env: Record<string, string>,
+    plan: AdmissionResult,
+    approval: ApprovalRequest | undefined,
+    approvalWaitMs: number | null,
+  ): Promise<ToolResult> {
+    const task = plan.tasks?.find((t) => t.tool === tool && t.sha256 === renderCallText(tool, t.args).sha256 && sameArgs(t, tool, args, this.registryFor({ userId: input.principal.userId, sessionId: input.sessionId })));
+    if (!task || task.verdict === "deny") return toolFailure("denied", `dispatch: task ${tool} is not part of the admitted plan`);
+    const result = await this.execute(task, { ...input, tool }, env, newId("call"), approval, approvalWaitMs);
+    await this.deps.db.toolCall.create({
+      data: {
+        id: newId("call"),
+        sessionId: input.sessionId,
+        userId: input.principal.userId,
+        caller: input.via,
+        tool: task.tool,
+        argsSha256: task.sha256,
+        argsJson: JSON.stringify(redactEnvValues(task.args)),
+        actionClass: task.actionClass,
+        verdict: "plan",
+        approvalId: approval?.id ?? null,
+        ok: result.ok,
+        errorCode: result.error?.code ?? null,
+        runId: result.runId ?? null,
+      },
+    });
     return result;
   }
 
@@ -307,6 +358,12 @@ export class ToolService {
     if (tool === "run_script" || tool === "bash" || tool === "update_agents_md") paths.push(".");
     for (const path of paths) this.deps.events.emit("file:changed", { sessionId, path });
   }
+}
+
+/** True when `args` validate to exactly the task admission judged. */
+function sameArgs(task: AdmissionResult, tool: string, args: unknown, registry: AdmissionRegistry): boolean {
+  const validated = registry.validate(tool, args);
+  return validated.ok && renderCallText(tool, validated.args).sha256 === task.sha256;
 }
 
 function safeClass(spec: AnyToolSpec): string {

@@ -25,6 +25,34 @@ export interface SandboxCaller {
 export interface GatewayHost {
   catalogue(): readonly { spec: AnyToolSpec; kind: "builtin" | "mcp" | "function" }[];
   call(tool: string, args: unknown): Promise<ToolResult>;
+  /** Runs a task of a plan that admission already approved as a whole (dispatch): no second ask. */
+  callAdmitted(tool: string, args: unknown): Promise<ToolResult>;
+}
+
+/** A run as `monitor` reports it. */
+export interface MonitoredRun {
+  id: string;
+  sessionId: string;
+  tool: string;
+  status: string;
+  outcome: string | null;
+  exitCode: number | null;
+  startedAt: string;
+  endedAt: string | null;
+  durationMs: number | null;
+  receiptId: string | null;
+}
+
+/** What `monitor` reads, always scoped to the caller's session by the runner. */
+export interface MonitorHost {
+  listRuns(limit: number): Promise<MonitoredRun[]>;
+  /** The run, or why it cannot be shown ("belongs to another session", "not found"). */
+  getRun(runId: string): Promise<MonitoredRun | { refused: string }>;
+  tail(runId: string, bytes: number): Promise<{ stdout: string; stderr: string }>;
+  receipt(runId: string): Promise<unknown>;
+  /** Resolves when the run has ended or the timeout passes. */
+  waitForEnd(runId: string, timeoutMs: number): Promise<MonitoredRun | { refused: string }>;
+  tools(): { name: string; description: string }[];
 }
 
 export interface ToolContext {
@@ -37,6 +65,7 @@ export interface ToolContext {
   signal?: AbortSignal;
   /** Present for calls that may reach other tools (gateway, dispatch). */
   host?: GatewayHost;
+  monitor?: MonitorHost;
 }
 
 /**

@@ -1,0 +1,75 @@
+import type { Database } from "@berth/db";
+import type { MonitorHost, MonitoredRun } from "@berth/tools";
+import type { RunnerEvents } from "../events/runner-events";
+import type { ReceiptService } from "../receipts/receipt-service";
+import { readLog } from "../runs/run-logs";
+
+type RunRow = Awaited<ReturnType<Database["run"]["findUniqueOrThrow"]>> & { receipt: { id: string } | null };
+
+function monitored(run: RunRow): MonitoredRun {
+  return {
+    id: run.id,
+    sessionId: run.sessionId,
+    tool: run.tool,
+    status: run.status,
+    outcome: run.outcome,
+    exitCode: run.exitCode,
+    startedAt: run.startedAt.toISOString(),
+    endedAt: run.endedAt?.toISOString() ?? null,
+    durationMs: run.durationMs,
+    receiptId: run.receipt?.id ?? null,
+  };
+}
+
+/** `monitor` for one session: its own runs only; another session's run is refused by name. */
+export function createMonitorHost(deps: {
+  db: Database;
+  dataDir: string;
+  receipts: ReceiptService;
+  events: RunnerEvents;
+  sessionId: string;
+  tools: () => { name: string; description: string }[];
+}): MonitorHost {
+  const getRun = async (runId: string): Promise<MonitoredRun | { refused: string }> => {
+    const run = await deps.db.run.findUnique({ where: { id: runId }, include: { receipt: { select: { id: true } } } });
+    if (!run) return { refused: `monitor: run not found: ${runId}` };
+    if (run.sessionId !== deps.sessionId) return { refused: `monitor: run ${runId} belongs to another session` };
+    return monitored(run);
+  };
+  return {
+    async listRuns(limit) {
+      const runs = await deps.db.run.findMany({ where: { sessionId: deps.sessionId }, orderBy: { startedAt: "desc" }, take: limit, include: { receipt: { select: { id: true } } } });
+      return runs.map(monitored);
+    },
+    getRun,
+    async tail(runId, bytes) {
+      const tail = (stream: "stdout" | "stderr") => {
+        const size = readLog(deps.dataDir, runId, stream, Number.MAX_SAFE_INTEGER, 0).size;
+        return readLog(deps.dataDir, runId, stream, Math.max(0, size - bytes), bytes).content.toString("utf8");
+      };
+      return { stdout: tail("stdout"), stderr: tail("stderr") };
+    },
+    async receipt(runId) {
+      const row = await deps.db.receipt.findUnique({ where: { runId } });
+      return row ? (JSON.parse(row.json) as unknown) : null;
+    },
+    async waitForEnd(runId, timeoutMs) {
+      const first = await getRun(runId);
+      if ("refused" in first || first.status !== "running") return first;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, timeoutMs);
+        function done() {
+          clearTimeout(timer);
+          deps.events.off("run:status", onStatus);
+          resolve();
+        }
+        function onStatus(event: { runId: string; status: string }) {
+          if (event.runId === runId && event.status !== "running") done();
+        }
+        deps.events.on("run:status", onStatus);
+      });
+      return getRun(runId);
+    },
+    tools: deps.tools,
+  };
+}

@@ -1,0 +1,2 @@
+export * from "./dispatch-tool";
+export * from "./monitor-tool";

@@ -1,0 +1,60 @@
+import { z } from "zod";
+import { lenientArray, toolFailure } from "@berth/protocol";
+import { defineTool, fixedClass } from "../registry/define-tool";
+
+const RunId = z.string().min(1, "must not be empty").max(100);
+
+export const MonitorArgsSchema = z.object({
+  mode: z.enum(["list", "status", "peek", "tools", "receipt", "wait", "collect"]).default("list"),
+  runId: RunId.optional(),
+  runIds: lenientArray(z.array(RunId).max(64, "must have at most 64 run ids")).optional(),
+  timeoutMs: z.number().int().min(0, "must be ≥ 0").max(600_000, "must be at most 600000").default(30_000),
+  limit: z.number().int().min(1).max(200).default(20),
+});
+
+const PEEK_BYTES = 4096;
+
+function json(details: Record<string, unknown>) {
+  return { ok: true, output: JSON.stringify(details), details };
+}
+
+/** Reads this session's runs: another session's run is refused by name, never reported unknown. */
+export const monitorTool = defineTool({
+  name: "monitor",
+  description:
+    "Watch this session's runs: mode list (recent runs), status {runId}, peek {runId} (log tails), tools (what is callable), receipt {runId}, wait {runId, timeoutMs} (until it ends), collect {runIds} (status of several).",
+  argsSchema: MonitorArgsSchema,
+  executionMode: "parallel",
+  classify: fixedClass("read"),
+  async run(args, ctx) {
+    const host = ctx.monitor;
+    if (!host) return toolFailure("unavailable", "monitor: no run store in this context");
+    const needRun = (): string | undefined => args.runId;
+    switch (args.mode) {
+      case "list":
+        return json({ runs: await host.listRuns(args.limit) });
+      case "tools":
+        return json({ tools: host.tools() });
+      case "collect": {
+        const ids = args.runIds ?? (args.runId ? [args.runId] : []);
+        if (!ids.length) return toolFailure("invalid_arguments", "monitor: runIds is required for mode=collect");
+        const runs = await Promise.all(ids.map((id) => host.getRun(id)));
+        const refused = runs.find((r): r is { refused: string } => "refused" in r);
+        if (refused) return toolFailure("refused", refused.refused);
+        return json({ runs });
+      }
+      default: {
+        const runId = needRun();
+        if (!runId) return toolFailure("invalid_arguments", `monitor: runId is required for mode=${args.mode}`);
+        const run = args.mode === "wait" ? await host.waitForEnd(runId, args.timeoutMs) : await host.getRun(runId);
+        if ("refused" in run) return toolFailure("refused", run.refused);
+        if (args.mode === "peek") return json({ run, ...(await host.tail(runId, PEEK_BYTES)) });
+        if (args.mode === "receipt") {
+          const receipt = await host.receipt(runId);
+          return receipt ? json({ run, receipt }) : toolFailure("not_found", `monitor: run ${runId} has no receipt yet (status ${run.status})`);
+        }
+        return json({ run, ended: run.status !== "running" });
+      }
+    }
+  },
+});
