@@ -49,6 +49,7 @@ export function createMcpHttpListener<P extends McpPrincipal>(
 
 /** HTTP-level refusals still carry a JSON-RPC error body, as the SDK's own transport does. */
 export function sendJsonRpcError(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { ...res.getHeaders(), "content-type": "application/json" });
+  // Headers set earlier with setHeader (www-authenticate) are merged by writeHead.
+  res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
 }
