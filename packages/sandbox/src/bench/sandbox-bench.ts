@@ -4,6 +4,7 @@
 // Everything it creates carries a bench runner id and is removed at the end.
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import os from "node:os";
 import { PassThrough } from "node:stream";
 import { promisify } from "node:util";
 import Docker from "dockerode";
@@ -67,6 +68,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const notes: string[] = [];
   const t0 = performance.now();
+  const loadBefore = os.loadavg()[0] ?? 0;
   try {
     await driver.start();
     await driver.whenPoolFull();
@@ -169,7 +171,9 @@ async function main(): Promise<void> {
   const table = rows.map((r) => [r.name, String(r.n), fmt(r.p50), fmt(r.p95), r.unit, r.target ?? "", r.pass === undefined ? "" : r.pass ? "yes" : "NO"]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => (row[i] ?? "").length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i >= 5 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
-  console.log(`\nberth sandbox bench (image berth-sandbox:latest, ${(performance.now() - t0) / 1000 | 0} s)\n`);
+  const seconds = Math.round((performance.now() - t0) / 1000);
+  const load = `load average ${loadBefore.toFixed(1)} → ${(os.loadavg()[0] ?? 0).toFixed(1)} on ${os.cpus().length} CPUs`;
+  console.log(`\nberth sandbox bench (image berth-sandbox:latest, ${seconds} s, ${load})\n`);
   console.log(line(header));
   console.log(widths.map((w) => "-".repeat(w)).join("  "));
   for (const row of table) console.log(line(row));

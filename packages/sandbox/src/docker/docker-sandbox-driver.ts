@@ -235,7 +235,7 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
       if (existing && existing.status !== "terminated") {
         throw new SandboxError({
           sessionId,
-          reason: "docker",
+          reason: "conflict",
           message: `Session ${sessionId} already has a sandbox (${existing.status})`,
         });
       }

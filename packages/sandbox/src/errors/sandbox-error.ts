@@ -7,9 +7,10 @@ import { AppError, type TerminationCause } from "@berth/protocol";
  *   timeout      the agent did not answer within the call's timeout
  *   rpc          the agent answered with a JSON-RPC error (`rpcCode`)
  *   protocol     the agent sent something that is not valid protocol (bad JSON, wrong shape, version)
+ *   conflict     the session already has a running sandbox (create twice)
  *   docker       the Docker engine refused an operation
  */
-export type SandboxErrorReason = "not_found" | "not_running" | "timeout" | "rpc" | "protocol" | "docker";
+export type SandboxErrorReason = "not_found" | "not_running" | "timeout" | "rpc" | "protocol" | "conflict" | "docker";
 
 const marker = Symbol.for("berth.SandboxError");
 
@@ -30,7 +31,12 @@ export class SandboxError extends AppError {
   }) {
     const unavailable = opts.reason === "not_running" || opts.reason === "timeout" || opts.reason === "docker";
     super({
-      code: opts.reason === "not_found" ? "not_found" : unavailable ? "sandbox_unavailable" : "internal",
+      code:
+        opts.reason === "not_found" || opts.reason === "conflict"
+          ? opts.reason
+          : unavailable
+            ? "sandbox_unavailable"
+            : "internal",
       message: opts.message,
       // The user sees the same sentence: it names the session and the cause, nothing internal.
       userMessage: opts.reason === "not_running" || opts.reason === "not_found" ? opts.message : undefined,
