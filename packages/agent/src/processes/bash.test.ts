@@ -17,6 +17,12 @@ const exec = async (args: Record<string, unknown>, options?: Parameters<ToolHarn
   return { result, details: result.details as unknown as BashExecDetails };
 };
 
+/** Running means present in /proc and not a zombie waiting for its reaper. */
+const isRunning = async (pid: number) => {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  return stat !== "" && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+};
+
 const waitFor = async (check: () => Promise<boolean>, ms = 5000) => {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
@@ -72,14 +78,7 @@ describe("bash exec", () => {
     expect(details).toMatchObject({ exitCode: -1, timedOut: true });
     expect(details.stderr).toMatch(/timed out after 300 ms.*action="start"/);
     const childPid = Number(await readFile(path.join(h.root, "child.pid"), "utf8"));
-    await waitFor(async () => {
-      try {
-        process.kill(childPid, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    });
+    await waitFor(async () => !(await isRunning(childPid)));
   });
 
   it("escalates to SIGKILL when the command ignores SIGTERM", async () => {

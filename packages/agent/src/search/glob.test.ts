@@ -61,6 +61,12 @@ describe("glob", () => {
     expect((await glob({ pattern: "src/*" })).files).toEqual(["src/c.ts"]);
   });
 
+  it("accepts an absolute pattern inside the workspace and refuses one outside", async () => {
+    expect((await glob({ pattern: `${h.root}/src/**/*.ts` })).files).toEqual(["src/c.ts", "src/deep/d.ts"]);
+    expect(errorOf(await h.call("glob", { pattern: "/etc/*" }))).toBe("Path escapes workspace root: /etc/*");
+    expect(errorOf(await h.call("glob", { pattern: "*", path: "a.ts" }))).toBe("Not a directory: a.ts");
+  });
+
   it("caps results at maxResults and says so", async () => {
     expect(await glob({ pattern: "**/*", maxResults: 2 })).toEqual({ files: [".env", "a.ts"], truncated: true });
   });

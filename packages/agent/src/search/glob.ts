@@ -14,12 +14,21 @@ export const globTool = defineTool({
   schema: GlobArgsSchema,
   mutates: false,
   async run(args, { workspace }) {
-    const base = await workspace.resolve(args.path);
+    // Models often write the pattern as an absolute path inside the workspace: search from the root then.
+    let pattern = args.pattern;
+    let basePath = args.path;
+    if (path.isAbsolute(pattern)) {
+      const root = [workspace.root, await workspace.realRoot()].find((r) => pattern.startsWith(r + "/"));
+      if (root === undefined) fail("path_escape", `Path escapes workspace root: ${args.pattern}`);
+      pattern = pattern.slice((root as string).length + 1);
+      basePath = ".";
+    }
+    const base = await workspace.resolve(basePath);
     const info = await stat(base.real).catch(() => undefined);
-    if (!info) fail("not_found", `Directory not found: ${args.path}`);
-    if (!info?.isDirectory()) fail("not_a_directory", `Not a directory: ${args.path}`);
+    if (!info) fail("not_found", `Directory not found: ${basePath}`);
+    if (!info?.isDirectory()) fail("not_a_directory", `Not a directory: ${basePath}`);
 
-    const pattern = args.pattern.replace(/^(\.\/)+/, "");
+    pattern = pattern.replace(/^(\.\/)+/, "");
     const matcher = globToRegExp(pattern);
     const maxDepth = globMaxDepth(pattern);
     const realRoot = await workspace.realRoot();
