@@ -21,6 +21,7 @@ import { registerReceiptRoutes } from "./http/routes/receipts-routes";
 import { registerApprovalRoutes } from "./http/routes/approvals-routes";
 import { registerPolicyRoutes } from "./http/routes/policy-routes";
 import { registerSkillRoutes } from "./http/routes/skills-routes";
+import { registerMcpRoutes } from "./http/routes/mcp-routes";
 
 
 
@@ -83,6 +84,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   registerApprovalRoutes(app, { approvals, store: approvalStore });
   registerPolicyRoutes(app, { db, onChange: () => tools.invalidatePolicy() });
   registerSkillRoutes(app, { db });
+  registerMcpRoutes(app, { sessions, tools, approvalWaitMs: env.BERTH_MCP_APPROVAL_WAIT_MS });
   app.get("/metrics", async (_request, reply) => reply.header("content-type", metrics.registry.contentType).send(await metrics.registry.metrics()));
   const io = createSocketServer(app.server, { db, events, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin });
   const expiry = setInterval(() => void approvals.expireDue().catch(() => undefined), 30_000);

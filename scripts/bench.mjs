@@ -1,0 +1,29 @@
+// `npm run bench [name]`: benchmarks print their own figures and ratios against a baseline measured in
+// the same run. Names: sandbox, tools, admission, stream, web; no name runs them all but web.
+import path from "node:path";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const BENCHES = {
+  sandbox: ["npx", "tsx", "packages/sandbox/src/bench/sandbox-bench.ts"],
+  tools: ["npx", "tsx", "apps/runner/src/bench/tools-bench.ts"],
+  admission: ["npx", "tsx", "packages/tools/src/admission/bench.ts"],
+  stream: ["npx", "tsx", "apps/runner/src/bench/stream-bench.ts"],
+  web: ["node", "apps/web/bench/web-bench.mjs"],
+};
+
+const wanted = process.argv.slice(2);
+const names = wanted.length ? wanted : ["sandbox", "tools", "admission", "stream"];
+let failed = 0;
+for (const name of names) {
+  const command = BENCHES[name];
+  if (!command) {
+    console.error(`unknown bench: ${name} (choose from ${Object.keys(BENCHES).join(", ")})`);
+    process.exit(2);
+  }
+  console.log(`\n##### bench:${name} #####`);
+  const result = spawnSync(command[0], command.slice(1), { cwd: root, stdio: "inherit" });
+  if (result.status !== 0) failed++;
+}
+process.exit(failed ? 1 : 0);
