@@ -176,6 +176,9 @@ describe("apply_patch (unified diff)", () => {
     expect(await text("nonl.txt")).toBe("x\nY\n");
     await expect(stat(file("del.txt"))).rejects.toThrow();
     expect(d.operationsApplied).toBe(4);
+    expect((await h.call("apply_patch", { patch: patch("*** Add File: t.txt", "+t") })).trace).toEqual({
+      format: "envelope",
+    });
   });
 
   it("applies renames and keeps CRLF", async () => {

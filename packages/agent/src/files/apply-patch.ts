@@ -71,7 +71,7 @@ export const applyPatchTool = defineTool({
     const changed = [...files.values()].filter((f) => f.content !== f.original);
     await commit(changed);
     const details: ApplyPatchDetails = { filesChanged: changed.length, operationsApplied: ops.length, fileChanges };
-    return okResult(details);
+    return okResult(details, { format: args.patch.includes("*** Begin Patch") ? "envelope" : "unified-diff" });
   },
 });
 

@@ -44,7 +44,7 @@ export const editTool = defineTool({
       : text.slice(0, text.indexOf(oldString)) + newString + text.slice(text.indexOf(oldString) + oldString.length);
     await atomicWrite(file.real, Buffer.from(updated, "utf8"), { mode });
     const details: EditDetails = { path: file.rel, replacements: args.replaceAll ? count : 1 };
-    return okResult(details);
+    return okResult(details, { crlf: text.includes("\r\n") });
   },
 });
 

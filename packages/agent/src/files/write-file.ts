@@ -50,6 +50,7 @@ export const writeFileTool = defineTool({
       appended,
       bytesWritten: data.length,
     };
-    return okResult(details);
+    // The real path shows where a symlinked name actually landed.
+    return okResult(details, { realPath: file.real });
   },
 });

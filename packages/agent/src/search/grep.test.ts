@@ -77,6 +77,11 @@ describe("grep", () => {
     expect(errorOf(await h.call("grep", { pattern: "(unclosed" }))).toMatch(/^Invalid regex in pattern: \(unclosed/);
   });
 
+  it("refuses a missing or escaping path", async () => {
+    expect(errorOf(await h.call("grep", { pattern: "x", path: "nope" }))).toBe("Path not found: nope");
+    expect(errorOf(await h.call("grep", { pattern: "x", path: "../" }))).toBe("Path escapes workspace root: ../");
+  });
+
   it("finds nothing in an empty folder without an error", async () => {
     await mkdir(path.join(h.root, "empty"));
     expect(await grep({ pattern: "x", path: "empty" })).toEqual({
