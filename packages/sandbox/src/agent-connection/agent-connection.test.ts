@@ -47,12 +47,16 @@ describe("AgentConnection", () => {
 
   it("rejects a reply that does not match the method's schema", async () => {
     const conn = connect(new FakeAgent());
-    await expect(conn.callTool({ tool: "bad-result", args: {}, callId: "x" })).rejects.toThrow(/invalid tool\.call result/);
+    await expect(conn.callTool({ tool: "bad-result", args: {}, callId: "x" })).rejects.toThrow(
+      /invalid tool\.call result/,
+    );
   });
 
   it("turns a JSON-RPC error into a SandboxError with the rpc code", async () => {
     const conn = connect(new FakeAgent());
-    const err = await conn.request("no.such", {}, { safeParse: (v: unknown) => ({ success: true as const, data: v }) }).catch((e: unknown) => e);
+    const err = await conn
+      .request("no.such", {}, { safeParse: (v: unknown) => ({ success: true as const, data: v }) })
+      .catch((e: unknown) => e);
     expect(SandboxError.isSandboxError(err) && err.rpcCode).toBe(-32601);
   });
 
@@ -85,7 +89,8 @@ describe("AgentConnection", () => {
     agent.crash();
     const errors = await Promise.all(calls.map((c) => c.catch((e: unknown) => e)));
     expect(Date.now() - started).toBeLessThan(100);
-    for (const err of errors) expect(String(err)).toContain("Sandbox for session s1 is not running (cause: oom, exit code 137)");
+    for (const err of errors)
+      expect(String(err)).toContain("Sandbox for session s1 is not running (cause: oom, exit code 137)");
     await expect(conn.ping()).rejects.toThrow(/cause: oom/);
   });
 

@@ -80,7 +80,15 @@ async function main(): Promise<void> {
       cold.push(ms);
       await driver.destroy(`cold-${i}`);
     }
-    rows.push({ ...summarize("cold start → agent ready", cold), target: "p50 ≤ 700 ms", pass: percentile(cold.sort((a, b) => a - b), 50) <= 700 });
+    rows.push({
+      ...summarize("cold start → agent ready", cold),
+      target: "p50 ≤ 700 ms",
+      pass:
+        percentile(
+          cold.sort((a, b) => a - b),
+          50,
+        ) <= 700,
+    });
 
     // 2. Warm acquire from a full pool (refill between samples is not timed).
     const warm: number[] = [];
@@ -100,8 +108,13 @@ async function main(): Promise<void> {
     const content = "x".repeat(4095) + "\n";
     await driver.call(rpcSession, { tool: "write_file", args: { path: "four-k.txt", content }, callId: "w" });
     const readOnce = async (i: number) => {
-      const result = await driver.call(rpcSession, { tool: "read_file", args: { path: "four-k.txt" }, callId: `r${i}` });
-      if (!result.ok || !result.output.includes("xxxx")) throw new Error(`read_file failed: ${result.output.slice(0, 200)}`);
+      const result = await driver.call(rpcSession, {
+        tool: "read_file",
+        args: { path: "four-k.txt" },
+        callId: `r${i}`,
+      });
+      if (!result.ok || !result.output.includes("xxxx"))
+        throw new Error(`read_file failed: ${result.output.slice(0, 200)}`);
     };
     for (let i = 0; i < 200; i++) await readOnce(i); // JIT warm-up on both sides
     const rpc: number[] = [];
@@ -115,14 +128,17 @@ async function main(): Promise<void> {
     for (let i = 0; i < 30; i++) apiExec.push((await time(() => apiExecCat(container, file)))[0]);
     const apiRow = summarize("docker exec cat (engine API)", apiExec);
     const cliExec: number[] = [];
-    for (let i = 0; i < 20; i++) cliExec.push((await time(() => run("docker", ["exec", info.containerId ?? "", "cat", file])))[0]);
+    for (let i = 0; i < 20; i++)
+      cliExec.push((await time(() => run("docker", ["exec", info.containerId ?? "", "cat", file])))[0]);
     const cliRow = summarize("docker exec <c> cat (CLI)", cliExec);
 
     const ratioApi = apiRow.p50 / rpcRow.p50;
     const ratioCli = cliRow.p50 / rpcRow.p50;
     rows.push({ ...rpcRow, target: "p50 ≤ 1 ms, ≥ 50x exec", pass: rpcRow.p50 <= 1 && ratioApi >= 50 });
     rows.push(apiRow, cliRow);
-    notes.push(`ratio docker exec / RPC (p50): ${ratioApi.toFixed(0)}x via engine API, ${ratioCli.toFixed(0)}x via CLI`);
+    notes.push(
+      `ratio docker exec / RPC (p50): ${ratioApi.toFixed(0)}x via engine API, ${ratioCli.toFixed(0)}x via CLI`,
+    );
     await driver.destroy(rpcSession);
 
     // 4. 50 concurrent sessions from a full pool of 2: the rest start cold, all at once.
@@ -151,7 +167,11 @@ async function main(): Promise<void> {
       // docker stats' own figure: usage minus page cache (cgroup v1 `cache`, v2 `inactive_file`).
       const cache = m.stats?.total_inactive_file ?? m.stats?.inactive_file ?? m.stats?.cache ?? 0;
       cgroup.push(((m.usage ?? 0) - cache) / 2 ** 20);
-      const status = await driver.call(id, { tool: "bash", args: { command: "grep RssAnon /proc/$(pgrep -xf 'node /opt/berth/berth-agent.mjs')/status" }, callId: `m-${id}` });
+      const status = await driver.call(id, {
+        tool: "bash",
+        args: { command: "grep RssAnon /proc/$(pgrep -xf 'node /opt/berth/berth-agent.mjs')/status" },
+        callId: `m-${id}`,
+      });
       const kb = /RssAnon:\s+(\d+)/.exec(String((status.details as { stdout?: string } | undefined)?.stdout ?? ""));
       if (kb?.[1]) anon.push(Number(kb[1]) / 1024);
     }
@@ -168,9 +188,18 @@ async function main(): Promise<void> {
   }
 
   const header = ["metric", "n", "p50", "p95", "unit", "target", "ok"];
-  const table = rows.map((r) => [r.name, String(r.n), fmt(r.p50), fmt(r.p95), r.unit, r.target ?? "", r.pass === undefined ? "" : r.pass ? "yes" : "NO"]);
+  const table = rows.map((r) => [
+    r.name,
+    String(r.n),
+    fmt(r.p50),
+    fmt(r.p95),
+    r.unit,
+    r.target ?? "",
+    r.pass === undefined ? "" : r.pass ? "yes" : "NO",
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => (row[i] ?? "").length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i >= 5 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 || i >= 5 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
   const seconds = Math.round((performance.now() - t0) / 1000);
   const load = `load average ${loadBefore.toFixed(1)} → ${(os.loadavg()[0] ?? 0).toFixed(1)} on ${os.cpus().length} CPUs`;
   console.log(`\nberth sandbox bench (image berth-sandbox:latest, ${seconds} s, ${load})\n`);

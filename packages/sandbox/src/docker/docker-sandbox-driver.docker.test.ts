@@ -20,9 +20,16 @@ import { containerNameFor } from "./sandbox-labels";
 const runFile = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-function nextTermination(driver: DockerSandboxDriver, sessionId: string, timeoutMs = 15_000): Promise<SandboxTermination> {
+function nextTermination(
+  driver: DockerSandboxDriver,
+  sessionId: string,
+  timeoutMs = 15_000,
+): Promise<SandboxTermination> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no termination of ${sessionId} within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`no termination of ${sessionId} within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     const onTerminated = (t: SandboxTermination) => {
       if (t.sessionId !== sessionId) return;
       clearTimeout(timer);
@@ -56,7 +63,9 @@ describe("DockerSandboxDriver (real engine)", () => {
     expect(info.agentVersion).toBeTruthy();
     expect(info.volumeName).toMatch(/^berth-ws-/);
     // The rename after the session happens in the background.
-    await expect.poll(async () => (await docker.getContainer(info.containerId ?? "").inspect()).Name).toBe(`/${containerNameFor("warm-1")}`);
+    await expect
+      .poll(async () => (await docker.getContainer(info.containerId ?? "").inspect()).Name)
+      .toBe(`/${containerNameFor("warm-1")}`);
     await driver.destroy("warm-1");
   });
 
@@ -92,7 +101,11 @@ except OSError as e:
     });
 
     it("cannot write to / (read-only root), only to /workspace and the tmpfs mounts", async () => {
-      const r = await sh(driver, sid, "touch /x 2>&1; touch /etc/x 2>&1; touch /workspace/ok /tmp/ok $HOME/ok && echo writable");
+      const r = await sh(
+        driver,
+        sid,
+        "touch /x 2>&1; touch /etc/x 2>&1; touch /workspace/ok /tmp/ok $HOME/ok && echo writable",
+      );
       expect(r.stdout).toMatch(/touch: cannot touch '\/x': Read-only file system/);
       expect(r.stdout).toMatch(/cannot touch '\/etc\/x': Read-only file system/);
       expect(r.stdout).toContain("writable");
@@ -148,7 +161,12 @@ for p in pids: os.waitpid(p, 0)
       const agentPid = hello.stdout.trim();
       const terminated = nextTermination(driver, sid, 30_000);
       // A process may raise its own user's oom_score_adj: the agent becomes the OOM killer's first pick.
-      const call = sh(driver, sid, `echo 1000 > /proc/${agentPid}/oom_score_adj && python3 -c "b = bytearray(1536 * 1024 * 1024)"`, 60_000);
+      const call = sh(
+        driver,
+        sid,
+        `echo 1000 > /proc/${agentPid}/oom_score_adj && python3 -c "b = bytearray(1536 * 1024 * 1024)"`,
+        60_000,
+      );
       const err = await call.catch((e: unknown) => e);
       expect(SandboxError.isSandboxError(err) && err.terminationCause).toBe("oom");
       expect(String(err)).toMatch(new RegExp(`Sandbox for session ${sid} is not running \\(cause: oom`));
@@ -164,7 +182,11 @@ for p in pids: os.waitpid(p, 0)
       await driver.acquire("iso-a");
       await driver.acquire("iso-b");
       await tool(driver, "iso-a", "write_file", { path: "secret-a.txt", content: "only a" });
-      const listing = await sh(driver, "iso-b", "ls -A /workspace; find / -name 'secret-a.txt' -not -path '/proc/*' 2>/dev/null; echo done");
+      const listing = await sh(
+        driver,
+        "iso-b",
+        "ls -A /workspace; find / -name 'secret-a.txt' -not -path '/proc/*' 2>/dev/null; echo done",
+      );
       expect(listing.stdout).not.toContain("secret-a.txt");
       const read = await tool(driver, "iso-b", "read_file", { path: "secret-a.txt" });
       expect(read.ok).toBe(false);
@@ -201,7 +223,9 @@ for p in pids: os.waitpid(p, 0)
       const err = await call.catch((e: unknown) => e);
       const elapsed = performance.now() - killedAt;
       expect(elapsed).toBeLessThan(1_000);
-      expect(String(err)).toMatch(new RegExp(`Sandbox for session ${sid} is not running \\(cause: exited, exit code 137\\)`));
+      expect(String(err)).toMatch(
+        new RegExp(`Sandbox for session ${sid} is not running \\(cause: exited, exit code 137\\)`),
+      );
       expect(driver.get(sid)?.termination).toMatchObject({ cause: "exited", exitCode: 137 });
 
       // The next call fails at once with the same cause, without waiting for any timeout.
@@ -223,7 +247,9 @@ for p in pids: os.waitpid(p, 0)
       await driver.destroy(sid);
       await expect(docker.getContainer(info.containerId ?? "").inspect()).rejects.toMatchObject({ statusCode: 404 });
       await expect(docker.getVolume(info.volumeName).inspect()).rejects.toMatchObject({ statusCode: 404 });
-      await expect(driver.call(sid, { tool: "read_file", args: { path: "x" }, callId: "c" })).rejects.toThrow(/No sandbox for session doomed/);
+      await expect(driver.call(sid, { tool: "read_file", args: { path: "x" }, callId: "c" })).rejects.toThrow(
+        /No sandbox for session doomed/,
+      );
     });
 
     it("gives egress only to a session that asks for it", async () => {
@@ -243,7 +269,13 @@ describe("DockerSandboxDriver timers (real engine)", () => {
   let driver: DockerSandboxDriver;
 
   beforeAll(async () => {
-    driver = new DockerSandboxDriver({ runnerId, poolSize: 0, idleTimeoutMs: 3_000, heartbeatIntervalMs: 200, heartbeatTimeoutMs: 200 });
+    driver = new DockerSandboxDriver({
+      runnerId,
+      poolSize: 0,
+      idleTimeoutMs: 3_000,
+      heartbeatIntervalMs: 200,
+      heartbeatTimeoutMs: 200,
+    });
     await driver.start();
   });
 
@@ -288,11 +320,18 @@ describe("runner restart (real engine)", () => {
 
   it("adopts containers of live sessions and reaps the rest, leaving no orphan", async () => {
     // A runner process that crashes after starting two sessions and a warm pool.
-    const { stdout } = await runFile("npx", ["tsx", path.join(here, "../testing/crash-runner.ts"), runnerId, "live-1", "gone-1"], {
-      cwd: path.resolve(here, "../.."),
-      timeout: 60_000,
-    });
-    const infos = JSON.parse(stdout.trim().split("\n").pop() ?? "[]") as Array<{ sessionId: string; volumeName: string }>;
+    const { stdout } = await runFile(
+      "npx",
+      ["tsx", path.join(here, "../testing/crash-runner.ts"), runnerId, "live-1", "gone-1"],
+      {
+        cwd: path.resolve(here, "../.."),
+        timeout: 60_000,
+      },
+    );
+    const infos = JSON.parse(stdout.trim().split("\n").pop() ?? "[]") as Array<{
+      sessionId: string;
+      volumeName: string;
+    }>;
     const liveVolume = infos.find((i) => i.sessionId === "live-1")?.volumeName;
     expect(liveVolume).toBeTruthy();
     const warmVolume = infos.find((i) => i.sessionId === "warm-live-1")?.volumeName;
@@ -307,7 +346,9 @@ describe("runner restart (real engine)", () => {
       ]);
       expect(report.adopted.sort()).toEqual(["live-1", "warm-live-1"]);
       expect(report.reapedContainers.length).toBeGreaterThanOrEqual(1);
-      expect(await dockerPsNames(runnerId)).toEqual([containerNameFor("live-1"), containerNameFor("warm-live-1")].sort());
+      expect(await dockerPsNames(runnerId)).toEqual(
+        [containerNameFor("live-1"), containerNameFor("warm-live-1")].sort(),
+      );
       expect(await dockerVolumeNames(runnerId)).toEqual([liveVolume, warmVolume].sort());
 
       // The adopted sandbox answers calls and still has its files.

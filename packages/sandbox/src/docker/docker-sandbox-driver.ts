@@ -361,7 +361,9 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
       else liveVolumes.set(entry.sessionId, entry.volumeName);
       if (typeof entry !== "string" && entry.volumeName) sessionOfVolume.set(entry.volumeName, entry.sessionId);
     }
-    const ours = new Set<string>([...this.sessions.values()].flatMap((s) => (s.attached ? [s.attached.containerId] : [])));
+    const ours = new Set<string>(
+      [...this.sessions.values()].flatMap((s) => (s.attached ? [s.attached.containerId] : [])),
+    );
     const containers = await this.docker.listContainers({ all: true, filters: runnerFilter(this.runnerId) });
     const bySession = new Map<string, Docker.ContainerInfo[]>();
     const reap: Docker.ContainerInfo[] = [];
@@ -372,7 +374,9 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
       const sessionId =
         label && label !== POOL_SESSION
           ? label
-          : (sessionFromContainerName(info.Names[0] ?? "") ?? sessionOfVolume.get(info.Labels[SandboxLabel.Volume] ?? "") ?? null);
+          : (sessionFromContainerName(info.Names[0] ?? "") ??
+            sessionOfVolume.get(info.Labels[SandboxLabel.Volume] ?? "") ??
+            null);
       if (sessionId === null || !liveVolumes.has(sessionId) || this.sessions.get(sessionId)?.attached) {
         reap.push(info);
         continue;
@@ -402,7 +406,9 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
         .getContainer(info.Id)
         .remove({ force: true })
         .then(() => report.reapedContainers.push(info.Id))
-        .catch((error: unknown) => this.warn(null, `could not reap container ${info.Id}: ${errorMessage(error)}`, error));
+        .catch((error: unknown) =>
+          this.warn(null, `could not reap container ${info.Id}: ${errorMessage(error)}`, error),
+        );
     }
 
     // Volumes: only prune when every live session's workspace is known, so no live workspace is lost.
@@ -462,7 +468,11 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
   private requireState(sessionId: string): SessionState {
     const state = this.sessions.get(sessionId);
     if (!state) {
-      throw new SandboxError({ sessionId, reason: "not_found", message: `No sandbox for session ${sessionId}; acquire one first` });
+      throw new SandboxError({
+        sessionId,
+        reason: "not_found",
+        message: `No sandbox for session ${sessionId}; acquire one first`,
+      });
     }
     return state;
   }
@@ -496,7 +506,8 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
       return this.info(state);
     } catch (error) {
       state.status = "terminated";
-      const cause: TerminationCause = SandboxError.isSandboxError(error) && error.reason !== "docker" ? "handshake_failed" : "exited";
+      const cause: TerminationCause =
+        SandboxError.isSandboxError(error) && error.reason !== "docker" ? "handshake_failed" : "exited";
       this.recordTermination(state, cause, null, errorMessage(error));
       throw error;
     } finally {
@@ -519,7 +530,8 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
         warm.containerName = name;
       })
       .catch((error: unknown) => {
-        if (state.attached === warm) this.warn(sessionId, `could not rename warm container to ${name}: ${errorMessage(error)}`, error);
+        if (state.attached === warm)
+          this.warn(sessionId, `could not rename warm container to ${name}: ${errorMessage(error)}`, error);
       })
       .finally(() => {
         state.renaming = null;
@@ -591,14 +603,24 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     state.status = "terminated";
   }
 
-  private recordTermination(state: SessionState, cause: TerminationCause, exitCode: number | null, message: string): void {
+  private recordTermination(
+    state: SessionState,
+    cause: TerminationCause,
+    exitCode: number | null,
+    message: string,
+  ): void {
     state.status = "terminated";
     state.termination = { sessionId: state.sessionId, cause, exitCode, message, at: isoNow() };
     this.emit("terminated", state.termination);
   }
 
-  private async adopt(sessionId: string, info: Docker.ContainerInfo, volumeName: string): Promise<"adopted" | "terminated"> {
-    const state = this.sessions.get(sessionId) ?? this.newState(sessionId, volumeName, info.Labels[SandboxLabel.Egress] === "1");
+  private async adopt(
+    sessionId: string,
+    info: Docker.ContainerInfo,
+    volumeName: string,
+  ): Promise<"adopted" | "terminated"> {
+    const state =
+      this.sessions.get(sessionId) ?? this.newState(sessionId, volumeName, info.Labels[SandboxLabel.Egress] === "1");
     state.volumeName = volumeName;
     const container = this.docker.getContainer(info.Id);
     if (info.State === "running") {
@@ -608,7 +630,11 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
         this.bindToSession(state, attached);
         if (sessionFromContainerName(name) !== sessionId) {
           // Claimed from a pool just before the crash: give it its session's name now.
-          await container.rename({ name: containerNameFor(sessionId) }).catch((error: unknown) => this.warn(sessionId, `could not rename adopted container: ${errorMessage(error)}`, error));
+          await container
+            .rename({ name: containerNameFor(sessionId) })
+            .catch((error: unknown) =>
+              this.warn(sessionId, `could not rename adopted container: ${errorMessage(error)}`, error),
+            );
         }
         return "adopted";
       } catch (error) {
@@ -633,7 +659,9 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     const name = `berth-pool-${randomBytes(6).toString("hex")}`;
     try {
       const labels = sandboxLabels(this.runnerId, POOL_SESSION, volumeName, false);
-      const attached = await this.gate.run(() => this.startContainer(name, labels, volumeName, false, POOL_SESSION), { background: true });
+      const attached = await this.gate.run(() => this.startContainer(name, labels, volumeName, false, POOL_SESSION), {
+        background: true,
+      });
       attached.onEnd = () => this.pool.remove(attached);
       if (attached.conn.closed) attached.onEnd();
       return attached;
@@ -643,7 +671,13 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     }
   }
 
-  private async startContainer(name: string, labels: Record<string, string>, volumeName: string, egress: boolean, sessionId: string): Promise<Attached> {
+  private async startContainer(
+    name: string,
+    labels: Record<string, string>,
+    volumeName: string,
+    egress: boolean,
+    sessionId: string,
+  ): Promise<Attached> {
     const network = egress ? this.opts.egressNetwork : "none";
     let container: Docker.Container;
     try {
@@ -666,7 +700,12 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
         HostConfig: hardenedHostConfig({ volumeName, limits: this.limits, network }),
       });
     } catch (error) {
-      throw new SandboxError({ sessionId, reason: "docker", message: `Docker could not create the sandbox for session ${sessionId}: ${errorMessage(error)}`, cause: error });
+      throw new SandboxError({
+        sessionId,
+        reason: "docker",
+        message: `Docker could not create the sandbox for session ${sessionId}: ${errorMessage(error)}`,
+        cause: error,
+      });
     }
     try {
       return await this.attachAndHello(container, container.id, name, volumeName, egress, sessionId, false);
@@ -686,7 +725,13 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     sessionId: string,
     running: boolean,
   ): Promise<Attached> {
-    const socket = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as NodeJS.ReadWriteStream;
+    const socket = (await container.attach({
+      stream: true,
+      stdin: true,
+      stdout: true,
+      stderr: true,
+      hijack: true,
+    })) as NodeJS.ReadWriteStream;
     const stdout = new PassThrough();
     const stderr = new PassThrough();
     this.docker.modem.demuxStream(socket, stdout, stderr);
@@ -717,7 +762,8 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     });
     conn.on("end", () => attached.onEnd());
     try {
-      if (running) socket.write("\n"); // ends any half line a previous runner left in the agent's stdin
+      if (running)
+        socket.write("\n"); // ends any half line a previous runner left in the agent's stdin
       else await container.start();
       attached.hello = await conn.hello(this.opts.runnerVersion, { timeoutMs: this.opts.handshakeTimeoutMs });
       attached.readyAt = new Date();
@@ -740,7 +786,8 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     attached.onEnd = () => undefined;
     attached.conn.fail(new Error("sandbox disposed"));
     await attached.container.remove({ force: true }).catch((error: unknown) => {
-      if (statusCode(error) !== 404) this.warn(null, `could not remove container ${attached.containerId}: ${errorMessage(error)}`, error);
+      if (statusCode(error) !== 404)
+        this.warn(null, `could not remove container ${attached.containerId}: ${errorMessage(error)}`, error);
     });
     (attached.socket as NodeJS.ReadWriteStream & { destroy?: () => void }).destroy?.();
     if (withVolume) await this.removeVolume(attached.volumeName);
@@ -748,7 +795,13 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
 
   private async ensureVolume(name: string, fresh = false): Promise<void> {
     if (!fresh) {
-      const exists = await this.docker.getVolume(name).inspect().then(() => true, () => false);
+      const exists = await this.docker
+        .getVolume(name)
+        .inspect()
+        .then(
+          () => true,
+          () => false,
+        );
       if (exists) return;
     }
     await this.docker.createVolume({ Name: name, Labels: volumeLabels(this.runnerId) });
@@ -772,7 +825,12 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     try {
       this.imageId = (await this.docker.getImage(this.image).inspect()).Id;
     } catch (error) {
-      throw new SandboxError({ sessionId: "-", reason: "docker", message: `Sandbox image ${this.image} not found; run \`node scripts/build-sandbox-image.mjs\``, cause: error });
+      throw new SandboxError({
+        sessionId: "-",
+        reason: "docker",
+        message: `Sandbox image ${this.image} not found; run \`node scripts/build-sandbox-image.mjs\``,
+        cause: error,
+      });
     }
   }
 
@@ -796,7 +854,13 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     stream.on("end", () => {
       if (this.closed || this.eventsStream !== stream) return;
       // The engine restarted or the socket dropped: watch again after a pause.
-      setTimeout(() => void this.watchEngineEvents().catch((error: unknown) => this.warn(null, `engine events lost: ${errorMessage(error)}`, error)), 1_000).unref();
+      setTimeout(
+        () =>
+          void this.watchEngineEvents().catch((error: unknown) =>
+            this.warn(null, `engine events lost: ${errorMessage(error)}`, error),
+          ),
+        1_000,
+      ).unref();
     });
   }
 
@@ -846,7 +910,11 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
         (error: unknown) => {
           if (attached.conn.closed || state.attached !== attached) return;
           state.missedBeats++;
-          this.warn(state.sessionId, `heartbeat missed (${state.missedBeats}/${MISSED_BEATS_LIMIT}): ${errorMessage(error)}`, error);
+          this.warn(
+            state.sessionId,
+            `heartbeat missed (${state.missedBeats}/${MISSED_BEATS_LIMIT}): ${errorMessage(error)}`,
+            error,
+          );
           if (state.missedBeats < MISSED_BEATS_LIMIT) return;
           void this.withLock(state.sessionId, () => this.stopSandbox(state, "unresponsive")).catch(() => undefined);
         },

@@ -18,7 +18,14 @@ describe("hardenedHostConfig", () => {
   });
 
   it("limits pids, memory without swap, and cpu; runs an init; no network", () => {
-    expect(config).toMatchObject({ PidsLimit: 256, Memory: 2 ** 30, MemorySwap: 2 ** 30, NanoCpus: 1e9, Init: true, NetworkMode: "none" });
+    expect(config).toMatchObject({
+      PidsLimit: 256,
+      Memory: 2 ** 30,
+      MemorySwap: 2 ** 30,
+      NanoCpus: 1e9,
+      Init: true,
+      NetworkMode: "none",
+    });
   });
 
   it("never mounts the Docker socket", () => {

@@ -10,7 +10,12 @@ export const SandboxLabel = {
 
 export const POOL_SESSION = "pool";
 
-export function sandboxLabels(runnerId: string, session: string, volumeName: string, egress: boolean): Record<string, string> {
+export function sandboxLabels(
+  runnerId: string,
+  session: string,
+  volumeName: string,
+  egress: boolean,
+): Record<string, string> {
   return {
     [SandboxLabel.Managed]: "true",
     [SandboxLabel.Runner]: runnerId,

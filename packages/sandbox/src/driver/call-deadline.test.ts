@@ -7,7 +7,9 @@ describe("callDeadlineMs", () => {
   });
 
   it("lets a tool reach its own timeout and report it", () => {
-    expect(callDeadlineMs({ tool: "bash", args: { command: "x", timeoutMs: 300_000 }, callId: "c" }, 60_000)).toBe(310_000);
+    expect(callDeadlineMs({ tool: "bash", args: { command: "x", timeoutMs: 300_000 }, callId: "c" }, 60_000)).toBe(
+      310_000,
+    );
   });
 
   it("knows run_script runs up to 600 s by default", () => {

@@ -55,11 +55,7 @@ export class SandboxError extends AppError {
 }
 
 /** The one wording for "this sandbox is dead", so callers and logs can rely on it. */
-export function sandboxNotRunning(
-  sessionId: string,
-  cause: TerminationCause,
-  exitCode?: number | null,
-): SandboxError {
+export function sandboxNotRunning(sessionId: string, cause: TerminationCause, exitCode?: number | null): SandboxError {
   const exit = exitCode === undefined || exitCode === null ? "" : `, exit code ${exitCode}`;
   return new SandboxError({
     sessionId,

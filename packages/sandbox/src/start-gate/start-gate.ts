@@ -28,7 +28,8 @@ export class StartGate {
       return await fn();
     } finally {
       const next = this.urgent.shift() ?? this.background.shift();
-      if (next) next(); // the slot passes straight to the next in line
+      if (next)
+        next(); // the slot passes straight to the next in line
       else this.active--;
     }
   }

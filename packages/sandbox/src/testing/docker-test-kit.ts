@@ -26,12 +26,25 @@ export async function cleanupRunner(runnerId: string): Promise<void> {
 
 /** `docker ps -a --filter label=berth.runner=<id>` through the CLI, as an operator would check. */
 export async function dockerPsNames(runnerId: string): Promise<string[]> {
-  const { stdout } = await run("docker", ["ps", "-a", "--filter", `label=${SandboxLabel.Runner}=${runnerId}`, "--format", "{{.Names}}"]);
+  const { stdout } = await run("docker", [
+    "ps",
+    "-a",
+    "--filter",
+    `label=${SandboxLabel.Runner}=${runnerId}`,
+    "--format",
+    "{{.Names}}",
+  ]);
   return stdout.split("\n").filter(Boolean).sort();
 }
 
 export async function dockerVolumeNames(runnerId: string): Promise<string[]> {
-  const { stdout } = await run("docker", ["volume", "ls", "-q", "--filter", `label=${SandboxLabel.Runner}=${runnerId}`]);
+  const { stdout } = await run("docker", [
+    "volume",
+    "ls",
+    "-q",
+    "--filter",
+    `label=${SandboxLabel.Runner}=${runnerId}`,
+  ]);
   return stdout.split("\n").filter(Boolean).sort();
 }
 
@@ -48,12 +61,26 @@ export function nextCallId(): string {
 }
 
 /** bash exec through the agent, as a tool call from the session would. */
-export async function sh(driver: SandboxDriver, sessionId: string, command: string, timeoutMs = 30_000): Promise<ExecDetails> {
-  const result = await driver.call(sessionId, { tool: "bash", args: { action: "exec", command, timeoutMs }, callId: nextCallId() });
+export async function sh(
+  driver: SandboxDriver,
+  sessionId: string,
+  command: string,
+  timeoutMs = 30_000,
+): Promise<ExecDetails> {
+  const result = await driver.call(sessionId, {
+    tool: "bash",
+    args: { action: "exec", command, timeoutMs },
+    callId: nextCallId(),
+  });
   if (!result.details) throw new Error(`bash gave no details: ${result.output}`);
   return result.details as unknown as ExecDetails;
 }
 
-export function tool(driver: SandboxDriver, sessionId: string, name: string, args: Record<string, unknown>): Promise<ToolResult> {
+export function tool(
+  driver: SandboxDriver,
+  sessionId: string,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<ToolResult> {
   return driver.call(sessionId, { tool: name, args, callId: nextCallId() });
 }

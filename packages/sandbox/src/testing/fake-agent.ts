@@ -76,7 +76,13 @@ export class FakeAgent implements AgentStreams {
       case "tool.call":
         return this.toolCall(msg.id, msg.params);
       default:
-        this.sendRaw(JSON.stringify({ jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: `Unknown method ${msg.method}` } }));
+        this.sendRaw(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: msg.id,
+            error: { code: -32601, message: `Unknown method ${msg.method}` },
+          }),
+        );
     }
   }
 
@@ -95,10 +101,13 @@ export class FakeAgent implements AgentStreams {
       return this.reply(id, { ok: true, output: chunks.join("") });
     }
     if (params.tool === "sleep") {
-      const timer = setTimeout(() => {
-        this.sleeping.delete(callId);
-        this.reply(id, { ok: true, output: "slept" });
-      }, Number(args.ms ?? 0));
+      const timer = setTimeout(
+        () => {
+          this.sleeping.delete(callId);
+          this.reply(id, { ok: true, output: "slept" });
+        },
+        Number(args.ms ?? 0),
+      );
       this.sleeping.set(callId, () => {
         clearTimeout(timer);
         this.sleeping.delete(callId);
