@@ -885,7 +885,8 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
 
   private markActive(state: SessionState): void {
     state.lastActivity = Date.now();
-    if (this.opts.idleTimeoutMs <= 0) return;
+    // A terminated sandbox has nothing left to stop (a call's finally runs after its death too).
+    if (this.opts.idleTimeoutMs <= 0 || state.status !== "ready") return;
     if (state.idleTimer) clearTimeout(state.idleTimer);
     state.idleTimer = setTimeout(() => {
       state.idleTimer = null;
