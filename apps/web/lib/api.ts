@@ -5,23 +5,27 @@
  * Where spec/api.md is silent the UI assumes the following (kept here, in one place):
  *  A1  Session list items are `{id, name, status, autonomy, network, terminationCause?, createdAt}`;
  *      network is "none" | "egress" (prisma schema comment); status starting|ready|stopped|failed|deleted.
- *  A2  A run_script/bash call over REST answers only when the tool finishes. To show output live the UI
- *      learns the new run's id early from `run:status {runId, sessionId, status:"running"}` broadcast to the
- *      session room (after `session:join`), and, as a fallback, by polling `GET /api/runs?sessionId=&limit=5`
- *      for a run that was not there before the click.
- *  A3  `run:subscribe {runId, offset}`: the runner replays each stream from `offset` (per stream) and then
- *      streams live; `run:output.offset` is the byte offset of the chunk within its own stream. The UI
- *      subscribes from the smaller of its two offsets and drops bytes it already has, so either reading
- *      of `offset` gives no gap and no duplicate.
- *  A4  `process:output.offset` is the byte offset in the process's combined log; `data` may carry the
- *      stored `[stdout] ` / `[stderr] ` line prefixes, which the terminal strips and colours.
- *  A5  A parked call (202) is waited on by re-issuing the identical call with `?wait=<ms>`; the runner
- *      attaches an identical pending call to the same approval (same sha256) instead of parking another.
+ *  A2  A run_script call answers only when the script ends. The IDE sends it over socket.io `tool:call`
+ *      (a reload does not abort it, while a REST caller that hangs up aborts its call) and learns the run id
+ *      early from `run:status {runId, sessionId, status:"running"}` sent to the session room, with a poll
+ *      of `GET /api/runs?sessionId=&limit=5` for a run that was not there before the click as a fallback.
+ *  A3  `run:subscribe {runId, offset: {stdout, stderr}}` replays each stream from its offset, then follows
+ *      live; `run:output.offset` is the chunk's byte offset within its own stream. The UI drops bytes it
+ *      already has, so replays, reconnects and its poll never duplicate nor leave a gap.
+ *  A4  `process:output.offset` is the byte offset in the process's combined log; the replay of
+ *      `process:subscribe` comes as stream "combined". Lines prefixed `[stdout] ` / `[stderr] ` (the agent's
+ *      own log format) are stripped and coloured if they ever appear.
+ *  A5  A parked call (202, or `{status:"parked"}` as a socket ack) is waited on by re-issuing the identical
+ *      call over REST with `?wait=<ms>`: the runner reuses the pending approval for the same sha256 and,
+ *      once approved, consumes it and runs the call.
  *  A6  Runs filter: `status` is the run status (running|finished|interrupted); the outcome filter is sent
  *      as `outcome=` and also applied client-side in case the runner ignores it.
- *  A7  `GET /api/runs/:id` → `{run, toolCalls, receipt?}` where toolCalls rows look like the ToolCall table
- *      (`{id, tool, caller, actionClass, verdict, approvalId?, ok?, errorCode?, durationMs?, createdAt}`).
- *  A8  Log pages: `limit` is bytes; `done` is true when the run has ended and `nextOffset` is the end.
+ *  A7  `GET /api/runs/:id` → `{run, toolCalls, receipt?}`; when `receipt` is absent but `run.receiptId` is
+ *      set, the receipt is fetched with `GET /api/receipts/:id`.
+ *  A8  Log pages: `limit` is bytes; `done` is true when the run has ended and `nextOffset` is the end;
+ *      `&download=1` answers the whole stream as an attachment.
+ *  A11 `GET /api/shared/:token` → `logs.stdout` / `logs.stderr` are either strings or `{content, offset,
+ *      size}` tails; both are shown.
  *  A9  `GET /api/approvals` with no `status` returns every approval, newest first.
  *  A10 Socket events to the session room: `file:changed`, `run:status`, `process:status`, `session:status`
  *      carry `sessionId`; `approval:created` / `approval:decided` carry the ApprovalRequest.
@@ -94,12 +98,15 @@ export type LogPage = { content: string; offset: number; nextOffset: number; don
 
 export type Verification = { valid: boolean; reason?: string };
 
+export type SharedLog = string | { content: string; offset?: number; size?: number };
 export type SharedReceipt = {
   receipt: Receipt;
   verification?: Verification;
   run?: Partial<Run> | null;
-  logs?: { stdout?: string; stderr?: string } | null;
+  logs?: { stdout?: SharedLog; stderr?: SharedLog } | null;
 };
+
+export const sharedLogText = (log: SharedLog | undefined): string => (typeof log === "string" ? log : (log?.content ?? ""));
 
 export type Skill = { name: string; description: string; body: string; allowedTools?: string[] };
 
@@ -207,7 +214,12 @@ export const listRuns = async (filter: { sessionId?: string; status?: string; ou
   const runs = (await get<{ runs: Run[] }>(`/api/runs${query({ sessionId: filter.sessionId, status: filter.status, outcome: filter.outcome, limit: filter.limit ?? 100 })}`)).runs;
   return filter.outcome ? runs.filter((run) => run.outcome === filter.outcome) : runs;
 };
-export const getRun = async (id: string) => get<RunDetail>(`/api/runs/${enc(id)}`);
+export const getRun = async (id: string): Promise<RunDetail> => {
+  const detail = await get<RunDetail>(`/api/runs/${enc(id)}`);
+  if (!detail.receipt && detail.run.receiptId) detail.receipt = await getReceipt(detail.run.receiptId).catch(() => null);
+  return { ...detail, toolCalls: detail.toolCalls ?? [] };
+};
+export const runLogDownloadUrl = (id: string, stream: LogStream) => `/api/runs/${enc(id)}/logs${query({ stream, download: 1 })}`;
 export const getRunLogs = async (id: string, stream: LogStream, offset = 0, limit = 65_536) =>
   get<LogPage>(`/api/runs/${enc(id)}/logs${query({ stream, offset, limit })}`);
 

@@ -1,7 +1,7 @@
 "use client";
 import { io, type Socket } from "socket.io-client";
 import { useEffect, useState } from "react";
-import type { ApprovalRequest, LogStream, ToolResult } from "./api";
+import { ApiError, callTool, type ApprovalRequest, type LogStream, type Parked, type ToolResult } from "./api";
 
 /** Server → client events (spec/api.md "socket.io"); payload fields beyond the spec are optional. */
 export type RunOutputEvent = { runId: string; stream: LogStream; offset: number; data: string };
@@ -23,11 +23,12 @@ export interface ServerToClientEvents {
 }
 
 export interface ClientToServerEvents {
-  "session:join": (payload: { sessionId: string }) => void;
+  "session:join": (payload: { sessionId: string }, ack?: (err: { code: string; message: string } | null, result?: { sessionId: string; status: string }) => void) => void;
   "session:leave": (payload: { sessionId: string }) => void;
-  "tool:call": (payload: { sessionId: string; tool: string; args: unknown }, ack: (err: unknown, result: ToolResult) => void) => void;
+  "tool:call": (payload: { sessionId: string; tool: string; args: unknown }, ack: (err: { code: string; message: string } | null, result?: ToolResult | Parked) => void) => void;
   "process:subscribe": (payload: { sessionId: string; processId: string; offset: number }) => void;
-  "run:subscribe": (payload: { runId: string; offset: number }) => void;
+  "run:subscribe": (payload: { runId: string; offset: number | { stdout: number; stderr: number } }) => void;
+  "runs:subscribe": () => void;
   "approvals:subscribe": () => void;
 }
 
@@ -70,4 +71,21 @@ export function useSocketConnected(): boolean {
     };
   }, []);
   return connected;
+}
+
+/**
+ * A tool call over the socket: unlike REST, closing the tab does not abort it (a script keeps running
+ * through a reload). A parked call is reported, then waited on over REST (lib/api.ts A5).
+ */
+export async function callToolLive(sessionId: string, tool: string, args: unknown, opts: { onParked?: (parked: Parked) => void } = {}): Promise<ToolResult> {
+  const socket = getSocket();
+  const answer = await new Promise<ToolResult | Parked>((resolve, reject) => {
+    socket.emit("tool:call", { sessionId, tool, args }, (err, result) => {
+      if (err) reject(new ApiError(400, err.code, err.message));
+      else if (!result) reject(new ApiError(500, "internal", "empty tool:call answer"));
+      else resolve(result);
+    });
+  });
+  if ((answer as Parked).status === "parked") return callTool(sessionId, tool, args, opts);
+  return answer as ToolResult;
 }

@@ -111,7 +111,7 @@ export function FileTree({
       <div className="panel-title">
         Files
         <button className="btn ghost tiny-btn" title="New file" onClick={() => setCreating((v) => !v)} data-testid="new-file">
-          ＋
+          +
         </button>
       </div>
       {creating ? (
@@ -137,7 +137,7 @@ export function FileTree({
         ) : files.length === 0 ? (
           <div className="empty tiny" data-testid="files-empty">
             <strong>Empty workspace</strong>
-            <span className="muted">Press ＋ to create a file.</span>
+            <span className="muted">Press + to create a file.</span>
           </div>
         ) : (
           render(tree, 0)

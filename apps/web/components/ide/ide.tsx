@@ -2,10 +2,10 @@
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { OnMount } from "@monaco-editor/react";
-import { callTool, errorMessage, getSession, listRuns, type Parked, type Run } from "@/lib/api";
+import { callTool, errorMessage, getRun, getSession, listRuns, type Parked, type Run } from "@/lib/api";
 import { formatDuration, formatRelative, shortId } from "@/lib/format";
 import { interpreterFor, languageFor } from "@/lib/languages";
-import { getSocket, onEveryConnect, useSocketConnected, type FileChangedEvent, type RunStatusEvent, type SessionStatusEvent } from "@/lib/socket";
+import { callToolLive, getSocket, onEveryConnect, useSocketConnected, type FileChangedEvent, type RunStatusEvent, type SessionStatusEvent } from "@/lib/socket";
 import { CodeEditor } from "@/components/editor/code-editor";
 import { OutputView } from "@/components/runs/run-output";
 import { useRunStream } from "@/components/runs/use-run-stream";
@@ -179,7 +179,15 @@ export function Ide({ sessionId }: { sessionId: string }) {
     // The call answers when the script ends; learn the run id as soon as it exists (lib/api.ts A2).
     const socket = getSocket();
     const onStatus = (event: RunStatusEvent) => {
-      if (event.sessionId === sessionId && event.status === "running" && (!event.tool || event.tool === "run_script")) adopt(event.runId);
+      if (event.sessionId !== sessionId || event.status !== "running" || adopted || before.has(event.runId)) return;
+      // The terminal's commands are runs too: only a run_script run is this click's.
+      if (event.tool) {
+        if (event.tool === "run_script") adopt(event.runId);
+        return;
+      }
+      void getRun(event.runId)
+        .then((detail) => detail.run.tool === "run_script" && adopt(event.runId))
+        .catch(() => undefined);
     };
     socket.on("run:status", onStatus);
     const poll = setInterval(() => {
@@ -192,7 +200,7 @@ export function Ide({ sessionId }: { sessionId: string }) {
         .catch(() => undefined);
     }, 400);
     try {
-      const result = await callTool(sessionId, "run_script", { interpreter, script: path }, { onParked: setParked });
+      const result = await callToolLive(sessionId, "run_script", { interpreter, script: path }, { onParked: setParked });
       setParked(null);
       if (result.runId) adopt(result.runId);
       if (!result.runId && !result.ok) setNotice({ tone: "bad", text: result.error?.message ?? result.output });
@@ -235,7 +243,10 @@ export function Ide({ sessionId }: { sessionId: string }) {
         const paths = [...changed];
         changed.clear();
         void reloadFiles();
-        for (const path of paths) if (tabsRef.current.some((t) => t.path === path)) void readInto(path, { onlyIfClean: true }).catch(() => undefined);
+        // "." means "anything may have changed" (a command ran): re-read every clean open file.
+        const open = tabsRef.current.map((t) => t.path);
+        const reread = paths.includes(".") ? open : paths.filter((path) => open.includes(path));
+        for (const path of reread) void readInto(path, { onlyIfClean: true }).catch(() => undefined);
       }, 150);
     };
     const onRunStatus = (event: RunStatusEvent) => {
@@ -249,7 +260,12 @@ export function Ide({ sessionId }: { sessionId: string }) {
     socket.on("file:changed", onFile);
     socket.on("run:status", onRunStatus);
     socket.on("session:status", onSession);
-    const stopConnect = onEveryConnect(socket, () => socket.emit("session:join", { sessionId }));
+    // Once joined, read the tree again: a change made before the join took effect is not missed.
+    const stopConnect = onEveryConnect(socket, () =>
+      socket.emit("session:join", { sessionId }, (err) => {
+        if (!err) void reloadFiles();
+      }),
+    );
     return () => {
       socket.off("file:changed", onFile);
       socket.off("run:status", onRunStatus);
@@ -405,7 +421,7 @@ export function Ide({ sessionId }: { sessionId: string }) {
           <div className="editor-body">
             {!activeTab ? (
               <EmptyState title="No file open" testId="editor-empty">
-                Pick a file on the left or create one with ＋. <kbd>Ctrl/Cmd+S</kbd> saves, <kbd>Ctrl/Cmd+Enter</kbd> runs, <kbd>Ctrl+`</kbd> focuses the terminal.
+                Pick a file on the left or create one with +. <kbd>Ctrl/Cmd+S</kbd> saves, <kbd>Ctrl/Cmd+Enter</kbd> runs, <kbd>Ctrl+`</kbd> focuses the terminal.
               </EmptyState>
             ) : activeTab.kind === "loading" ? (
               <Spinner label={`Opening ${activeTab.path}…`} />

@@ -1,12 +1,12 @@
 "use client";
 import Link from "next/link";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { errorMessage, getAllRunLogs, getRun, getRunLogs, shareReceipt, unshareReceipt, verifyReceipt, type LogStream, type Verification } from "@/lib/api";
+import { errorMessage, getRun, getRunLogs, runLogDownloadUrl, shareReceipt, unshareReceipt, verifyReceipt, type LogStream, type Verification } from "@/lib/api";
 import { formatDuration, formatTime, shortId } from "@/lib/format";
-import { getSocket } from "@/lib/socket";
+import { getSocket, onEveryConnect } from "@/lib/socket";
 import { useAsync } from "@/components/ui/use-async";
 import { EmptyState, ErrorState, Spinner, StatusBadge } from "@/components/ui/states";
-import { ReceiptView, downloadText } from "@/components/receipts/receipt-view";
+import { ReceiptView } from "@/components/receipts/receipt-view";
 
 const PAGE_BYTES = 65_536;
 
@@ -17,7 +17,6 @@ function LogViewer({ runId, stream, live }: { runId: string; stream: LogStream; 
   const [done, setDone] = useState(false);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [downloading, setDownloading] = useState(false);
   const nextRef = useRef(0);
 
   const loadMore = useCallback(async () => {
@@ -52,17 +51,6 @@ function LogViewer({ runId, stream, live }: { runId: string; stream: LogStream; 
     return () => clearInterval(timer);
   }, [live, loadMore]);
 
-  const download = async () => {
-    setDownloading(true);
-    try {
-      const all = await getAllRunLogs(runId, stream);
-      downloadText(`${runId}-${stream}.log`, all.content);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setDownloading(false);
-    }
-  };
 
   return (
     <div className="log-box">
@@ -81,9 +69,9 @@ function LogViewer({ runId, stream, live }: { runId: string; stream: LogStream; 
             {loading ? "Loading…" : "Load more"}
           </button>
         ) : null}
-        <button className="btn small" onClick={() => void download()} disabled={downloading} data-testid={`log-download-${stream}`}>
-          {downloading ? "Preparing…" : "Download"}
-        </button>
+        <a className="btn small" href={runLogDownloadUrl(runId, stream)} download={`${runId}-${stream}.log`} data-testid={`log-download-${stream}`}>
+          Download
+        </a>
       </div>
     </div>
   );
@@ -173,8 +161,10 @@ export function RunDetailView({ runId }: { runId: string }) {
       if (event.runId === runId) void detail.reload();
     };
     socket.on("run:status", onStatus);
+    const stop = onEveryConnect(socket, () => socket.emit("runs:subscribe"));
     return () => {
       socket.off("run:status", onStatus);
+      stop();
     };
   }, [runId]);
 

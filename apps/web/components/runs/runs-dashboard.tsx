@@ -4,7 +4,7 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect } from "react";
 import { RUN_OUTCOMES, RUN_STATUSES, listRuns, listSessions } from "@/lib/api";
 import { formatDuration, formatRelative, formatTime, shortId } from "@/lib/format";
-import { getSocket } from "@/lib/socket";
+import { getSocket, onEveryConnect } from "@/lib/socket";
 import { useAsync } from "@/components/ui/use-async";
 import { EmptyState, ErrorState, Spinner, StatusBadge } from "@/components/ui/states";
 
@@ -30,10 +30,12 @@ export function RunsDashboard() {
       }, 200);
     };
     socket.on("run:status", onStatus);
-    // Runs of sessions this tab has not joined only show up by polling.
-    const poll = setInterval(() => void runs.reload(), 3000);
+    const stop = onEveryConnect(socket, () => socket.emit("runs:subscribe"));
+    // Safety net for a socket that cannot connect.
+    const poll = setInterval(() => void runs.reload(), 10_000);
     return () => {
       socket.off("run:status", onStatus);
+      stop();
       clearInterval(poll);
       if (timer) clearTimeout(timer);
     };

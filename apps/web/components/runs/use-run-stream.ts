@@ -103,7 +103,7 @@ export function useRunStream(runId: string | null): RunStream {
 
     const stopConnect = onEveryConnect(socket, () => {
       const h = haveRef.current;
-      socket.emit("run:subscribe", { runId, offset: Math.min(h.stdout, h.stderr) });
+      socket.emit("run:subscribe", { runId, offset: { stdout: h.stdout, stderr: h.stderr } });
     });
 
     // Safety net while the run is live (a missed event, a runner that streams elsewhere).

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { fetchShared } from "@/lib/runner";
-import type { SharedReceipt } from "@/lib/api";
+import { sharedLogText, type SharedReceipt } from "@/lib/api";
 import { ReceiptView } from "@/components/receipts/receipt-view";
 import { StatusBadge } from "@/components/ui/states";
 
@@ -55,7 +55,7 @@ function SharedView({ data }: { data: SharedReceipt }) {
           <h2>stdout</h2>
           <div className="log-box">
             <pre className="output" data-testid="shared-stdout">
-              {data.logs?.stdout || <span className="muted">empty</span>}
+              {sharedLogText(data.logs?.stdout) || <span className="muted">empty</span>}
             </pre>
           </div>
         </div>
@@ -63,7 +63,7 @@ function SharedView({ data }: { data: SharedReceipt }) {
           <h2>stderr</h2>
           <div className="log-box">
             <pre className="output" data-testid="shared-stderr">
-              {data.logs?.stderr || <span className="muted">empty</span>}
+              {sharedLogText(data.logs?.stderr) || <span className="muted">empty</span>}
             </pre>
           </div>
         </div>

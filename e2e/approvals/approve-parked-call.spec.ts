@@ -1,0 +1,67 @@
+import crypto from "node:crypto";
+import { expect, test } from "@playwright/test";
+import { api, screenshot, signInContext, waitForRunEnd, watchExternalRequests } from "../ide/support";
+
+test("operator: a parked call appears live, approving it lets the waiting caller finish, and the receipt records the decision", async ({ page, context, request }) => {
+  const requests = watchExternalRequests(page);
+  await signInContext(context);
+  await page.goto("/approvals");
+  await expect(page.getByTestId("socket-status")).toHaveText("live");
+
+  // Default autonomy: a command substitution always asks (arithmetic `$((…))` alone does not).
+  const { id: sessionId } = await api.createSession(request, { name: `approve-${Date.now()}`, autonomy: "default" });
+  const marker = `approved-${Date.now()}`;
+  const waiting = api.tool(request, sessionId, "bash", { action: "exec", command: `echo ${marker}-$(expr 6 \\* 7)` }, { wait: 120_000, timeout: 150_000 });
+
+  // It shows up without a reload, with the rendered text and its sha256.
+  const card = page.getByTestId("pending-approval").filter({ hasText: marker });
+  await expect(card).toBeVisible({ timeout: 20_000 });
+  const text = await card.getByTestId("approval-text").innerText();
+  const sha = (await card.getByTestId("approval-sha256").innerText()).trim();
+  expect(text).toContain(marker);
+  expect(sha).toMatch(/^[0-9a-f]{64}$/);
+  await screenshot(page, "approvals-pending");
+  const approvalId = await card.getAttribute("data-approval-id");
+
+  await card.getByTestId("approval-note").fill("looks safe");
+  await card.getByTestId("approve").click();
+  await expect(page.getByTestId("pending-approval").filter({ hasText: marker })).toHaveCount(0);
+  const row = page.locator(`[data-testid="history-row"][data-approval-id="${approvalId}"]`);
+  await expect(row.getByTestId("history-status")).toHaveAttribute("data-value", /approved|consumed/);
+  await expect(row.getByTestId("history-decided-by")).toContainText("admin");
+  await screenshot(page, "approvals-history");
+
+  // The caller that was waiting gets its result.
+  const result = await waiting;
+  expect(result.status).toBe(200);
+  expect(result.body.ok, result.body.output).toBe(true);
+  expect(result.body.output).toContain(`${marker}-42`);
+  const runId = result.body.runId as string;
+  expect(runId).toBeTruthy();
+  await waitForRunEnd(request, runId);
+
+  // The decision is in the run's signed receipt.
+  await page.goto(`/runs/${runId}`);
+  await expect(page.getByTestId("receipt-verification")).toHaveAttribute("data-valid", "true");
+  await expect(page.getByTestId("receipt-approval")).toContainText("approved by admin");
+  await expect(page.getByTestId("receipt-approval")).toContainText(sha.slice(0, 16));
+  expect(crypto.createHash("sha256").update(text).digest("hex")).toBe(sha);
+  await screenshot(page, "run-receipt-with-approval");
+  requests.assertNone();
+});
+
+test("operator: denying a parked call tells the waiting caller it did not run", async ({ page, context, request }) => {
+  await signInContext(context);
+  await page.goto("/approvals");
+  await expect(page.getByTestId("socket-status")).toHaveText("live");
+  const { id: sessionId } = await api.createSession(request, { name: `deny-${Date.now()}`, autonomy: "default" });
+  const marker = `denied-${Date.now()}`;
+  const waiting = api.tool(request, sessionId, "bash", { action: "exec", command: `echo ${marker}-$(whoami)` }, { wait: 120_000, timeout: 150_000 });
+  const card = page.getByTestId("pending-approval").filter({ hasText: marker });
+  await expect(card).toBeVisible({ timeout: 20_000 });
+  await card.getByTestId("deny").click();
+  const result = await waiting;
+  expect(result.body.ok).toBe(false);
+  expect((result.body.error as { code?: string } | undefined)?.code).toBe("denied");
+  await expect(page.locator('[data-testid="history-row"]').filter({ hasText: marker }).getByTestId("history-status")).toHaveAttribute("data-value", "denied");
+});

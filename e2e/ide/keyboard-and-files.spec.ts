@@ -1,0 +1,30 @@
+import { expect, test } from "@playwright/test";
+import { api, screenshot, signInContext, watchExternalRequests } from "./support";
+
+test.use({ viewport: { width: 1440, height: 1000 } });
+
+test("the file tree follows changes made elsewhere; binary files show as such; Ctrl+` focuses the terminal", async ({ page, context, request }) => {
+  const requests = watchExternalRequests(page);
+  await signInContext(context);
+  const { id: sessionId } = await api.createSession(request, { name: `files-${Date.now()}`, autonomy: "trusted" });
+  await page.goto(`/sessions/${sessionId}`);
+  await expect(page.getByTestId("files-empty")).toBeVisible();
+  await expect(page.getByTestId("socket-status")).toHaveText("live");
+
+  // Written by the API, not this page: the tree updates live.
+  await api.tool(request, sessionId, "write_file", { path: "src/app.js", content: "console.log('hi')\n" });
+  await expect(page.locator('[data-testid="tree-file"][data-path="src/app.js"]')).toBeVisible();
+  await page.locator('[data-testid="tree-file"][data-path="src/app.js"]').click();
+  await expect(page.getByTestId("editor").locator(".view-lines")).toContainText("console.log");
+  await expect(page.getByTestId("run")).toContainText("node");
+
+  await api.tool(request, sessionId, "bash", { action: "exec", command: "head -c 512 /dev/urandom > blob.bin; printf '\\0' >> blob.bin" });
+  await expect(page.locator('[data-testid="tree-file"][data-path="blob.bin"]')).toBeVisible();
+  await page.locator('[data-testid="tree-file"][data-path="blob.bin"]').click();
+  await expect(page.getByTestId("file-binary")).toBeVisible();
+  await screenshot(page, "ide-binary-file");
+
+  await page.keyboard.press("Control+Backquote");
+  await expect(page.getByTestId("terminal").locator("textarea")).toBeFocused();
+  requests.assertNone();
+});
