@@ -27,7 +27,17 @@ describe("read_file", () => {
     const tail = await read({ path: "a.txt", startLine: 3, endLine: 99 });
     expect(tail.content).toBe("3\n4");
     expect(tail.endLine).toBe(4);
-    expect((await read({ path: "a.txt", startLine: 3, endLine: 2 })).content).toBe("");
+    expect(await read({ path: "a.txt", startLine: 3, endLine: 2 })).toMatchObject({
+      content: "",
+      startLine: 3,
+      endLine: 2,
+    });
+    expect(await read({ path: "a.txt", startLine: 9 })).toMatchObject({
+      content: "",
+      startLine: 9,
+      endLine: 4,
+      totalLines: 4,
+    });
   });
 
   it("stops at maxChars on a whole line and says where to continue", async () => {

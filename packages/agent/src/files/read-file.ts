@@ -60,7 +60,8 @@ export function sliceLines(
     path: displayPath,
     content,
     startLine,
-    endLine: Math.max(endLine, Math.min(startLine - 1, totalLines)),
+    // Nothing returned: endLine < startLine says so (startLine - 1, or the last line when past the end).
+    endLine: endLine >= startLine ? endLine : Math.min(startLine - 1, totalLines),
     totalLines,
     truncated,
     encoding: "utf8",

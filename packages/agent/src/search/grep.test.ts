@@ -59,6 +59,14 @@ describe("grep", () => {
     expect(d).toMatchObject({ truncated: true, totalMatches: 3, filesMatched: 3 });
   });
 
+  it("counts every match in a big file but keeps only maxResults, with their context", async () => {
+    await put("many.txt", Array.from({ length: 5000 }, (_, i) => `hit ${i}`).join("\n") + "\n");
+    const d = await grep({ pattern: "^hit", path: "many.txt", maxResults: 3, context: 1 });
+    expect(d.matches.filter((m) => !m.isContext).map((m) => m.line)).toEqual([1, 2, 3]);
+    expect(d.matches).toHaveLength(3);
+    expect(d).toMatchObject({ totalMatches: 5000, filesMatched: 1, truncated: true });
+  });
+
   it("cuts lines at 500 characters", async () => {
     await put("long.txt", `needle${"x".repeat(1000)}\n`);
     const [m] = (await grep({ pattern: "needle", path: "long.txt" })).matches;

@@ -70,8 +70,10 @@ export const grepTool = defineTool({
     let totalMatches = 0;
     let truncated = false;
     let summary: Record<string, unknown> | undefined;
+    let storedMatches = 0;
     let fileEntries: GrepMatch[] = [];
     let fileMatchCount = 0;
+    let lastKeptLine = Number.NEGATIVE_INFINITY;
 
     const commitFile = (binary: boolean) => {
       // rg may print matches before it notices a NUL byte; such a file is binary and skipped whole.
@@ -79,23 +81,21 @@ export const grepTool = defineTool({
         filesMatched++;
         totalMatches += fileMatchCount;
         let lastStored = Number.NEGATIVE_INFINITY;
-        let stored = matches.filter((m) => !m.isContext).length;
         for (const entry of fileEntries) {
           if (!entry.isContext) {
-            if (stored < args.maxResults) {
+            if (storedMatches < args.maxResults) {
               matches.push(entry);
-              stored++;
+              storedMatches++;
               lastStored = entry.line;
-            } else {
-              truncated = true;
             }
-          } else if (stored < args.maxResults || entry.line <= lastStored + args.context) {
+          } else if (storedMatches < args.maxResults || entry.line <= lastStored + args.context) {
             matches.push(entry);
           }
         }
       }
       fileEntries = [];
       fileMatchCount = 0;
+      lastKeptLine = Number.NEGATIVE_INFINITY;
     };
 
     const child = spawn("rg", rgArgs, { cwd: realRoot, stdio: ["ignore", "pipe", "pipe"] });
@@ -124,20 +124,25 @@ export const grepTool = defineTool({
       }
       const data = message.data;
       if (message.type === "match" || message.type === "context") {
-        let content = rgText(data.lines as RgText).replace(/\r?\n$/, "");
+        const content = rgText(data.lines as RgText).replace(/\r?\n$/, "");
         const entry: GrepMatch = {
           file: rgText(data.path as RgText).replace(/^\.\//, ""),
           line: Number(data.line_number),
-          content,
+          content: content.slice(0, GREP_MAX_LINE_CHARS),
         };
-        if (content.length > GREP_MAX_LINE_CHARS) {
-          content = content.slice(0, GREP_MAX_LINE_CHARS);
-          entry.content = content;
-          entry.lineTruncated = true;
+        if (content.length > GREP_MAX_LINE_CHARS) entry.lineTruncated = true;
+        // Past maxResults only counting goes on, so a file with a million hits costs no memory.
+        const room = storedMatches + fileMatchCount < args.maxResults;
+        if (message.type === "context") {
+          entry.isContext = true;
+          if (room || entry.line <= lastKeptLine + args.context) fileEntries.push(entry);
+        } else {
+          fileMatchCount++;
+          if (room) {
+            fileEntries.push(entry);
+            lastKeptLine = entry.line;
+          }
         }
-        if (message.type === "context") entry.isContext = true;
-        else fileMatchCount++;
-        fileEntries.push(entry);
       } else if (message.type === "end") {
         commitFile(data.binary_offset !== null && data.binary_offset !== undefined);
       } else if (message.type === "summary") {
@@ -156,7 +161,12 @@ export const grepTool = defineTool({
       fail("grep_failed", `grep failed: ${stderr.trim() || "ripgrep exited with status 2"}`);
     }
 
-    const details: GrepDetails = { matches, filesMatched, totalMatches, truncated };
+    const details: GrepDetails = {
+      matches,
+      filesMatched,
+      totalMatches,
+      truncated: truncated || totalMatches > storedMatches,
+    };
     return okResult(details, {
       engine: "ripgrep",
       args: rgArgs,
