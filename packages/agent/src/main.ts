@@ -25,5 +25,5 @@ log(`ready (workspace ${config.workspace}, pid ${process.pid})`);
 const server = startAgentServer({ config, input: process.stdin, output: process.stdout, log });
 void server.closed.then(() => process.exit(0));
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.on(signal, () => process.exit(0));
+  process.once(signal, () => void server.shutdown().finally(() => process.exit(0)));
 }

@@ -196,4 +196,25 @@ describe("berth-agent over JSON-RPC stdio", () => {
     expect(byId.get(2)?.result.details.content).toBe("written\n");
     expect(byId.get(3)?.result.details.stdout).toBe("written\n");
   });
+
+  it("stops its background processes when it gets SIGTERM", async () => {
+    const ws = path.join(base, "ws3");
+    await import("node:fs/promises").then((fs) => fs.mkdir(ws));
+    const child = spawn(process.execPath, [bundlePath], {
+      env: { PATH: process.env.PATH, BERTH_WORKSPACE: ws, BERTH_AGENT_STATE: path.join(base, "state3") },
+    });
+    const proc = new AgentProcess(child);
+    const started = await proc.request(1, "tool.call", {
+      tool: "bash",
+      callId: "s",
+      args: { action: "start", command: "sleep 60" },
+    });
+    const pid = started.result.details.pid as number;
+    child.kill("SIGTERM");
+    await new Promise((resolve) => child.once("exit", resolve));
+    const stat = await import("node:fs/promises").then((fs) =>
+      fs.readFile(`/proc/${pid}/stat`, "utf8").catch(() => ""),
+    );
+    expect(stat === "" || stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z").toBe(true);
+  });
 });

@@ -49,7 +49,10 @@ const fatalDecoder = new TextDecoder("utf-8", { fatal: true });
  * line on `output` and nothing else there. Requests run concurrently; tools that change files run one
  * at a time. A bad line earns a JSON-RPC error and the loop goes on.
  */
-export function startAgentServer(options: AgentServerOptions): { closed: Promise<void> } {
+export function startAgentServer(options: AgentServerOptions): {
+  closed: Promise<void>;
+  shutdown: () => Promise<void>;
+} {
   const { config, input, output } = options;
   const log = options.log ?? ((message: string) => process.stderr.write(`berth-agent: ${message}\n`));
   const tools = options.tools ?? AGENT_TOOLS;
@@ -195,5 +198,6 @@ export function startAgentServer(options: AgentServerOptions): { closed: Promise
         .finally(resolve);
     });
   });
-  return { closed };
+  // A signal from the container runtime: end the session's process groups before going.
+  return { closed, shutdown: () => processes.stopAll() };
 }
