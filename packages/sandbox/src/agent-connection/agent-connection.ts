@@ -82,6 +82,8 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
   private readonly pending = new Map<number, PendingCall>();
   private nextId = 1;
   private parts: Buffer[] = [];
+  /** When the agent last sent anything: a busy stream proves it is alive even if a ping waits behind output. */
+  lastDataAt = Date.now();
   private partBytes = 0;
   private failure: Error | null = null;
   private ended = false;
@@ -231,6 +233,7 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
 
   // Splits on "\n" byte-wise: 0x0a never occurs inside a UTF-8 multi-byte sequence.
   private readonly onData = (chunk: Buffer | string) => {
+    this.lastDataAt = Date.now();
     let buf = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
     let nl = buf.indexOf(0x0a);
     while (nl !== -1) {

@@ -904,12 +904,18 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     state.heartbeatTimer = setInterval(() => {
       const attached = state.attached;
       if (!attached || attached.conn.closed) return;
+      const sentAt = Date.now();
       attached.conn.ping({ timeoutMs: this.opts.heartbeatTimeoutMs }).then(
         () => {
           state.missedBeats = 0;
         },
         (error: unknown) => {
           if (attached.conn.closed || state.attached !== attached) return;
+          // The pong may sit behind megabytes of output on the one stdout pipe: data since the ping is a beat.
+          if (attached.conn.lastDataAt >= sentAt) {
+            state.missedBeats = 0;
+            return;
+          }
           state.missedBeats++;
           this.warn(
             state.sessionId,
