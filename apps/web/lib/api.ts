@@ -256,8 +256,11 @@ export const getSkill = async (name: string): Promise<Skill> => {
   const data = await get<Skill | { skill: Skill }>(`/api/skills/${enc(name)}`);
   return "skill" in data ? data.skill : data;
 };
-export const createSkill = async (skill: Skill) => (await request<Skill>("POST", "/api/skills", skill)).data;
-export const updateSkill = async (name: string, skill: Skill) => (await request<Skill>("PUT", `/api/skills/${enc(name)}`, skill)).data;
+// The runner's skill bodies are strict: exactly these fields (and no name on PUT).
+export const createSkill = async (skill: Skill) =>
+  (await request<Skill>("POST", "/api/skills", { name: skill.name, description: skill.description, body: skill.body, allowedTools: skill.allowedTools ?? [] })).data;
+export const updateSkill = async (name: string, skill: Skill) =>
+  (await request<Skill>("PUT", `/api/skills/${enc(name)}`, { description: skill.description, body: skill.body, allowedTools: skill.allowedTools ?? [] })).data;
 export const deleteSkill = async (name: string) => void (await request<unknown>("DELETE", `/api/skills/${enc(name)}`));
 
 /** Built-in tool names (spec/tools.md) offered as a skill's allowed tools. */

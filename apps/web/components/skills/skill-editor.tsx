@@ -6,7 +6,7 @@ import { BUILTIN_TOOLS, createSkill, deleteSkill, errorMessage, getSkill, update
 import { CodeEditor } from "@/components/editor/code-editor";
 import { ErrorState, Spinner } from "@/components/ui/states";
 
-const NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+const NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const TEMPLATE = "# Skill\n\nDescribe when to use this skill and the steps to follow.\n";
 
 export function SkillEditor({ name }: { name: string | null }) {
@@ -24,7 +24,7 @@ export function SkillEditor({ name }: { name: string | null }) {
     if (isNew) return;
     getSkill(name)
       .then((loaded) => {
-        const normal = { ...loaded, allowedTools: loaded.allowedTools ?? [] };
+        const normal: Skill = { name: loaded.name, description: loaded.description, body: loaded.body, allowedTools: loaded.allowedTools ?? [] };
         setSkill(normal);
         setSaved(JSON.stringify(normal));
       })
@@ -36,8 +36,12 @@ export function SkillEditor({ name }: { name: string | null }) {
   const save = async (event?: FormEvent) => {
     event?.preventDefault();
     if (!skill) return;
+    if (isNew && skill.name === "new") {
+      setError('name: "new" is reserved (it is the address of this form)');
+      return;
+    }
     if (isNew && !NAME_PATTERN.test(skill.name)) {
-      setError(`name: must match ${NAME_PATTERN.source} (got "${skill.name}")`);
+      setError(`name: must be 1-64 lowercase letters, digits or dashes, starting with a letter or digit (got "${skill.name}")`);
       return;
     }
     setBusy(true);
