@@ -43,7 +43,8 @@ export class WarmPool<T> {
       this.discard(item);
       item = this.items.shift();
     }
-    this.fill();
+    // Refill after the caller has its item: starting a create costs a little synchronous work.
+    setImmediate(() => this.fill());
     return item;
   }
 
