@@ -1,4 +1,4 @@
-import { readFile, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createToolHarness, detailsOf, errorOf, type ToolHarness } from "../test-support/tool-harness";
@@ -40,7 +40,7 @@ describe("update_agents_md", () => {
       "Unsupported update_agents_md action: delete",
     );
     const outside = path.join(h.stateDir, "outside.md");
-    await import("node:fs/promises").then((fs) => fs.mkdir(h.stateDir, { recursive: true }));
+    await mkdir(h.stateDir, { recursive: true });
     await writeFile(outside, "secret");
     await symlink(outside, path.join(h.root, "AGENTS.md"));
     expect(errorOf(await h.call("update_agents_md", { action: "read" }))).toBe(

@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from "node:child_process";
-import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -64,7 +64,7 @@ beforeAll(async () => {
   execFileSync(process.execPath, [path.join(path.dirname(bundlePath), "..", "build.mjs")]);
   base = await realpath(await mkdtemp(path.join(tmpdir(), "berth-agent-rpc-")));
   root = path.join(base, "ws");
-  await import("node:fs/promises").then((fs) => fs.mkdir(root));
+  await mkdir(root);
   const child = spawn(process.execPath, [bundlePath], {
     env: { PATH: process.env.PATH, BERTH_WORKSPACE: root, BERTH_AGENT_STATE: path.join(base, "state") },
   });
@@ -157,7 +157,7 @@ describe("berth-agent over JSON-RPC stdio", () => {
 
   it("answers everything already sent when stdin closes, in program order for writes then reads", async () => {
     const ws = path.join(base, "ws2");
-    await import("node:fs/promises").then((fs) => fs.mkdir(ws));
+    await mkdir(ws);
     const child = spawn(process.execPath, [bundlePath], {
       env: { PATH: process.env.PATH, BERTH_WORKSPACE: ws, BERTH_AGENT_STATE: path.join(base, "state2") },
     });
@@ -199,7 +199,7 @@ describe("berth-agent over JSON-RPC stdio", () => {
 
   it("stops its background processes when it gets SIGTERM", async () => {
     const ws = path.join(base, "ws3");
-    await import("node:fs/promises").then((fs) => fs.mkdir(ws));
+    await mkdir(ws);
     const child = spawn(process.execPath, [bundlePath], {
       env: { PATH: process.env.PATH, BERTH_WORKSPACE: ws, BERTH_AGENT_STATE: path.join(base, "state3") },
     });
@@ -212,9 +212,7 @@ describe("berth-agent over JSON-RPC stdio", () => {
     const pid = started.result.details.pid as number;
     child.kill("SIGTERM");
     await new Promise((resolve) => child.once("exit", resolve));
-    const stat = await import("node:fs/promises").then((fs) =>
-      fs.readFile(`/proc/${pid}/stat`, "utf8").catch(() => ""),
-    );
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
     expect(stat === "" || stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z").toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtemp, realpath, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ToolResult } from "@berth/protocol";
@@ -32,7 +32,7 @@ export async function createToolHarness(extraEnv: Record<string, string> = {}): 
   const base = await realpath(await mkdtemp(path.join(tmpdir(), "berth-agent-test-")));
   const root = path.join(base, "workspace");
   const stateDir = path.join(base, "state");
-  await import("node:fs/promises").then((fs) => fs.mkdir(root));
+  await mkdir(root);
   const config = loadAgentConfig({
     PATH: process.env.PATH,
     BERTH_WORKSPACE: root,
