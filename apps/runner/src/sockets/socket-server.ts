@@ -2,10 +2,10 @@ import type http from "node:http";
 import { Server, type Socket } from "socket.io";
 import { z } from "zod";
 import type { Database } from "@berth/db";
-import type { ApprovalRequest, ToolResult } from "@berth/protocol";
+import type { ToolResult } from "@berth/protocol";
 import { AppError } from "@berth/protocol";
 import { authenticate, tokenFromHeaders, type Principal } from "../auth/tokens";
-import type { RunnerEvents, RunnerEventMap } from "../events/runner-events";
+import type { RunnerEvents } from "../events/runner-events";
 import { readLog, type LogStream } from "../runs/run-logs";
 import type { SessionService } from "../sessions/session-service";
 import type { ToolService } from "../tools/tool-service";
@@ -59,6 +59,17 @@ export function createSocketServer(
     );
   });
 
+  // Fan-out through rooms: socket.io encodes a broadcast packet once for all its sockets (and the
+  // Redis adapter carries rooms across runners), instead of once per listening socket.
+  deps.events.on("run:output", (e) => io.to(`run:${e.runId}`).emit("run:output", { runId: e.runId, stream: e.stream, offset: e.offset, data: e.data }));
+  deps.events.on("process:output", (e) => io.to(`process:${e.processId}`).emit("process:output", e));
+  for (const event of ["file:changed", "session:status", "process:status"] as const) {
+    deps.events.on(event, (payload: { sessionId: string }) => io.to(`session:${payload.sessionId}`).emit(event, payload));
+  }
+  deps.events.on("run:status", (payload) => io.to(`session:${payload.sessionId}`).to("runs").emit("run:status", payload));
+  deps.events.on("approval:created", (request) => io.to("approvals").emit("approval:created", request));
+  deps.events.on("approval:decided", (request) => io.to("approvals").emit("approval:decided", request));
+
   io.on("connection", (socket) => handleConnection(socket, deps));
   return io;
 }
@@ -74,25 +85,6 @@ function reply(ack: unknown, error: unknown, result?: unknown): void {
 
 function handleConnection(socket: Socket, deps: Parameters<typeof createSocketServer>[1]): void {
   const principal = (socket.data as SocketData).principal;
-  const joined = new Set<string>();
-  const cleanups: (() => void)[] = [];
-  const listen = <K extends keyof RunnerEventMap>(event: K, listener: (...args: RunnerEventMap[K]) => void) => {
-    deps.events.on(event, listener as never);
-    const off = () => deps.events.off(event, listener as never);
-    cleanups.push(off);
-    return off;
-  };
-
-  // Session-scoped events reach sockets that joined the session.
-  for (const event of ["file:changed", "session:status", "process:status"] as const) {
-    listen(event, (payload: { sessionId: string }) => {
-      if (joined.has(payload.sessionId)) socket.emit(event, payload);
-    });
-  }
-  let watchRuns = false;
-  listen("run:status", (payload) => {
-    if (watchRuns || joined.has(payload.sessionId)) socket.emit("run:status", payload);
-  });
 
   const on = (event: string, handler: (payload: unknown) => Promise<unknown>) => {
     socket.on(event, (payload: unknown, ack: unknown) => {
@@ -106,12 +98,12 @@ function handleConnection(socket: Socket, deps: Parameters<typeof createSocketSe
   on("session:join", async (payload) => {
     const { sessionId } = SessionRefSchema.parse(payload);
     const session = await deps.sessions.get(sessionId, principal);
-    joined.add(session.id);
+    await socket.join(`session:${session.id}`);
     return { sessionId: session.id, status: session.status };
   });
 
   on("session:leave", async (payload) => {
-    joined.delete(SessionRefSchema.parse(payload).sessionId);
+    await socket.leave(`session:${SessionRefSchema.parse(payload).sessionId}`);
     return { ok: true };
   });
 
@@ -123,7 +115,7 @@ function handleConnection(socket: Socket, deps: Parameters<typeof createSocketSe
   });
 
   on("runs:subscribe", async () => {
-    watchRuns = true;
+    await socket.join("runs");
     return { ok: true };
   });
 
@@ -132,12 +124,11 @@ function handleConnection(socket: Socket, deps: Parameters<typeof createSocketSe
     await deps.sessions.get(input.sessionId, principal);
     const run = await deps.db.run.findFirst({ where: { sessionId: input.sessionId, kind: "process", detailsJson: { contains: input.processId } } });
     if (!run) throw new AppError({ code: "not_found", message: `Unknown processId: ${input.processId}` });
-    const sent = replay(socket, deps.dataDir, run.id, "combined", input.offset, (offset, data) =>
+    // Replay and join in one synchronous step: live chunks start exactly where the replay ends.
+    const sent = replay(deps.dataDir, run.id, "combined", input.offset, (offset, data) =>
       socket.emit("process:output", { sessionId: input.sessionId, processId: input.processId, stream: "combined", offset, data }),
     );
-    listen("process:output", (event) => {
-      if (event.processId === input.processId && event.offset >= sent) socket.emit("process:output", event);
-    });
+    void socket.join(`process:${input.processId}`);
     return { processId: input.processId, runId: run.id, offset: sent, status: run.status };
   });
 
@@ -148,26 +139,18 @@ function handleConnection(socket: Socket, deps: Parameters<typeof createSocketSe
     await deps.sessions.get(run.sessionId, principal);
     const offsets = typeof input.offset === "number" ? { stdout: input.offset, stderr: input.offset } : input.offset;
     const sent = {
-      stdout: replay(socket, deps.dataDir, run.id, "stdout", offsets.stdout, (offset, data) => socket.emit("run:output", { runId: run.id, stream: "stdout", offset, data })),
-      stderr: replay(socket, deps.dataDir, run.id, "stderr", offsets.stderr, (offset, data) => socket.emit("run:output", { runId: run.id, stream: "stderr", offset, data })),
+      stdout: replay(deps.dataDir, run.id, "stdout", offsets.stdout, (offset, data) => socket.emit("run:output", { runId: run.id, stream: "stdout", offset, data })),
+      stderr: replay(deps.dataDir, run.id, "stderr", offsets.stderr, (offset, data) => socket.emit("run:output", { runId: run.id, stream: "stderr", offset, data })),
     };
-    listen("run:output", (event) => {
-      if (event.runId === run.id && event.offset >= sent[event.stream]) socket.emit("run:output", { runId: event.runId, stream: event.stream, offset: event.offset, data: event.data });
-    });
+    void socket.join(`run:${run.id}`);
     const current = await deps.db.run.findUniqueOrThrow({ where: { id: run.id } });
     return { runId: run.id, offsets: sent, status: current.status, outcome: current.outcome, exitCode: current.exitCode };
   });
 
   on("approvals:subscribe", async () => {
     if (principal.role === "developer") throw new AppError({ code: "forbidden", message: "Approvals are for operators" });
-    for (const event of ["approval:created", "approval:decided"] as const) {
-      listen(event, (request: ApprovalRequest) => socket.emit(event, request));
-    }
+    await socket.join("approvals");
     return { ok: true };
-  });
-
-  socket.on("disconnect", () => {
-    for (const cleanup of cleanups) cleanup();
   });
 }
 
@@ -175,7 +158,7 @@ function handleConnection(socket: Socket, deps: Parameters<typeof createSocketSe
  * Sends a log from `offset` to its current end and returns that end. Synchronous on purpose: no live
  * chunk can be appended between the read and the caller registering its live listener.
  */
-function replay(_socket: Socket, dataDir: string, runId: string, stream: LogStream, offset: number, emit: (offset: number, data: string) => void): number {
+function replay(dataDir: string, runId: string, stream: LogStream, offset: number, emit: (offset: number, data: string) => void): number {
   let position = offset;
   for (;;) {
     const { content, size } = readLog(dataDir, runId, stream, position, REPLAY_CHUNK);
