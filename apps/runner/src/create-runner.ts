@@ -1,5 +1,6 @@
 import { createDatabase } from "@berth/db";
 import { DockerSandboxDriver } from "@berth/sandbox";
+import { McpClientGateway, createMcpToolProviders } from "@berth/mcp";
 import { ApprovalService, BUILTIN_TOOLS, LoopGuard, ToolRouter, dispatchTool, gatewayTool, monitorTool } from "@berth/tools";
 import type { Env } from "./env";
 import { AppError } from "@berth/protocol";
@@ -22,8 +23,11 @@ import { registerApprovalRoutes } from "./http/routes/approvals-routes";
 import { registerPolicyRoutes } from "./http/routes/policy-routes";
 import { registerSkillRoutes } from "./http/routes/skills-routes";
 import { registerMcpRoutes } from "./http/routes/mcp-routes";
-
-
+import { registerMcpServerRoutes } from "./http/routes/mcp-servers-routes";
+import { ContainerStdioLauncher } from "./mcp/container-stdio-launcher";
+import { McpServersService } from "./mcp/mcp-servers-service";
+import { PrismaSchemaPinStore } from "./mcp/prisma-schema-pin-store";
+import { needsMcpTools, toResolvedMcpTool } from "./mcp/to-resolved-mcp-tool";
 
 export interface Runner {
   /** Base URL once listening. */
@@ -56,7 +60,34 @@ export async function createRunner(env: Env): Promise<Runner> {
     return info?.imageId ? { imageId: info.imageId, posture: driver.posture(sessionId) } : null;
   });
   const runs = new RunService({ db, dataDir: env.dataDir, events, driver, receipts });
-  const sessions = new SessionService({ db, driver, events, onTerminated: (t) => runs.interruptSession(t.sessionId, t.cause) });
+  const builtins = [...BUILTIN_TOOLS, gatewayTool, dispatchTool, monitorTool];
+  const builtinNames = new Set(builtins.map((spec) => spec.name));
+  // MCP client gateway: http servers contacted by the runner, stdio servers started inside each session's container.
+  const gateway = new McpClientGateway({
+    pins: new PrismaSchemaPinStore(db),
+    stdio: new ContainerStdioLauncher({
+      driver,
+      sessionEnv: async (sessionId) => JSON.parse((await db.session.findUniqueOrThrow({ where: { id: sessionId }, select: { envJson: true } })).envJson) as Record<string, string>,
+    }),
+    reservedNames: () => builtinNames,
+    // Never carries header values (the gateway's promise); the server is named so an operator can act.
+    onError: (error, context) => process.stderr.write(`berth-runner: MCP server ${context.serverName} (${context.serverId}): ${error instanceof Error ? error.message : String(error)}\n`),
+  });
+  const mcpServers = new McpServersService({
+    db,
+    gateway,
+    onInvalid: (serverId, message) => process.stderr.write(`berth-runner: MCP server ${serverId} skipped: ${message}\n`),
+  });
+  const sessions = new SessionService({
+    db,
+    driver,
+    events,
+    onTerminated: async (t) => {
+      await gateway.closeSession(t.sessionId);
+      await runs.interruptSession(t.sessionId, t.cause);
+    },
+    onRemoved: (sessionId) => gateway.closeSession(sessionId),
+  });
   const approvalStore = new PrismaApprovalStore(db);
   const approvals = new ApprovalService({ store: approvalStore });
   approvals.on("approval:created", (request) => events.emit("approval:created", request));
@@ -69,10 +100,30 @@ export async function createRunner(env: Env): Promise<Runner> {
     },
     approvalsPending: () => db.approval.count({ where: { status: "pending" } }),
   });
-  const router = new ToolRouter([...BUILTIN_TOOLS, gatewayTool, dispatchTool, monitorTool]);
-  const tools = new ToolService({ db, driver, router, sessions, runs, approvals, loopGuard: new LoopGuard(), events, metrics, receipts, dataDir: env.dataDir });
+  // Precedence (spec/tools.md): built-in → user MCP → (local function tools: none yet) → session MCP → global MCP.
+  const mcp = createMcpToolProviders(gateway, (tool, scope) => toResolvedMcpTool(gateway, tool, scope));
+  const router = new ToolRouter(builtins, [mcp.user, mcp.session, mcp.global]);
+  const tools = new ToolService({
+    db,
+    driver,
+    router,
+    sessions,
+    runs,
+    approvals,
+    loopGuard: new LoopGuard(),
+    events,
+    metrics,
+    receipts,
+    dataDir: env.dataDir,
+    prepareScope: async (scope, tool) => {
+      if (!needsMcpTools(tool, builtinNames)) return;
+      await mcpServers.refreshIfStale();
+      await gateway.prepare(scope);
+    },
+  });
 
   const interrupted = await runs.markInterruptedOnStart();
+  await mcpServers.load();
   await sessions.reconcile();
   await driver.start();
 
@@ -85,6 +136,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   registerPolicyRoutes(app, { db, onChange: () => tools.invalidatePolicy() });
   registerSkillRoutes(app, { db });
   registerMcpRoutes(app, { sessions, tools, approvalWaitMs: env.BERTH_MCP_APPROVAL_WAIT_MS });
+  registerMcpServerRoutes(app, { mcpServers });
   app.get("/metrics", async (_request, reply) => reply.header("content-type", metrics.registry.contentType).send(await metrics.registry.metrics()));
   const io = createSocketServer(app.server, { db, events, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin });
   const expiry = setInterval(() => void approvals.expireDue().catch(() => undefined), 30_000);
@@ -97,6 +149,8 @@ export async function createRunner(env: Env): Promise<Runner> {
       await io.close().catch(() => undefined);
       await app.close().catch(() => undefined);
       await runs.interruptAll("runner_shutdown").catch(() => undefined);
+      // Stdio MCP servers stop with their connection; the session containers themselves keep running.
+      await gateway.close().catch(() => undefined);
       // Session containers keep running for the next runner to adopt; the warm pool is drained.
       await driver.close().catch(() => undefined);
       await db.$disconnect();

@@ -56,7 +56,16 @@ function canSeeAll(principal: Principal): boolean {
  * lifecycle events land on the row with their machine-readable cause.
  */
 export class SessionService {
-  constructor(private readonly deps: { db: Database; driver: SandboxDriver; events: RunnerEvents; onTerminated?: (t: SandboxTermination) => Promise<void> }) {
+  constructor(
+    private readonly deps: {
+      db: Database;
+      driver: SandboxDriver;
+      events: RunnerEvents;
+      onTerminated?: (t: SandboxTermination) => Promise<void>;
+      /** The session was deleted (its container and workspace are gone): release what else it held. */
+      onRemoved?: (sessionId: string) => Promise<void>;
+    },
+  ) {
     deps.driver.on("terminated", (termination) => void this.onTerminated(termination));
     deps.driver.on("ready", (info) => void this.setStatus(info.sessionId, "ready", null));
   }
@@ -109,6 +118,7 @@ export class SessionService {
     const row = await this.deps.db.session.findUniqueOrThrow({ where: { id: session.id } });
     await this.deps.db.session.update({ where: { id }, data: { status: "deleted", terminationCause: "deleted", terminatedAt: new Date() } });
     await this.deps.driver.destroy(id, row.volumeName ? { volumeName: row.volumeName } : {});
+    await this.deps.onRemoved?.(id);
     this.deps.events.emit("session:status", { sessionId: id, status: "deleted", terminationCause: "deleted" });
   }
 

@@ -69,6 +69,8 @@ export class ToolService {
       metrics: RunnerMetrics;
       receipts: ReceiptService;
       dataDir: string;
+      /** Connects and lists the scope's MCP servers before a call of `tool` (the router answers from that listing). */
+      prepareScope?: (scope: ToolScope, tool: string) => Promise<void>;
     },
   ) {}
 
@@ -111,7 +113,7 @@ export class ToolService {
     };
   }
 
-  /** The tools a session shows directly (REST GET /tools, MCP tools/list). */
+  /** The tools a session shows directly (REST GET /tools, MCP tools/list): built-ins only, so no MCP listing is needed. */
   surface(sessionId: string, principal: Principal): { name: string; description: string; parameters: Record<string, unknown>; actionClass: string }[] {
     const scope: ToolScope = { userId: principal.userId, sessionId };
     return this.deps.router.directSurface(scope).map(({ spec }) => ({
@@ -129,6 +131,7 @@ export class ToolService {
       return { kind: "result", result: toolFailure("forbidden", "Viewers cannot call tools") };
     }
     const scope: ToolScope = { userId: input.principal.userId, sessionId: session.id };
+    await this.deps.prepareScope?.(scope, input.tool);
     const admission = admit(
       { sessionId: session.id, tool: input.tool, args: input.args, caller: input.caller },
       {
@@ -233,6 +236,8 @@ export class ToolService {
     const scope: ToolScope = { userId: input.principal.userId, sessionId: input.sessionId };
     const resolved = this.deps.router.resolve(admission.tool, scope);
     if (!resolved) return toolFailure("unknown_tool", `Unknown tool: ${admission.tool}`);
+    // The schema changed between admission and now (a re-list in the background): it was not asked for.
+    if (resolved.held && admission.verdict !== "ask") return toolFailure("mcp_tool_held", `${admission.tool} changed since it was admitted; call it again`);
     const spec: AnyToolSpec = resolved.spec;
     const args = admission.args as Record<string, unknown>;
     const approvals = approval
