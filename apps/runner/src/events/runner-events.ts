@@ -3,9 +3,10 @@ import type { ApprovalRequest } from "@berth/protocol";
 
 /** Events inside one runner that the socket layer (and, for scale-out, the Redis adapter) fans out. */
 export type RunnerEventMap = {
-  "run:output": [{ runId: string; sessionId: string; stream: "stdout" | "stderr"; offset: number; data: string }];
+  /** `data` is whole UTF-8 characters; `bytes` is its length in the log, so offsets stay exact. */
+  "run:output": [{ runId: string; sessionId: string; stream: "stdout" | "stderr"; offset: number; data: string; bytes: number }];
   "run:status": [{ runId: string; sessionId: string; status: string; outcome: string | null; exitCode: number | null }];
-  "process:output": [{ sessionId: string; processId: string; stream: "stdout" | "stderr"; offset: number; data: string }];
+  "process:output": [{ sessionId: string; processId: string; stream: "combined"; offset: number; data: string; bytes: number }];
   "process:status": [{ sessionId: string; processId: string; status: string; exitCode: number | null }];
   "file:changed": [{ sessionId: string; path: string }];
   "session:status": [{ sessionId: string; status: string; terminationCause: string | null }];

@@ -221,6 +221,24 @@ describe("MCP client gateway in the runner (real engine, real SDK servers)", () 
     }
   });
 
+  it("keeps servers and pins across a runner restart: a held tool is still held", async () => {
+    const server = await registerServer({ name: "survivor", transport: "http", url: await httpServer("survivor"), scope: "global" });
+    try {
+      const session = await kit.createSession({ autonomy: "trusted" });
+      expect((await kit.tool<ToolBody>(session, "echo", { text: "one" })).body.ok).toBe(true);
+      await gatewayCall(session, "flip_schema", {});
+      const pinsOf = async () => (await kit.api<{ pins: PinView[] }>("GET", `/api/mcp-servers/${server.id}/pins`)).body.pins;
+      await until("echo to be held", async () => (await pinsOf()).find((p) => p.toolName === "echo" && p.status === "held"));
+
+      await kit.restart();
+      // The new runner loads the server from the database and the pin still says held.
+      expect((await kit.tool(session, "echo", { text: "after restart" })).status).toBe(202);
+      expect((await kit.tool<ToolBody>(session, "whoami", {})).body).toMatchObject({ ok: true, output: expect.stringMatching(/^survivor /) });
+    } finally {
+      expect((await kit.api("DELETE", `/api/mcp-servers/${server.id}`)).status).toBe(204);
+    }
+  });
+
   it("validates registrations and names the bad field", async () => {
     const missing = await kit.api<{ error: { message: string } }>("POST", "/api/mcp-servers", { name: "x", transport: "stdio", scope: "user" });
     expect(missing.status).toBe(400);

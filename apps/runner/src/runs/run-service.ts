@@ -5,6 +5,7 @@ import type { RunnerEvents } from "../events/runner-events";
 import type { ReceiptService } from "../receipts/receipt-service";
 import { newId } from "../auth/tokens";
 import { RunLogs } from "./run-logs";
+import { utf8Boundary } from "./utf8-boundary";
 
 export type RunKind = "run_script" | "bash" | "process" | "dispatch";
 
@@ -23,6 +24,8 @@ export interface StartRunInput {
 
 interface ActiveRun {
   id: string;
+  /** Bytes of a UTF-8 character cut at a chunk's end, held until the next chunk completes it. */
+  carry: Map<"stdout" | "stderr" | "combined", Buffer>;
   input: StartRunInput;
   logs: RunLogs;
   startedAt: Date;
@@ -73,7 +76,7 @@ export class RunService {
         startedAt,
       },
     });
-    this.active.set(id, { id, input, logs, startedAt });
+    this.active.set(id, { id, input, logs, startedAt, carry: new Map() });
     this.deps.events.emit("run:status", { runId: id, sessionId: input.sessionId, status: "running", outcome: null, exitCode: null });
     return id;
   }
@@ -83,10 +86,11 @@ export class RunService {
     const run = this.active.get(runId);
     if (!run || data.length === 0) return;
     const { offset, combinedOffset } = run.logs.append(stream, data);
-    const text = data.toString("utf8");
-    this.deps.events.emit("run:output", { runId, sessionId: run.input.sessionId, stream, offset, data: text });
+    const out = wholeCharacters(run, stream, offset, data);
+    if (out.bytes) this.deps.events.emit("run:output", { runId, sessionId: run.input.sessionId, stream, ...out });
     if (run.processId) {
-      this.deps.events.emit("process:output", { sessionId: run.input.sessionId, processId: run.processId, stream, offset: combinedOffset, data: text });
+      const combined = wholeCharacters(run, "combined", combinedOffset, data);
+      if (combined.bytes) this.deps.events.emit("process:output", { sessionId: run.input.sessionId, processId: run.processId, stream: "combined", ...combined });
     }
   }
 
@@ -199,6 +203,16 @@ export class RunService {
   async interruptAll(cause: string): Promise<void> {
     for (const run of [...this.active.values()]) await this.close(run, { outcome: "interrupted", exitCode: null, details: {}, cause });
   }
+}
+
+/** Splits a chunk (with any carried bytes before it) into whole UTF-8 characters and a new carry. */
+function wholeCharacters(run: ActiveRun, stream: "stdout" | "stderr" | "combined", offset: number, data: Buffer): { offset: number; data: string; bytes: number } {
+  const pending = run.carry.get(stream);
+  const full = pending?.length ? Buffer.concat([pending, data]) : data;
+  const start = offset - (pending?.length ?? 0);
+  const end = utf8Boundary(full);
+  run.carry.set(stream, Buffer.from(full.subarray(end)));
+  return { offset: start, data: full.subarray(0, end).toString("utf8"), bytes: end };
 }
 
 /** Env values never reach the database: keys only (spec/tools.md run_script). */

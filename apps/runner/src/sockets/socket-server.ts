@@ -6,7 +6,8 @@ import type { ToolResult } from "@berth/protocol";
 import { AppError } from "@berth/protocol";
 import { authenticate, tokenFromHeaders, type Principal } from "../auth/tokens";
 import type { RunnerEvents } from "../events/runner-events";
-import { readLog, type LogStream } from "../runs/run-logs";
+import type { LogStream } from "../runs/run-logs";
+import { LogFollower } from "./log-follower";
 import type { SessionService } from "../sessions/session-service";
 import type { ToolService } from "../tools/tool-service";
 import { formatIssues } from "../tools/tool-service";
@@ -22,9 +23,6 @@ const RunSubscribeSchema = z.object({
   /** One offset for both streams (0 = from the start), or one per stream. */
   offset: z.union([Offset, z.object({ stdout: Offset.default(0), stderr: Offset.default(0) })]).default(0),
 });
-
-/** Replays in bounded chunks, so a reconnect never sends one giant frame. */
-const REPLAY_CHUNK = 256 * 1024;
 
 interface SocketData {
   principal: Principal;
@@ -59,10 +57,16 @@ export function createSocketServer(
     );
   });
 
+  const followers: Followers = new Map();
   // Fan-out through rooms: socket.io encodes a broadcast packet once for all its sockets (and the
   // Redis adapter carries rooms across runners), instead of once per listening socket.
-  deps.events.on("run:output", (e) => io.to(`run:${e.runId}`).emit("run:output", { runId: e.runId, stream: e.stream, offset: e.offset, data: e.data }));
-  deps.events.on("process:output", (e) => io.to(`process:${e.processId}`).emit("process:output", e));
+  // Log output goes to each follower with backpressure (LogFollower); the rest fans out through rooms.
+  deps.events.on("run:output", (e) => {
+    for (const follower of followers.get(`run:${e.runId}:${e.stream}`) ?? []) follower.push(e.offset, e.data, e.bytes);
+  });
+  deps.events.on("process:output", (e) => {
+    for (const follower of followers.get(`process:${e.processId}`) ?? []) follower.push(e.offset, e.data, e.bytes);
+  });
   for (const event of ["file:changed", "session:status", "process:status"] as const) {
     deps.events.on(event, (payload: { sessionId: string }) => io.to(`session:${payload.sessionId}`).emit(event, payload));
   }
@@ -70,7 +74,7 @@ export function createSocketServer(
   deps.events.on("approval:created", (request) => io.to("approvals").emit("approval:created", request));
   deps.events.on("approval:decided", (request) => io.to("approvals").emit("approval:decided", request));
 
-  io.on("connection", (socket) => handleConnection(socket, deps));
+  io.on("connection", (socket) => handleConnection(socket, deps, followers));
   return io;
 }
 
@@ -83,8 +87,35 @@ function reply(ack: unknown, error: unknown, result?: unknown): void {
   return fn({ code: "internal", message: "Internal error" });
 }
 
-function handleConnection(socket: Socket, deps: Parameters<typeof createSocketServer>[1]): void {
+type Followers = Map<string, Set<LogFollower>>;
+
+function handleConnection(socket: Socket, deps: Parameters<typeof createSocketServer>[1], followers: Followers): void {
   const principal = (socket.data as SocketData).principal;
+  const mine: { key: string; follower: LogFollower }[] = [];
+  /** Starts following a log from `offset`: replay from disk, then live, in one synchronous step. */
+  const follow = (key: string, source: { runId: string; stream: LogStream }, offset: number, emit: (offset: number, data: string) => void): number => {
+    // A second subscribe to the same log replaces the first (a client re-subscribing after a gap).
+    for (const entry of mine.filter((m) => m.key === key)) {
+      entry.follower.stop();
+      followers.get(key)?.delete(entry.follower);
+      mine.splice(mine.indexOf(entry), 1);
+    }
+    const follower = new LogFollower(socket, { dataDir: deps.dataDir, ...source }, offset, emit);
+    const sent = follower.start();
+    let set = followers.get(key);
+    if (!set) followers.set(key, (set = new Set()));
+    set.add(follower);
+    mine.push({ key, follower });
+    return sent;
+  };
+  socket.on("disconnect", () => {
+    for (const { key, follower } of mine) {
+      follower.stop();
+      const set = followers.get(key);
+      set?.delete(follower);
+      if (set?.size === 0) followers.delete(key);
+    }
+  });
 
   const on = (event: string, handler: (payload: unknown) => Promise<unknown>) => {
     socket.on(event, (payload: unknown, ack: unknown) => {
@@ -124,11 +155,9 @@ function handleConnection(socket: Socket, deps: Parameters<typeof createSocketSe
     await deps.sessions.get(input.sessionId, principal);
     const run = await deps.db.run.findFirst({ where: { sessionId: input.sessionId, kind: "process", detailsJson: { contains: input.processId } } });
     if (!run) throw new AppError({ code: "not_found", message: `Unknown processId: ${input.processId}` });
-    // Replay and join in one synchronous step: live chunks start exactly where the replay ends.
-    const sent = replay(deps.dataDir, run.id, "combined", input.offset, (offset, data) =>
+    const sent = follow(`process:${input.processId}`, { runId: run.id, stream: "combined" }, input.offset, (offset, data) =>
       socket.emit("process:output", { sessionId: input.sessionId, processId: input.processId, stream: "combined", offset, data }),
     );
-    void socket.join(`process:${input.processId}`);
     return { processId: input.processId, runId: run.id, offset: sent, status: run.status };
   });
 
@@ -139,10 +168,9 @@ function handleConnection(socket: Socket, deps: Parameters<typeof createSocketSe
     await deps.sessions.get(run.sessionId, principal);
     const offsets = typeof input.offset === "number" ? { stdout: input.offset, stderr: input.offset } : input.offset;
     const sent = {
-      stdout: replay(deps.dataDir, run.id, "stdout", offsets.stdout, (offset, data) => socket.emit("run:output", { runId: run.id, stream: "stdout", offset, data })),
-      stderr: replay(deps.dataDir, run.id, "stderr", offsets.stderr, (offset, data) => socket.emit("run:output", { runId: run.id, stream: "stderr", offset, data })),
+      stdout: follow(`run:${run.id}:stdout`, { runId: run.id, stream: "stdout" }, offsets.stdout, (offset, data) => socket.emit("run:output", { runId: run.id, stream: "stdout", offset, data })),
+      stderr: follow(`run:${run.id}:stderr`, { runId: run.id, stream: "stderr" }, offsets.stderr, (offset, data) => socket.emit("run:output", { runId: run.id, stream: "stderr", offset, data })),
     };
-    void socket.join(`run:${run.id}`);
     const current = await deps.db.run.findUniqueOrThrow({ where: { id: run.id } });
     return { runId: run.id, offsets: sent, status: current.status, outcome: current.outcome, exitCode: current.exitCode };
   });
@@ -152,18 +180,4 @@ function handleConnection(socket: Socket, deps: Parameters<typeof createSocketSe
     await socket.join("approvals");
     return { ok: true };
   });
-}
-
-/**
- * Sends a log from `offset` to its current end and returns that end. Synchronous on purpose: no live
- * chunk can be appended between the read and the caller registering its live listener.
- */
-function replay(dataDir: string, runId: string, stream: LogStream, offset: number, emit: (offset: number, data: string) => void): number {
-  let position = offset;
-  for (;;) {
-    const { content, size } = readLog(dataDir, runId, stream, position, REPLAY_CHUNK);
-    if (content.length === 0) return Math.max(position, Math.min(offset, size));
-    emit(position, content.toString("utf8"));
-    position += content.length;
-  }
 }
