@@ -96,8 +96,9 @@ export const OutputStreamSchema = z.enum(["stdout", "stderr"]);
 export type OutputStream = z.infer<typeof OutputStreamSchema>;
 
 /**
- * A chunk of live output. Exactly one of callId (a running tool call such as run_script or bash exec)
- * or processId (a background process) is set. `offset` is the byte offset of this chunk within its
+ * A chunk of live output: of a running tool call (callId: run_script, bash exec) or of a background
+ * process (processId, plus the callId of the call that started it, so output that arrives before the
+ * start call's result can already be attributed). `offset` is the byte offset of this chunk within its
  * stream; `data` is base64 so any bytes survive the JSON line.
  */
 export const OutputNotificationSchema = z.object({

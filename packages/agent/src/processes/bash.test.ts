@@ -212,3 +212,12 @@ describe("bash background processes", () => {
     );
   });
 });
+
+describe("background output attribution", () => {
+  it("carries the start call's id with every chunk, so output before the start result is not orphaned", async () => {
+    const started = detailsOf<{ processId: string }>(await h.call("bash", { action: "start", command: "echo first" }, { callId: "start-call-1" }));
+    await waitFor(async () => h.notifications.some((n) => n.method === "output" && n.params.processId === started.processId));
+    const chunks = h.notifications.filter((n) => n.method === "output" && n.params.processId === started.processId);
+    expect(chunks.every((n) => n.params.callId === "start-call-1")).toBe(true);
+  });
+});

@@ -26,7 +26,7 @@ export const bashTool = defineTool({
       case "start": {
         const command = requireCommand(args);
         const cwd = await resolveCwd(args.cwd, ctx);
-        const info = processes.start(command, cwd, childEnv(ctx.config, ctx.sessionEnv));
+        const info = processes.start(command, cwd, childEnv(ctx.config, ctx.sessionEnv), ctx.callId);
         return okResult({
           processId: info.processId,
           status: info.status,

@@ -25,6 +25,8 @@ interface ManagedProcess {
   atLineStart: boolean;
   lastStream: "stdout" | "stderr" | null;
   stopRequested: boolean;
+  /** The call that started it: output carries it too, so the runner can log from the first byte. */
+  startCallId: string | undefined;
 }
 
 /**
@@ -40,7 +42,7 @@ export class ProcessManager {
     private readonly notify: Notify,
   ) {}
 
-  start(command: string, cwd: { real: string; rel: string }, env: Record<string, string>): BackgroundProcessInfo {
+  start(command: string, cwd: { real: string; rel: string }, env: Record<string, string>, startCallId?: string): BackgroundProcessInfo {
     const running = [...this.processes.values()].filter((p) => p.info.status === "RUNNING").length;
     if (running >= BASH_MAX_RUNNING) {
       fail(
@@ -70,6 +72,7 @@ export class ProcessManager {
         endedAt: null,
       },
       child,
+      startCallId,
       logPath,
       logFd,
       offsets: { stdout: 0, stderr: 0 },
@@ -168,6 +171,7 @@ export class ProcessManager {
   private onOutput(managed: ManagedProcess, stream: "stdout" | "stderr", chunk: Buffer): void {
     this.notify(AgentNotification.Output, {
       processId: managed.info.processId,
+      ...(managed.startCallId ? { callId: managed.startCallId } : {}),
       stream,
       offset: managed.offsets[stream],
       data: chunk.toString("base64"),
