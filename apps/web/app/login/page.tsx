@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { redirect } from "next/navigation";
+import { currentUser } from "@/lib/auth";
 import { fetchHealth } from "@/lib/runner";
 import { LoginForm } from "./login-form";
 
@@ -9,7 +11,8 @@ export const metadata: Metadata = { title: "Sign in" };
 export default async function LoginPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
   const { next } = await searchParams;
   const back = next && next.startsWith("/") && !next.startsWith("//") ? next : "/";
-  const health = await fetchHealth();
+  const [health, user] = await Promise.all([fetchHealth(), currentUser()]);
+  if (user.kind === "ok") redirect(back);
   return (
     <div className="app-shell">
       <header className="topbar">
