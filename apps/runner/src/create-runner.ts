@@ -71,7 +71,12 @@ export async function createRunner(env: Env): Promise<Runner> {
     }),
     reservedNames: () => builtinNames,
     // Never carries header values (the gateway's promise); the server is named so an operator can act.
-    onError: (error, context) => process.stderr.write(`berth-runner: MCP server ${context.serverName} (${context.serverId}): ${error instanceof Error ? error.message : String(error)}\n`),
+    onError: (error, context) => {
+      const message = error instanceof Error ? error.message : String(error);
+      // The SDK reports its own SSE stream being aborted when we close a connection on purpose: not news.
+      if (/\bAbortError\b/.test(message)) return;
+      process.stderr.write(`berth-runner: MCP server ${context.serverName} (${context.serverId}): ${message}\n`);
+    },
   });
   const mcpServers = new McpServersService({
     db,
