@@ -38,8 +38,14 @@ describe("Berth as an MCP server (real SDK client, real sandbox)", () => {
     await client.close();
   });
 
-  it("refuses a client without a token", async () => {
+  it("refuses a client without a token, and the web app's cookie (bearer only)", async () => {
     await expect(mcpClient(null)).rejects.toThrow(/401|nauthori/);
+    const withCookie = await fetch(`${kit.url}/mcp/${session}`, {
+      method: "POST",
+      headers: { cookie: `berth_token=${TEST_ADMIN_TOKEN}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(withCookie.status).toBe(401);
   });
 
   it("holds a parked call until an operator approves it, then returns its result", async () => {

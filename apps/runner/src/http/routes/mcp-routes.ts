@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { createSessionMcpHandler } from "@berth/mcp";
-import type { ActionClass } from "@berth/protocol";
+import { AppError, type ActionClass } from "@berth/protocol";
 import type { Principal } from "../../auth/tokens";
 import type { SessionService } from "../../sessions/session-service";
 import type { ToolService } from "../../tools/tool-service";
@@ -38,6 +38,10 @@ export function registerMcpRoutes(app: FastifyInstance, deps: { sessions: Sessio
   );
 
   app.all<{ Params: { sessionId: string } }>("/mcp/:sessionId", async (request, reply) => {
+    // Bearer only: the browser's cookie must not let a web page drive an agent endpoint.
+    if (!request.headers.authorization?.startsWith("Bearer ")) {
+      throw new AppError({ code: "unauthorized", message: "MCP needs Authorization: Bearer <token> (cookies are not accepted here)" });
+    }
     const principal = requirePrincipal(request);
     // Unknown or someone else's session: a plain 404 before any MCP exchange.
     const session = await deps.sessions.get(request.params.sessionId, principal);
