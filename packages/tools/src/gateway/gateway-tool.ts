@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { lenientObject, toolFailure } from "@berth/protocol";
-import type { ToolResult } from "@berth/protocol";
-import { defineTool, fixedClass } from "../registry/define-tool";
+import { defineTool, fixedClass, jsonResult } from "../registry/define-tool";
 import { firstSentence, rankCapabilities } from "./rank-capabilities";
 import type { ResolvedTool } from "../router/tool-router";
 
@@ -28,10 +27,6 @@ function kindOf(tool: ResolvedTool): string {
   return tool.kind;
 }
 
-function json(details: Record<string, unknown>): ToolResult {
-  return { ok: true, output: JSON.stringify(details), details };
-}
-
 export const gatewayTool = defineTool({
   name: "gateway",
   description:
@@ -48,7 +43,7 @@ export const gatewayTool = defineTool({
     if (args.op === "find") {
       const visible = catalogue.filter(inServer) as ResolvedTool[];
       const ranked = rankCapabilities(visible, args.query ?? args.capability);
-      return json({
+      return jsonResult({
         capabilities: ranked.map((tool) => ({
           name: tool.spec.name,
           kind: kindOf(tool),
@@ -63,7 +58,7 @@ export const gatewayTool = defineTool({
     const target = catalogue.find((tool) => tool.spec.name === args.capability);
     if (!target) return toolFailure("unknown_tool", `gateway: unknown capability: ${args.capability}`);
     if (args.op === "describe") {
-      return json({
+      return jsonResult({
         name: target.spec.name,
         kind: target.kind,
         description: target.spec.description,

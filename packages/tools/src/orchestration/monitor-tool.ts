@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { lenientArray, toolFailure } from "@berth/protocol";
-import { defineTool, fixedClass } from "../registry/define-tool";
+import { defineTool, fixedClass, jsonResult } from "../registry/define-tool";
 
 const RunId = z.string().min(1, "must not be empty").max(100);
 
@@ -14,10 +14,6 @@ export const MonitorArgsSchema = z.object({
 
 const PEEK_BYTES = 4096;
 
-function json(details: Record<string, unknown>) {
-  return { ok: true, output: JSON.stringify(details), details };
-}
-
 /** Reads this session's runs: another session's run is refused by name, never reported unknown. */
 export const monitorTool = defineTool({
   name: "monitor",
@@ -29,31 +25,30 @@ export const monitorTool = defineTool({
   async run(args, ctx) {
     const host = ctx.monitor;
     if (!host) return toolFailure("unavailable", "monitor: no run store in this context");
-    const needRun = (): string | undefined => args.runId;
     switch (args.mode) {
       case "list":
-        return json({ runs: await host.listRuns(args.limit) });
+        return jsonResult({ runs: await host.listRuns(args.limit) });
       case "tools":
-        return json({ tools: host.tools() });
+        return jsonResult({ tools: host.tools() });
       case "collect": {
         const ids = args.runIds ?? (args.runId ? [args.runId] : []);
         if (!ids.length) return toolFailure("invalid_arguments", "monitor: runIds is required for mode=collect");
         const runs = await Promise.all(ids.map((id) => host.getRun(id)));
         const refused = runs.find((r): r is { refused: string } => "refused" in r);
         if (refused) return toolFailure("refused", refused.refused);
-        return json({ runs });
+        return jsonResult({ runs });
       }
       default: {
-        const runId = needRun();
+        const runId = args.runId;
         if (!runId) return toolFailure("invalid_arguments", `monitor: runId is required for mode=${args.mode}`);
         const run = args.mode === "wait" ? await host.waitForEnd(runId, args.timeoutMs) : await host.getRun(runId);
         if ("refused" in run) return toolFailure("refused", run.refused);
-        if (args.mode === "peek") return json({ run, ...(await host.tail(runId, PEEK_BYTES)) });
+        if (args.mode === "peek") return jsonResult({ run, ...(await host.tail(runId, PEEK_BYTES)) });
         if (args.mode === "receipt") {
           const receipt = await host.receipt(runId);
-          return receipt ? json({ run, receipt }) : toolFailure("not_found", `monitor: run ${runId} has no receipt yet (status ${run.status})`);
+          return receipt ? jsonResult({ run, receipt }) : toolFailure("not_found", `monitor: run ${runId} has no receipt yet (status ${run.status})`);
         }
-        return json({ run, ended: run.status !== "running" });
+        return jsonResult({ run, ended: run.status !== "running" });
       }
     }
   },

@@ -30,4 +30,9 @@ export function fixedClass(actionClass: CallClassification["actionClass"], recog
   return () => ({ actionClass, recognised, alwaysAsk: false, reasons: [] });
 }
 
+/** A successful structured result: the same data as JSON text for models and as details for the UI. */
+export function jsonResult(details: Record<string, unknown>): ToolResult {
+  return { ok: true, output: JSON.stringify(details), details };
+}
+
 export type { AnyToolSpec };
