@@ -75,9 +75,7 @@ test("developer: a background server started in the terminal keeps streaming aft
   await typeInTerminal(page, "echo hello-from-exec");
   await expect.poll(() => terminalText(page)).toMatch(/^hello-from-exec$/m);
 
-  // `sleep 1` first: the runner drops a process's output that arrives before it has bound the process to
-  // its run (reported to the runner side); the server's banner must come after that.
-  await typeInTerminal(page, "sleep 1; python3 -u -m http.server 8765 --bind 127.0.0.1 &");
+  await typeInTerminal(page, "python3 -u -m http.server 8765 --bind 127.0.0.1 &");
   await expect.poll(() => terminalText(page), { timeout: 30_000 }).toContain("Serving HTTP on 127.0.0.1 port 8765");
   await expect(page.getByTestId("process-row").first()).toContainText("RUNNING");
 

@@ -4,7 +4,7 @@ import { forwardRef, useCallback, useEffect, useImperativeHandle, useRef, useSta
 import type { Terminal } from "@xterm/xterm";
 import type { FitAddon } from "@xterm/addon-fit";
 import { callTool, errorMessage, type Parked } from "@/lib/api";
-import { sliceNew } from "@/lib/format";
+import { byteLength, sliceNew } from "@/lib/format";
 import { getSocket, onEveryConnect, type ProcessOutputEvent, type ProcessStatusEvent } from "@/lib/socket";
 import { StatusBadge } from "@/components/ui/states";
 
@@ -55,7 +55,10 @@ export const TerminalPanel = forwardRef<TerminalHandle, { sessionId: string; onP
   const lineRef = useRef("");
   const busyRef = useRef(false);
   const historyIndexRef = useRef(-1);
-  const lineStartRef = useRef<Record<string, boolean>>({});
+  /** Per process: bytes received (committed + held back) and the unfinished last line held back. */
+  const receivedRef = useRef<Record<string, number>>({});
+  const partialRef = useRef<Record<string, string>>({});
+  const flushTimersRef = useRef<Record<string, ReturnType<typeof setTimeout>>>({});
   const [processes, setProcesses] = useState<ProcessInfo[]>([]);
   const [ready, setReady] = useState(false);
   const onParkedRef = useRef(onParked);
@@ -112,8 +115,10 @@ export const TerminalPanel = forwardRef<TerminalHandle, { sessionId: string; onP
 
   const subscribe = useCallback(
     (processId: string) => {
-      const offset = savedRef.current.offsets[processId] ?? 0;
-      savedRef.current.offsets[processId] = offset;
+      const committed = savedRef.current.offsets[processId] ?? 0;
+      savedRef.current.offsets[processId] = committed;
+      const offset = receivedRef.current[processId] ?? committed;
+      receivedRef.current[processId] = offset;
       getSocket().emit("process:subscribe", { sessionId, processId, offset });
     },
     [sessionId],
@@ -188,7 +193,6 @@ export const TerminalPanel = forwardRef<TerminalHandle, { sessionId: string; onP
             return;
           }
           commit(`${DIM}[started ${processId}]${RESET}\r\n`);
-          lineStartRef.current[processId] = true;
           subscribe(processId);
           persist();
           void refreshProcesses();
@@ -291,30 +295,45 @@ export const TerminalPanel = forwardRef<TerminalHandle, { sessionId: string; onP
   useEffect(() => {
     if (!ready) return;
     const socket = getSocket();
+    /** Whole lines only reach the terminal (a prompt redraw would erase half a line); a line still
+     *  unfinished after 300 ms is shown with a line break. The saved offset counts shown bytes only, so a
+     *  reload asks again for what was held back. */
+    const show = (processId: string, text: string, stream: string | undefined) => {
+      let out = "";
+      for (const line of text.split(/(?<=\n)/)) {
+        let body = line;
+        let stderr = stream === "stderr";
+        if (body.startsWith("[stdout] ")) body = body.slice(9);
+        else if (body.startsWith("[stderr] ")) {
+          body = body.slice(9);
+          stderr = true;
+        }
+        out += stderr ? `${RED}${crlf(body)}${RESET}` : crlf(body);
+      }
+      savedRef.current.offsets[processId] = (savedRef.current.offsets[processId] ?? 0) + byteLength(text);
+      return out;
+    };
     const onOutput = (event: ProcessOutputEvent) => {
       if (event.sessionId !== sessionId) return;
-      const offsets = savedRef.current.offsets;
-      const have = offsets[event.processId] ?? 0;
+      const id = event.processId;
+      const have = receivedRef.current[id] ?? savedRef.current.offsets[id] ?? 0;
       const piece = sliceNew(have, event.offset, event.data);
       if (!piece) return;
-      offsets[event.processId] = piece.end;
-      let atLineStart = lineStartRef.current[event.processId] ?? true;
-      let text = "";
-      for (const line of piece.text.split(/(?<=\n)/)) {
-        let body = line;
-        let stderr = event.stream === "stderr";
-        if (atLineStart) {
-          if (body.startsWith("[stdout] ")) body = body.slice(9);
-          else if (body.startsWith("[stderr] ")) {
-            body = body.slice(9);
-            stderr = true;
-          }
-        }
-        atLineStart = body.endsWith("\n");
-        text += stderr ? `${RED}${crlf(body)}${RESET}` : crlf(body);
+      receivedRef.current[id] = piece.end;
+      const full = (partialRef.current[id] ?? "") + piece.text;
+      const cut = full.lastIndexOf("\n") + 1;
+      partialRef.current[id] = full.slice(cut);
+      clearTimeout(flushTimersRef.current[id]);
+      if (cut > 0) commitAbovePrompt(show(id, full.slice(0, cut), event.stream));
+      if (partialRef.current[id]) {
+        flushTimersRef.current[id] = setTimeout(() => {
+          const rest = partialRef.current[id];
+          if (!rest) return;
+          partialRef.current[id] = "";
+          commitAbovePrompt(`${show(id, rest, event.stream)}\r\n`);
+          schedulePersist();
+        }, 300);
       }
-      lineStartRef.current[event.processId] = atLineStart;
-      commitAbovePrompt(text);
       schedulePersist();
     };
     let persistTimer: ReturnType<typeof setTimeout> | null = null;
@@ -348,6 +367,7 @@ export const TerminalPanel = forwardRef<TerminalHandle, { sessionId: string; onP
       socket.off("process:status", onStatus);
       stopConnect();
       if (persistTimer) clearTimeout(persistTimer);
+      for (const timer of Object.values(flushTimersRef.current)) clearTimeout(timer);
       persist();
     };
   }, [ready, sessionId, commitAbovePrompt, persist, refreshProcesses, subscribe]);
@@ -367,7 +387,6 @@ export const TerminalPanel = forwardRef<TerminalHandle, { sessionId: string; onP
   const attach = (processId: string) => {
     if (savedRef.current.offsets[processId] === undefined) {
       commitAbovePrompt(`${DIM}[attached to ${processId}]${RESET}\r\n`);
-      lineStartRef.current[processId] = true;
       subscribe(processId);
       persist();
     }
