@@ -31,14 +31,19 @@ function prefixed(stream, name, out) {
 }
 
 /** Applies pending migrations to the database the runner will use (a no-op when up to date). */
-function migrate(root, env) {
-  const result = spawnSync("npx", ["prisma", "migrate", "deploy"], { cwd: root, env, encoding: "utf8" });
+async function migrate(root, env) {
+  if (/^postgres(ql)?:/.test(env.DATABASE_URL ?? "")) {
+    const { migratePostgres } = await import("./migrate-postgres.mjs");
+    await migratePostgres(root, env.DATABASE_URL);
+    return;
+  }
+  const result = spawnSync("npx", ["prisma", "migrate", "deploy"], { cwd: root, env: { ...env, DATABASE_URL: "" }, encoding: "utf8" });
   if (result.status !== 0) throw new Error(`database migration failed:\n${(result.stderr || result.stdout).trim()}`);
 }
 
 export async function startServers(root, env) {
   fs.mkdirSync(path.resolve(root, env.BERTH_DATA_DIR || ".berth"), { recursive: true });
-  migrate(root, env);
+  await migrate(root, env);
   const host = env.BERTH_HOST || "127.0.0.1";
   const runnerPort = env.BERTH_RUNNER_PORT || "4000";
   const webPort = env.BERTH_WEB_PORT || "3000";
