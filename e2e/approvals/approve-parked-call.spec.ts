@@ -2,6 +2,8 @@ import crypto from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { api, screenshot, signInContext, waitForRunEnd, watchExternalRequests } from "../ide/support";
 
+test.afterEach(async ({ request }) => api.cleanup(request));
+
 test("operator: a parked call appears live, approving it lets the waiting caller finish, and the receipt records the decision", async ({ page, context, request }) => {
   const requests = watchExternalRequests(page);
   await signInContext(context);

@@ -1,6 +1,8 @@
 import { expect, test } from "@playwright/test";
 import { api, screenshot, signInWithUi, terminalText, typeInTerminal, watchExternalRequests } from "./support";
 
+test.afterEach(async ({ request }) => api.cleanup(request));
+
 test.use({ viewport: { width: 1440, height: 1000 } });
 
 // No indented lines: Monaco's auto-indent would re-indent typed continuation lines.
@@ -16,6 +18,7 @@ test("developer: create a session, write main.py, save, run with live output, re
   await page.getByTestId("create-session").click();
   await page.waitForURL(/\/sessions\/[^/]+$/);
   const sessionId = page.url().split("/").pop() ?? "";
+  api.track(sessionId);
   await expect(page.getByTestId("session-status")).toBeVisible();
   await expect(page.getByTestId("files-empty")).toBeVisible();
 

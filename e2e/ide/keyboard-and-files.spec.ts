@@ -1,6 +1,8 @@
 import { expect, test } from "@playwright/test";
 import { api, screenshot, signInContext, watchExternalRequests } from "./support";
 
+test.afterEach(async ({ request }) => api.cleanup(request));
+
 test.use({ viewport: { width: 1440, height: 1000 } });
 
 test("the file tree follows changes made elsewhere; binary files show as such; Ctrl+` focuses the terminal", async ({ page, context, request }) => {

@@ -39,12 +39,27 @@ export async function signInContext(context: BrowserContext, token = ADMIN_TOKEN
 
 const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
+/** Sessions a test made; `api.cleanup` deletes them (container and volume) in afterEach. */
+const createdSessions = new Set<string>();
+
 /** REST calls with the admin token, through the web origin (the proxy). */
 export const api = {
   async createSession(request: APIRequestContext, body: { name?: string; autonomy?: string; network?: string } = {}): Promise<{ id: string }> {
     const response = await request.post("/api/sessions", { headers: auth, data: body });
     expect(response.status(), await response.text()).toBe(201);
-    return (await response.json()) as { id: string };
+    const session = (await response.json()) as { id: string };
+    createdSessions.add(session.id);
+    return session;
+  },
+  /** Marks a session made through the UI for cleanup. */
+  track(sessionId: string) {
+    createdSessions.add(sessionId);
+  },
+  async cleanup(request: APIRequestContext) {
+    for (const id of [...createdSessions]) {
+      createdSessions.delete(id);
+      await request.delete(`/api/sessions/${id}`, { headers: auth }).catch(() => undefined);
+    }
   },
   async tool(request: APIRequestContext, sessionId: string, tool: string, args: unknown, opts: { wait?: number; timeout?: number } = {}) {
     const query = opts.wait ? `?wait=${opts.wait}` : "";

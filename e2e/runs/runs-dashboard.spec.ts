@@ -1,6 +1,8 @@
 import { expect, test } from "@playwright/test";
 import { api, screenshot, signInContext, waitForRunEnd, watchExternalRequests } from "../ide/support";
 
+test.afterEach(async ({ request }) => api.cleanup(request));
+
 test("runs dashboard: every run with its status, filters by session and outcome, detail with logs, tool calls and receipt", async ({ page, context, request }) => {
   const requests = watchExternalRequests(page);
   const { id: sessionId } = await api.createSession(request, { name: `runs-${Date.now()}`, autonomy: "trusted" });

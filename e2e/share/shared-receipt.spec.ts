@@ -1,6 +1,8 @@
 import { expect, test } from "@playwright/test";
 import { api, screenshot, signInContext, waitForRunEnd, watchExternalRequests } from "../ide/support";
 
+test.afterEach(async ({ request }) => api.cleanup(request));
+
 test("teammate: a share link opens in a fresh browser with no token and shows the receipt verified", async ({ page, context, request, browser }) => {
   // The developer's side: a run with a receipt, shared from its run page.
   const { id: sessionId } = await api.createSession(request, { name: `share-${Date.now()}`, autonomy: "trusted" });
