@@ -26,6 +26,8 @@ export default defineConfig({
     command: "node scripts/serve.mjs",
     url: `http://127.0.0.1:${webPort}/healthz`,
     reuseExistingServer: false,
+    // SIGTERM lets serve.mjs stop the runner and the web app before it exits.
+    gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
     timeout: 120_000,
     env: {
       BERTH_RUNNER_PORT: String(runnerPort),

@@ -1,5 +1,7 @@
-// Starts the runner and the web app, each in its own process group (next spawns children), waits until
-// both answer, and stops both groups together.
+// Starts the runner and the web app as children in our own process group (server.mjs runs Next in
+// process, so nothing forks further), waits until both answer, and stops both together. Being in our
+// group means a signal to the group — Ctrl-C, or Playwright stopping its webServer — reaches them too,
+// so no server outlives the command that started it.
 import fs from "node:fs";
 import path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
@@ -49,20 +51,14 @@ export async function startServers(root, env) {
   const webPort = env.BERTH_WEB_PORT || "3000";
   const children = [];
   const spawnGroup = (name, args, cwd) => {
-    const child = spawn(process.execPath, args, { cwd, env: { ...env, NEXT_TELEMETRY_DISABLED: "1" }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, args, { cwd, env: { ...env, NEXT_TELEMETRY_DISABLED: "1" }, stdio: ["ignore", "pipe", "pipe"] });
     prefixed(child.stdout, name, process.stdout);
     prefixed(child.stderr, name, process.stderr);
     children.push(child);
     return child;
   };
   const stop = () => {
-    for (const child of children) {
-      try {
-        process.kill(-child.pid, "SIGTERM");
-      } catch {
-        // already gone
-      }
-    }
+    for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
   };
 
   const runner = spawnGroup("runner", [path.join(root, "apps/runner/dist/main.mjs")], root);
