@@ -33,6 +33,8 @@ export default defineConfig({
       BERTH_RUNNER_PORT: String(runnerPort),
       BERTH_WEB_PORT: String(webPort),
       BERTH_DATA_DIR: ".berth/e2e",
+      // Its own runner id: reconcile on start reaps only this runner's containers, never a dev's npm start.
+      BERTH_RUNNER_ID: "e2e",
       BERTH_ADMIN_TOKEN: E2E_ADMIN_TOKEN,
       BERTH_WARM_POOL: "1",
     },
