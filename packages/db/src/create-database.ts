@@ -41,7 +41,10 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
   const adapter = new PrismaBetterSQLite3({ url: `file:${sqlitePath(options.dataDir)}` });
   const client = new PrismaClient({ adapter });
   // WAL lets readers proceed while a run's rows are written; busy_timeout rides out short write locks.
+  // synchronous=NORMAL is the WAL setting SQLite recommends: no fsync per commit (a tool call writes a
+  // row), still never corrupt; a power cut may lose the last commits, never a log already on disk.
   await client.$queryRawUnsafe("PRAGMA journal_mode = WAL");
+  await client.$queryRawUnsafe("PRAGMA synchronous = NORMAL");
   await client.$queryRawUnsafe("PRAGMA busy_timeout = 5000");
   return client;
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { READ_FILE_MAX_BYTES, ReadFileArgsSchema, type ReadFileDetails } from "@berth/protocol";
 import { defineTool, okResult } from "../tools/tool-context";
@@ -10,7 +11,8 @@ export const readFileTool = defineTool({
   async run(args, { workspace }) {
     const file = await workspace.resolve(args.path);
     const { size } = await statFile(file, READ_FILE_MAX_BYTES);
-    const bytes = await readFile(file.real);
+    // Small files are read synchronously (the common case, and the RPC latency target); big ones off-thread.
+    const bytes = size <= 256 * 1024 ? readFileSync(file.real) : await readFile(file.real);
     if (args.encoding === "base64") {
       // Base64 returns the whole file: line ranges mean nothing for binary content.
       const totalLines = splitLinesKeepEnds(bytes.toString("latin1")).length;
