@@ -36,7 +36,7 @@ export async function migratePostgres(root, connectionString) {
         applied.push(name);
       } catch (error) {
         await client.query("ROLLBACK");
-        throw new Error(`migration ${name} failed: ${error.message}`);
+        throw new Error(`migration ${name} failed: ${error.message}`, { cause: error });
       }
     }
   } finally {
