@@ -72,6 +72,12 @@ export class RunLogs {
   }
 }
 
+/** Current size of a run's log in bytes (0 when it has none). */
+export function logSize(dataDir: string, runId: string, stream: LogStream): number {
+  const file = RunLogs.pathFor(dataDir, runId, stream);
+  return fs.existsSync(file) ? fs.statSync(file).size : 0;
+}
+
 /** Reads a byte range of a run's log (any offset, not just a recent window). */
 export function readLog(dataDir: string, runId: string, stream: LogStream, offset: number, limit: number): { content: Buffer; size: number } {
   const file = RunLogs.pathFor(dataDir, runId, stream);

@@ -2,7 +2,7 @@ import type { Database } from "@berth/db";
 import type { MonitorHost, MonitoredRun } from "@berth/tools";
 import type { RunnerEvents } from "../events/runner-events";
 import type { ReceiptService } from "../receipts/receipt-service";
-import { readLog } from "../runs/run-logs";
+import { logSize, readLog } from "../runs/run-logs";
 
 type RunRow = Awaited<ReturnType<Database["run"]["findUniqueOrThrow"]>> & { receipt: { id: string } | null };
 
@@ -44,7 +44,7 @@ export function createMonitorHost(deps: {
     getRun,
     async tail(runId, bytes) {
       const tail = (stream: "stdout" | "stderr") => {
-        const size = readLog(deps.dataDir, runId, stream, Number.MAX_SAFE_INTEGER, 0).size;
+        const size = logSize(deps.dataDir, runId, stream);
         return readLog(deps.dataDir, runId, stream, Math.max(0, size - bytes), bytes).content.toString("utf8");
       };
       return { stdout: tail("stdout"), stderr: tail("stderr") };

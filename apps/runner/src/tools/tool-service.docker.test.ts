@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestRunner, type TestRunner } from "../testing/runner-test-kit";
+import { TEST_ADMIN_TOKEN, startTestRunner, type TestRunner } from "../testing/runner-test-kit";
 
 type Result = { ok: boolean; output: string; details?: Record<string, unknown>; error?: { code: string; message: string }; runId?: string; receiptId?: string };
 
@@ -91,6 +91,9 @@ describe("built-in tools through the runner (real Docker)", () => {
     expect(run.body.run).toMatchObject({ status: "finished", outcome: "succeeded", args: { env: ["TOKEN_X"] } });
     const logs = await kit.api<{ content: string }>("GET", `/api/runs/${result.runId}/logs?stream=stdout`);
     expect(logs.body.content).toBe("out s3cret-value\n");
+    const download = await fetch(`${kit.url}/api/runs/${result.runId}/logs?stream=stdout&download=1`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+    expect(download.headers.get("content-disposition")).toMatch(/attachment/);
+    expect(await download.text()).toBe("out s3cret-value\n");
     const receipt = await kit.api<Record<string, unknown>>("GET", `/api/receipts/${result.receiptId}`);
     expect(JSON.stringify(receipt.body)).not.toContain("s3cret-value");
     expect(JSON.stringify(receipt.body)).toContain('"status":"created"');

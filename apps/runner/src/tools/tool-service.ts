@@ -28,6 +28,17 @@ export interface ToolCallInput {
   signal?: AbortSignal;
 }
 
+interface CallRecord {
+  id: string;
+  verdict: string;
+  ok?: boolean;
+  errorCode?: string;
+  runId?: string;
+  approvalId?: string;
+  durationMs?: number;
+  trace?: unknown;
+}
+
 export type ToolCallOutcome =
   | { kind: "result"; result: ToolResult }
   | { kind: "parked"; approvalId: string; text: string; sha256: string; expiresAt: string };
@@ -145,26 +156,8 @@ export class ToolService {
       },
     );
     const callId = newId("call");
-    const record = (fields: { verdict: string; ok?: boolean; errorCode?: string; runId?: string; approvalId?: string; trace?: unknown }) =>
-      this.deps.db.toolCall.create({
-        data: {
-          id: callId,
-          sessionId: session.id,
-          userId: input.principal.userId,
-          caller: input.via,
-          tool: admission.tool,
-          argsSha256: admission.sha256,
-          argsJson: JSON.stringify(redactEnvValues(admission.args)),
-          actionClass: admission.actionClass,
-          verdict: fields.verdict,
-          approvalId: fields.approvalId ?? null,
-          ok: fields.ok ?? null,
-          errorCode: fields.errorCode ?? null,
-          runId: fields.runId ?? null,
-          durationMs: Math.round(performance.now() - started),
-          traceJson: fields.trace === undefined ? null : JSON.stringify(fields.trace),
-        },
-      });
+    const record = (fields: Omit<CallRecord, "id" | "durationMs">) =>
+      this.recordCall(input, admission, { id: callId, durationMs: Math.round(performance.now() - started), ...fields });
 
     if (admission.verdict === "deny") {
       const code = admission.stage === "tool" ? "unknown_tool" : admission.stage === "arguments" ? "invalid_arguments" : "denied";
@@ -327,27 +320,43 @@ export class ToolService {
     approval: ApprovalRequest | undefined,
     approvalWaitMs: number | null,
   ): Promise<ToolResult> {
-    const task = plan.tasks?.find((t) => t.tool === tool && t.sha256 === renderCallText(tool, t.args).sha256 && sameArgs(t, tool, args, this.registryFor({ userId: input.principal.userId, sessionId: input.sessionId })));
+    const registry = this.registryFor({ userId: input.principal.userId, sessionId: input.sessionId });
+    const task = plan.tasks?.find((t) => t.tool === tool && sameArgs(t, tool, args, registry));
     if (!task || task.verdict === "deny") return toolFailure("denied", `dispatch: task ${tool} is not part of the admitted plan`);
-    const result = await this.execute(task, { ...input, tool }, env, newId("call"), approval, approvalWaitMs);
+    const callId = newId("call");
+    const result = await this.execute(task, { ...input, tool }, env, callId, approval, approvalWaitMs);
+    await this.recordCall(input, task, {
+      id: callId,
+      verdict: "plan",
+      ok: result.ok,
+      ...(result.error ? { errorCode: result.error.code } : {}),
+      ...(result.runId ? { runId: result.runId } : {}),
+      ...(approval ? { approvalId: approval.id } : {}),
+    });
+    return result;
+  }
+
+  /** One row per call: what was asked (redacted), how admission judged it, and how it ended. */
+  private async recordCall(input: ToolCallInput, admission: AdmissionResult, fields: CallRecord): Promise<void> {
     await this.deps.db.toolCall.create({
       data: {
-        id: newId("call"),
+        id: fields.id,
         sessionId: input.sessionId,
         userId: input.principal.userId,
         caller: input.via,
-        tool: task.tool,
-        argsSha256: task.sha256,
-        argsJson: JSON.stringify(redactEnvValues(task.args)),
-        actionClass: task.actionClass,
-        verdict: "plan",
-        approvalId: approval?.id ?? null,
-        ok: result.ok,
-        errorCode: result.error?.code ?? null,
-        runId: result.runId ?? null,
+        tool: admission.tool,
+        argsSha256: admission.sha256,
+        argsJson: JSON.stringify(redactEnvValues(admission.args)),
+        actionClass: admission.actionClass,
+        verdict: fields.verdict,
+        approvalId: fields.approvalId ?? null,
+        ok: fields.ok ?? null,
+        errorCode: fields.errorCode ?? null,
+        runId: fields.runId ?? null,
+        durationMs: fields.durationMs ?? null,
+        traceJson: fields.trace === undefined ? null : JSON.stringify(fields.trace),
       },
     });
-    return result;
   }
 
   /** Tells open IDEs which files changed, so the tree and editors refresh without polling. */

@@ -1,9 +1,10 @@
+import fs from "node:fs";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { AppError } from "@berth/protocol";
 import type { Database } from "@berth/db";
 import type { Principal } from "../../auth/tokens";
-import { readLog } from "../../runs/run-logs";
+import { RunLogs, readLog } from "../../runs/run-logs";
 import { requirePrincipal } from "../build-server";
 import { parse } from "../validate";
 
@@ -99,11 +100,12 @@ export function registerRunRoutes(app: FastifyInstance, deps: { db: Database; da
     const run = await findVisibleRun(deps.db, request.params.id, requirePrincipal(request));
     const query = parse(LogsQuerySchema, request.query, "query");
     if (query.download === "1") {
-      const { content } = readLog(deps.dataDir, run.id, query.stream, 0, Number.MAX_SAFE_INTEGER);
+      // Streamed from disk: a 100 MB log never sits in the runner's memory.
+      const file = RunLogs.pathFor(deps.dataDir, run.id, query.stream);
       return reply
         .header("content-type", "text/plain; charset=utf-8")
         .header("content-disposition", `attachment; filename="${run.id}-${query.stream}.log"`)
-        .send(content);
+        .send(fs.existsSync(file) ? fs.createReadStream(file) : "");
     }
     const { content, size } = readLog(deps.dataDir, run.id, query.stream, query.offset, query.limit);
     const nextOffset = Math.min(size, query.offset + content.length);
