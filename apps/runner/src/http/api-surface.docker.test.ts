@@ -26,6 +26,18 @@ describe("runner API surface", () => {
     expect(((await huge.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
   });
 
+  it("takes an empty JSON body as no arguments, and names malformed JSON with a 400", async () => {
+    const headers = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, "content-type": "application/json" };
+    await kit.api("POST", "/api/skills", { name: "empty-body", description: "x", body: "x" });
+    const deleted = await fetch(`${kit.url}/api/skills/empty-body`, { method: "DELETE", headers });
+    expect(deleted.status).toBe(204);
+    const malformed = await fetch(`${kit.url}/api/skills`, { method: "POST", headers, body: "{not json" });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as { error: { code: string } }).error.code).toBe("bad_request");
+    const poisoned = await fetch(`${kit.url}/api/skills`, { method: "POST", headers, body: '{"__proto__":{"admin":true}}' });
+    expect(poisoned.status).toBe(400);
+  });
+
   it("keeps skills with a content hash and a version that moves only when content changes", async () => {
     const created = await kit.api<{ version: number; contentHash: string }>("POST", "/api/skills", { name: "deploy-notes", description: "How we deploy", body: "# Deploy\n", allowedTools: ["bash"] });
     expect(created.status).toBe(201);

@@ -36,6 +36,15 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   });
   app.decorateRequest("principal", null);
 
+  // Many clients send `content-type: application/json` on a DELETE or POST with no body; an empty body
+  // means "no arguments", not a 400. Non-empty bodies keep Fastify's parser (prototype-poisoning checks).
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    if (body === "") return done(null, undefined);
+    void parseJson(request, body, done);
+  });
+
   app.addHook("onRequest", async (request) => {
     const token = tokenFromHeaders(request.headers);
     request.principal = token ? await authenticate(deps.db, token) : null;
