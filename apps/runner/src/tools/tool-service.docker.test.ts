@@ -82,6 +82,22 @@ describe("built-in tools through the runner (real Docker)", () => {
     expect(unknown.output).toMatch(/Unknown processId/);
   });
 
+  it("tells joined clients which files changed: a path per edit, '.' after a command, nothing for bash list", async () => {
+    const socket = await kit.socket();
+    await new Promise<void>((resolve, reject) => socket.emit("session:join", { sessionId: session }, (err: unknown) => (err ? reject(new Error(String(err))) : resolve())));
+    const seen: string[] = [];
+    socket.on("file:changed", (event: { sessionId: string; path: string }) => seen.push(event.path));
+    const settle = () => new Promise((r) => setTimeout(r, 300));
+    await call("bash", { action: "list" });
+    await settle();
+    expect(seen).toEqual([]);
+    await call("write_file", { path: "notes/changed.txt", content: "x" });
+    await call("bash", { command: "true" });
+    await settle();
+    expect(seen).toEqual(["notes/changed.txt", "."]);
+    socket.disconnect();
+  });
+
   it("runs a script as a run with logs and a receipt; env values never stored", async () => {
     await call("write_file", { path: "job.py", content: "import os\nprint('out', os.environ['TOKEN_X'])\nopen('result.txt','w').write('r')\n" });
     const result = await call("run_script", { interpreter: "python3", script: "job.py", env: { TOKEN_X: "s3cret-value" }, outputs: ["result.txt"] });

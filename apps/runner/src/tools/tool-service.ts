@@ -302,7 +302,7 @@ export class ToolService {
         result = { ...result, runId, ...(receiptId ? { receiptId } : {}) };
       }
     }
-    this.announceFileChanges(input.sessionId, spec.name, result);
+    this.announceFileChanges(input.sessionId, spec.name, args, result);
     return result;
   }
 
@@ -360,7 +360,7 @@ export class ToolService {
   }
 
   /** Tells open IDEs which files changed, so the tree and editors refresh without polling. */
-  private announceFileChanges(sessionId: string, tool: string, result: ToolResult): void {
+  private announceFileChanges(sessionId: string, tool: string, args: Record<string, unknown>, result: ToolResult): void {
     if (!result.ok && tool !== "run_script" && tool !== "bash") return;
     const details = (result.details ?? {}) as Record<string, unknown>;
     const paths: string[] = [];
@@ -368,8 +368,10 @@ export class ToolService {
     if (tool === "apply_patch" && Array.isArray(details.fileChanges)) {
       for (const change of details.fileChanges as { path?: unknown }[]) if (typeof change.path === "string") paths.push(change.path);
     }
-    // A command may have touched anything: "." asks clients to refresh the whole tree.
-    if (tool === "run_script" || tool === "bash" || tool === "update_agents_md") paths.push(".");
+    // A command may have touched anything: "." asks clients to refresh the whole tree. bash list, read
+    // and stop run no command, so they change nothing (the IDE lists processes on every load).
+    const ranCommand = tool === "run_script" || (tool === "bash" && (args.action === "exec" || args.action === "start"));
+    if (ranCommand || tool === "update_agents_md") paths.push(".");
     for (const path of paths) this.deps.events.emit("file:changed", { sessionId, path });
   }
 }
