@@ -3,6 +3,7 @@
 import http from "node:http";
 import net from "node:net";
 import next from "next";
+import { createStaticAssets } from "./static-assets.mjs";
 
 const host = process.env.BERTH_HOST || "127.0.0.1";
 const port = Number(process.env.BERTH_WEB_PORT || 3000);
@@ -43,12 +44,15 @@ function proxyUpgrade(req, socket, head) {
   socket.on("error", close);
 }
 
-const app = next({ dev: false, dir: new URL(".", import.meta.url).pathname, hostname: host, port });
+const dir = new URL(".", import.meta.url).pathname;
+const app = next({ dev: false, dir, hostname: host, port });
 await app.prepare();
 const handle = app.getRequestHandler();
+const assets = createStaticAssets(`${dir}.next/static`);
 
 const server = http.createServer((req, res) => {
   if (PROXIED.test(req.url ?? "") && !OWN.test(req.url ?? "")) return proxyHttp(req, res);
+  if (assets.handle(req, res)) return;
   return handle(req, res);
 });
 server.on("upgrade", (req, socket, head) => {
@@ -62,7 +66,11 @@ server.on("error", (error) => {
   }
   throw error;
 });
-server.listen(port, host, () => process.stdout.write(`berth-web ready on http://${host}:${port} (runner ${runner.origin})\n`));
+server.listen(port, host, () => {
+  process.stdout.write(`berth-web ready on http://${host}:${port} (runner ${runner.origin})\n`);
+  // Compress the assets now rather than on the first visitor's page load.
+  assets.warm().catch((error) => process.stderr.write(`berth-web: could not pre-compress assets: ${error.message}\n`));
+});
 
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { currentUser } from "@/lib/auth";
 import { fetchHealth } from "@/lib/runner";
 import { SessionsPanel } from "@/components/sessions/sessions-panel";
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Sessions" };

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { fetchHealth, runnerUrl } from "@/lib/runner";
 
 export const dynamic = "force-dynamic";

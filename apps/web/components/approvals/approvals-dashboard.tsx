@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { useEffect, useState } from "react";
 import { decideApproval, errorMessage, listApprovals, type ApprovalRequest } from "@/lib/api";
 import { formatRelative, formatTime, shortId } from "@/lib/format";

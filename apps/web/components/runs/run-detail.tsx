@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { errorMessage, getRun, getRunLogs, runLogDownloadUrl, shareReceipt, unshareReceipt, verifyReceipt, type LogStream, type Verification } from "@/lib/api";
 import { formatDuration, formatTime, shortId } from "@/lib/format";

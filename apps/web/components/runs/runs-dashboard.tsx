@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect } from "react";
 import { RUN_OUTCOMES, RUN_STATUSES, listRuns, listSessions } from "@/lib/api";

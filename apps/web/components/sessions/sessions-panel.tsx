@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
 import { AUTONOMY_OPTIONS, NETWORK_OPTIONS, createSession, deleteSession, errorMessage, listSessions, type Autonomy, type Network, type Session } from "@/lib/api";

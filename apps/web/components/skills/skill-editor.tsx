@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
 import { BUILTIN_TOOLS, createSkill, deleteSkill, errorMessage, getSkill, updateSkill, type Skill } from "@/lib/api";

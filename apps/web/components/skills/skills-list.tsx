@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { listSkills } from "@/lib/api";
 import { useAsync } from "@/components/ui/use-async";
 import { EmptyState, ErrorState, Spinner } from "@/components/ui/states";

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { currentUser } from "@/lib/auth";
 import { NavLinks } from "./nav-links";
 import { SignOutButton } from "./sign-out-button";

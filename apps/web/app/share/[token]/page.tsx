@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { fetchShared } from "@/lib/runner";
 import { sharedLogText, type SharedReceipt } from "@/lib/api";
 import { ReceiptView } from "@/components/receipts/receipt-view";
