@@ -1,8 +1,21 @@
 "use client";
 import dynamic from "next/dynamic";
+import { ErrorState } from "@/components/ui/states";
+import { loadMonaco } from "./load-monaco";
+import type { MonacoEditorProps } from "./monaco-editor";
 
-/** Monaco only in the browser (it touches `window` at import). */
-export const CodeEditor = dynamic(() => import("./monaco-editor"), {
-  ssr: false,
-  loading: () => <div className="state loading">Loading editor…</div>,
-});
+/** Monaco only in the browser (it touches `window` at import), from our own bundle. */
+export const CodeEditor = dynamic<MonacoEditorProps>(
+  async () => {
+    try {
+      await loadMonaco();
+    } catch (error) {
+      const message = `Could not load the editor: ${(error as Error).message}`;
+      return function EditorUnavailable() {
+        return <ErrorState message={message} onRetry={() => window.location.reload()} />;
+      };
+    }
+    return (await import("./monaco-editor")).default;
+  },
+  { ssr: false, loading: () => <div className="state loading">Loading editor…</div> },
+);

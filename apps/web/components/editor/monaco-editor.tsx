@@ -1,46 +1,6 @@
 "use client";
-// Monaco from our own bundle: never the CDN @monaco-editor/loader would use by default.
-import * as monaco from "monaco-editor";
-import { Editor, loader, type OnMount } from "@monaco-editor/react";
-
-declare global {
-  interface Window {
-    MonacoEnvironment?: { getWorker: (workerId: string, label: string) => Worker };
-  }
-}
-
-if (typeof window !== "undefined" && !window.MonacoEnvironment) {
-  window.MonacoEnvironment = {
-    getWorker(_workerId, label) {
-      switch (label) {
-        case "json":
-          return new Worker(new URL("monaco-editor/language/json/json.worker", import.meta.url), { type: "module" });
-        case "css":
-        case "scss":
-        case "less":
-          return new Worker(new URL("monaco-editor/language/css/css.worker", import.meta.url), { type: "module" });
-        case "html":
-        case "handlebars":
-        case "razor":
-          return new Worker(new URL("monaco-editor/language/html/html.worker", import.meta.url), { type: "module" });
-        case "typescript":
-        case "javascript":
-          return new Worker(new URL("monaco-editor/language/typescript/ts.worker", import.meta.url), { type: "module" });
-        default:
-          return new Worker(new URL("monaco-editor/editor/editor.worker", import.meta.url), { type: "module" });
-      }
-    },
-  };
-}
-
-loader.config({ monaco });
-
-monaco.editor.defineTheme("berth-dark", {
-  base: "vs-dark",
-  inherit: true,
-  rules: [],
-  colors: { "editor.background": "#0f1115", "editor.lineHighlightBackground": "#161a21", "editorGutter.background": "#0f1115" },
-});
+// Rendered only after loadMonaco() has handed our bundle to @monaco-editor/react (code-editor.tsx).
+import { Editor, type OnMount } from "@monaco-editor/react";
 
 export type MonacoEditorProps = {
   /** One model per path: switching tabs keeps each file's undo stack and cursor. */

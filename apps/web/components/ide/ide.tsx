@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { OnMount } from "@monaco-editor/react";
 import { callTool, errorMessage, getRun, getSession, listRuns, type Parked, type Run } from "@/lib/api";
@@ -21,6 +21,8 @@ type BottomTab = "terminal" | "output" | "runs";
 /** Files bigger than this open read-only (the editor would be slow and write_file refuses over 8 MiB). */
 const EDITABLE_MAX_CHARS = 2_000_000;
 const runKey = (sessionId: string) => `berth:run:${sessionId}`;
+/** What the editor holds while no text file is active (it stays hidden then). */
+const NO_FILE_MODEL = "inmemory://berth/no-file";
 
 type MonacoApi = Parameters<OnMount>[1];
 
@@ -49,6 +51,7 @@ export function Ide({ sessionId }: { sessionId: string }) {
 
   const modelPath = useCallback((path: string) => `file:///${sessionId}/${path}`, [sessionId]);
   const activeTab = tabs.find((t) => t.path === activePath) ?? null;
+  const textTab = activeTab?.kind === "text" ? activeTab : null;
   const dirty = useMemo(() => new Set(tabs.filter((t) => t.kind === "text" && t.draft !== t.saved).map((t) => t.path)), [tabs]);
 
   // ---- files ----
@@ -419,45 +422,50 @@ export function Ide({ sessionId }: { sessionId: string }) {
             ))}
           </div>
           <div className="editor-body">
-            {!activeTab ? (
-              <EmptyState title="No file open" testId="editor-empty">
-                Pick a file on the left or create one with +. <kbd>Ctrl/Cmd+S</kbd> saves, <kbd>Ctrl/Cmd+Enter</kbd> runs, <kbd>Ctrl+`</kbd> focuses the terminal.
-              </EmptyState>
-            ) : activeTab.kind === "loading" ? (
-              <Spinner label={`Opening ${activeTab.path}…`} />
-            ) : activeTab.kind === "binary" ? (
-              <EmptyState title="Binary file" testId="file-binary">
-                {activeTab.path} is not UTF-8 text, so it is not shown in the editor.
-              </EmptyState>
-            ) : activeTab.kind === "too_large" ? (
-              <EmptyState title="File too large" testId="file-too-large">
-                {activeTab.message}
-              </EmptyState>
-            ) : activeTab.kind === "error" ? (
-              <ErrorState message={activeTab.message ?? "Could not open the file"} onRetry={() => void readInto(activeTab.path)} />
-            ) : (
-              <>
-                {activeTab.truncated ? (
-                  <div className="banner warn" data-testid="file-too-large">
-                    File too large to edit here: showing the first {EDITABLE_MAX_CHARS.toLocaleString()} characters, read-only.
-                  </div>
-                ) : null}
-                <div className="monaco-host" data-testid="editor">
-                  <CodeEditor
-                    path={modelPath(activeTab.path)}
-                    value={activeTab.saved}
-                    language={languageFor(activeTab.path)}
-                    readOnly={!!activeTab.truncated}
-                    onChange={(value) => {
-                      const path = activeTab.path;
-                      setTabs((old) => old.map((t) => (t.path === path ? { ...t, draft: value } : t)));
-                    }}
-                    onMount={(_editor, monaco) => {
-                      monacoRef.current = monaco;
-                    }}
-                  />
-                </div>
-              </>
+            {textTab?.truncated ? (
+              <div className="banner warn" data-testid="file-too-large">
+                File too large to edit here: showing the first {EDITABLE_MAX_CHARS.toLocaleString()} characters, read-only.
+              </div>
+            ) : null}
+            {/* One editor for the page, created before the first file opens and kept while other tabs show: opening
+                a file is then a model switch, not an editor construction. Hidden (not removed) while no text file is active. */}
+            {textTab || !filesLoading ? (
+              <div className={`monaco-host${textTab ? "" : " parked"}`} data-testid="editor" aria-hidden={!textTab}>
+                <CodeEditor
+                  path={textTab ? modelPath(textTab.path) : NO_FILE_MODEL}
+                  value={textTab ? textTab.saved : ""}
+                  language={textTab ? languageFor(textTab.path) : "plaintext"}
+                  readOnly={!textTab || !!textTab.truncated}
+                  onChange={(value) => {
+                    const path = textTab?.path;
+                    if (path) setTabs((old) => old.map((t) => (t.path === path ? { ...t, draft: value } : t)));
+                  }}
+                  onMount={(_editor, monaco) => {
+                    monacoRef.current = monaco;
+                  }}
+                />
+              </div>
+            ) : null}
+            {textTab ? null : (
+              <div className="editor-overlay">
+                {!activeTab ? (
+                  <EmptyState title="No file open" testId="editor-empty">
+                    Pick a file on the left or create one with +. <kbd>Ctrl/Cmd+S</kbd> saves, <kbd>Ctrl/Cmd+Enter</kbd> runs, <kbd>Ctrl+`</kbd> focuses the terminal.
+                  </EmptyState>
+                ) : activeTab.kind === "loading" ? (
+                  <Spinner label={`Opening ${activeTab.path}…`} />
+                ) : activeTab.kind === "binary" ? (
+                  <EmptyState title="Binary file" testId="file-binary">
+                    {activeTab.path} is not UTF-8 text, so it is not shown in the editor.
+                  </EmptyState>
+                ) : activeTab.kind === "too_large" ? (
+                  <EmptyState title="File too large" testId="file-too-large">
+                    {activeTab.message}
+                  </EmptyState>
+                ) : (
+                  <ErrorState message={activeTab.message ?? "Could not open the file"} onRetry={() => void readInto(activeTab.path)} />
+                )}
+              </div>
             )}
           </div>
         </section>
