@@ -1,4 +1,6 @@
 import "server-only";
+import type { ToolResult } from "@berth/protocol";
+import type { Session } from "./api";
 
 /** Where server components reach the runner (same variables as server.mjs). */
 export function runnerUrl(): string {
@@ -53,4 +55,32 @@ export async function fetchShared(token: string): Promise<{ ok: true; data: unkn
   } catch (error) {
     return { ok: false, status: 502, message: (error as Error).message };
   }
+}
+
+/** What the IDE page shows before its scripts run: the session and its file list, or null where unknown. */
+export type IdeFirstView = { session: Session | null; files: string[] | null };
+
+/**
+ * Fetches the IDE's first view on the server, with the page request, so the tree is in the HTML instead
+ * of waiting for the page's scripts and two more round trips. Never throws: whatever fails is loaded by
+ * the page itself, which shows the error.
+ */
+export async function fetchIdeFirstView(token: string, sessionId: string): Promise<IdeFirstView> {
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  const base = `${runnerUrl()}/api/sessions/${encodeURIComponent(sessionId)}`;
+  const ask = async <T,>(path: string, init: RequestInit = {}): Promise<T | null> => {
+    try {
+      const response = await fetch(`${base}${path}`, { ...init, headers, cache: "no-store", signal: AbortSignal.timeout(5000) });
+      return response.ok ? ((await response.json()) as T) : null;
+    } catch {
+      return null;
+    }
+  };
+  const [session, listing] = await Promise.all([
+    ask<Session>(""),
+    // The same listing the page asks for (components/ide/ide.tsx reloadFiles).
+    ask<ToolResult>("/tools/glob", { method: "POST", body: JSON.stringify({ args: { pattern: "**/*", maxResults: 5000 } }) }),
+  ]);
+  const files = listing?.ok ? ((listing.details as { files?: string[] } | undefined)?.files ?? null) : null;
+  return { session, files };
 }

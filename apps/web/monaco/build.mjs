@@ -5,7 +5,6 @@
 //   chunk-*.js, *.ttf      shared code and the codicon font, content-hashed
 //   <language>-*.js        tokenizers and language services, loaded when a file of that language opens
 //   <worker>-<hash>.js     editor, json, css, html and TypeScript workers
-//   preload.json           editor.js and the chunks it imports, for the page to fetch early
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
@@ -111,20 +110,6 @@ for (const file of outputs) {
   fs.rmSync(file);
 }
 
-// What the page can fetch ahead of the import (lib/monaco-assets.ts): editor.js and every chunk it imports
-// statically. A <link rel=modulepreload> fetches one module, not the modules it imports.
-const eager = new Set();
-const visit = (file) => {
-  if (eager.has(file)) return;
-  eager.add(file);
-  for (const imported of editor.metafile.outputs[file].imports) if (imported.kind === "import-statement" && !imported.external) visit(imported.path);
-};
-visit(Object.keys(editor.metafile.outputs).find((file) => path.basename(file) === "editor.js"));
-fs.writeFileSync(path.join(outdir, "preload.json"), JSON.stringify({ scripts: [...eager].map((file) => path.basename(file)), styles: ["editor.css"] }, null, 2));
-
 const scripts = outputs.filter((file) => file.endsWith(".js"));
 const megabytes = (files) => (files.reduce((sum, file) => sum + fs.statSync(file).size, 0) / 1e6).toFixed(1);
-process.stdout.write(
-  `monaco ${id}: ${megabytes([...eager].map((file) => path.resolve(here, file)))} MB loaded up front, ${scripts.length} files (${megabytes(scripts)} MB) in all, ` +
-    `${Object.keys(workerFiles).length} workers, in ${Date.now() - started} ms\n`,
-);
+process.stdout.write(`monaco ${id}: ${scripts.length} files (${megabytes(scripts)} MB), ${Object.keys(workerFiles).length} workers, in ${Date.now() - started} ms\n`);

@@ -7,6 +7,8 @@ import type { MonacoEditorProps } from "./monaco-editor";
 /** Monaco only in the browser (it touches `window` at import), from our own bundle. */
 export const CodeEditor = dynamic<MonacoEditorProps>(
   async () => {
+    // Both at once: the React wrapper is a chunk of its own, and fetching it after Monaco is one more wait.
+    const wrapper = import("./monaco-editor");
     try {
       await loadMonaco();
     } catch (error) {
@@ -15,7 +17,7 @@ export const CodeEditor = dynamic<MonacoEditorProps>(
         return <ErrorState message={message} onRetry={() => window.location.reload()} />;
       };
     }
-    return (await import("./monaco-editor")).default;
+    return (await wrapper).default;
   },
   { ssr: false, loading: () => <div className="state loading">Loading editor…</div> },
 );

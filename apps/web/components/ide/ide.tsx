@@ -10,9 +10,14 @@ import { CodeEditor } from "@/components/editor/code-editor";
 import { OutputView } from "@/components/runs/run-output";
 import { useRunStream } from "@/components/runs/use-run-stream";
 import { useAsync } from "@/components/ui/use-async";
+import type { IdeFirstView } from "@/lib/runner";
 import { EmptyState, ErrorState, Spinner, StatusBadge } from "@/components/ui/states";
 import { FileTree } from "./file-tree";
 import { TerminalPanel, type TerminalHandle } from "./terminal-panel";
+
+// Open the live connection as soon as this module runs, before React hydrates the page: the handshake
+// then overlaps hydration instead of following it.
+if (typeof window !== "undefined") getSocket();
 
 type TabKind = "loading" | "text" | "binary" | "too_large" | "error";
 type Tab = { path: string; kind: TabKind; saved: string; draft: string; truncated?: boolean; message?: string };
@@ -26,11 +31,11 @@ const NO_FILE_MODEL = "inmemory://berth/no-file";
 
 type MonacoApi = Parameters<OnMount>[1];
 
-export function Ide({ sessionId }: { sessionId: string }) {
-  const session = useAsync(() => getSession(sessionId), [sessionId]);
+export function Ide({ sessionId, firstView }: { sessionId: string; firstView?: IdeFirstView }) {
+  const session = useAsync(() => getSession(sessionId), [sessionId], firstView?.session ?? undefined);
   const connected = useSocketConnected();
-  const [files, setFiles] = useState<string[]>([]);
-  const [filesLoading, setFilesLoading] = useState(true);
+  const [files, setFiles] = useState<string[]>(firstView?.files ?? []);
+  const [filesLoading, setFilesLoading] = useState(!firstView?.files);
   const [filesError, setFilesError] = useState<string | null>(null);
   const [tabs, setTabs] = useState<Tab[]>([]);
   const [activePath, setActivePath] = useState<string | null>(null);
@@ -228,9 +233,20 @@ export function Ide({ sessionId }: { sessionId: string }) {
     } catch {
       // no storage
     }
-    void reloadFiles();
+    // The server sent the tree with the page; the socket join below lists it again to catch any change since.
+    if (!firstView?.files) void reloadFiles();
     void reloadRuns();
   }, [sessionId, reloadFiles, reloadRuns]);
+
+  // The editor is the heaviest thing on the page (its bundle is fetched with the page): evaluate it once
+  // the tree is shown and the live connection is up, so neither waits behind it. Never later than 1.5 s.
+  const [editorDue, setEditorDue] = useState(false);
+  useEffect(() => {
+    if (editorDue) return;
+    if (!filesLoading && connected) return setEditorDue(true);
+    const timer = setTimeout(() => setEditorDue(true), 1500);
+    return () => clearTimeout(timer);
+  }, [editorDue, filesLoading, connected]);
 
   // ---- live: files, runs, session status ----
   useEffect(() => {
@@ -429,7 +445,7 @@ export function Ide({ sessionId }: { sessionId: string }) {
             ) : null}
             {/* One editor for the page, created before the first file opens and kept while other tabs show: opening
                 a file is then a model switch, not an editor construction. Hidden (not removed) while no text file is active. */}
-            {textTab || !filesLoading ? (
+            {textTab || editorDue ? (
               <div className={`monaco-host${textTab ? "" : " parked"}`} data-testid="editor" aria-hidden={!textTab}>
                 <CodeEditor
                   path={textTab ? modelPath(textTab.path) : NO_FILE_MODEL}

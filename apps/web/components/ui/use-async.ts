@@ -4,11 +4,15 @@ import { errorMessage } from "@/lib/api";
 
 export type AsyncState<T> = { data: T | undefined; error: string | null; loading: boolean; reload: () => Promise<void>; setData: (update: (old: T | undefined) => T | undefined) => void };
 
-/** Loads data on mount and whenever `deps` change; `reload` refetches without clearing what is shown. */
-export function useAsync<T>(load: () => Promise<T>, deps: readonly unknown[]): AsyncState<T> {
-  const [data, setDataState] = useState<T | undefined>(undefined);
+/**
+ * Loads data on mount and whenever `deps` change; `reload` refetches without clearing what is shown.
+ * `initial` (rendered on the server) is shown at once and skips the load on mount.
+ */
+export function useAsync<T>(load: () => Promise<T>, deps: readonly unknown[], initial?: T): AsyncState<T> {
+  const [data, setDataState] = useState<T | undefined>(initial);
   const [error, setError] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
+  const [loading, setLoading] = useState(initial === undefined);
+  const skipFirst = useRef(initial !== undefined);
   const generation = useRef(0);
   const loadRef = useRef(load);
   loadRef.current = load;
@@ -30,6 +34,10 @@ export function useAsync<T>(load: () => Promise<T>, deps: readonly unknown[]): A
   }, []);
 
   useEffect(() => {
+    if (skipFirst.current) {
+      skipFirst.current = false;
+      return;
+    }
     void reload();
   }, deps);
 

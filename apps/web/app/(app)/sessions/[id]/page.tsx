@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
-import { preload, preloadModule } from "react-dom";
+import { cookies } from "next/headers";
 import { requireUser } from "@/lib/auth";
-import { monacoPreloads } from "@/lib/monaco-assets";
+import { fetchIdeFirstView } from "@/lib/runner";
+import { SESSION_COOKIE } from "@/lib/session-cookie";
 import { Ide } from "@/components/ide/ide";
 
 export const dynamic = "force-dynamic";
@@ -10,9 +11,7 @@ export const metadata: Metadata = { title: "IDE" };
 export default async function SessionPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   await requireUser(`/sessions/${id}`);
-  // The editor bundle is most of what this page downloads: fetch it along with the page's own scripts.
-  const editor = monacoPreloads();
-  for (const href of editor.scripts) preloadModule(href);
-  for (const href of editor.styles) preload(href, { as: "style" });
-  return <Ide sessionId={id} />;
+  const token = (await cookies()).get(SESSION_COOKIE)?.value ?? "";
+  const firstView = await fetchIdeFirstView(token, id);
+  return <Ide sessionId={id} firstView={firstView} />;
 }
