@@ -24,17 +24,13 @@
  *      set, the receipt is fetched with `GET /api/receipts/:id`.
  *  A8  Log pages: `limit` is bytes; `done` is true when the run has ended and `nextOffset` is the end;
  *      `&download=1` answers the whole stream as an attachment.
- *  A11 `GET /api/shared/:token` → `logs.stdout` / `logs.stderr` are either strings or `{content, offset,
- *      size}` tails; both are shown.
  *  A9  `GET /api/approvals` with no `status` returns every approval (newest first, up to `limit`).
  *  A10 Socket rooms: `file:changed` (path "." = anything may have changed), `run:status`, `process:status`,
- *      `session:status` reach sockets that sent `session:join`; `runs:subscribe` (not in api.md) adds every
- *      visible run's `run:status` for the dashboards; `approval:*` need `approvals:subscribe` (not developers).
+ *      `session:status` reach sockets that sent `session:join`, each carrying `sessionId`; `runs:subscribe`
+ *      (not in api.md) adds every visible run's `run:status` for the dashboards; `approval:created` and
+ *      `approval:decided` (carrying the ApprovalRequest) need `approvals:subscribe` (not developers).
  *  A11 `GET /api/shared/:token` → `logs.stdout` / `logs.stderr` are either strings or `{content, offset,
  *      size}` tails; both are shown.
- *  A9  `GET /api/approvals` with no `status` returns every approval, newest first.
- *  A10 Socket events to the session room: `file:changed`, `run:status`, `process:status`, `session:status`
- *      carry `sessionId`; `approval:created` / `approval:decided` carry the ApprovalRequest.
  */
 import type { ApprovalRequest, Receipt, ToolResult } from "@berth/protocol";
 
