@@ -41,8 +41,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const parseJson = app.getDefaultJsonParser("error", "error");
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    if (body === "") return done(null, undefined);
-    void parseJson(request, body, done);
+    const text = body.toString();
+    if (text === "") return done(null, undefined);
+    void parseJson(request, text, done);
   });
 
   app.addHook("onRequest", async (request) => {
