@@ -63,7 +63,12 @@ export const AgentHelloResultSchema = z.object({
 });
 export type AgentHelloResult = z.infer<typeof AgentHelloResultSchema>;
 
-export const AgentPingResultSchema = z.object({ now: z.number(), rssBytes: z.number() });
+export const AgentPingResultSchema = z.object({
+  now: z.number(),
+  rssBytes: z.number(),
+  /** Background processes still running: the runner does not idle-stop a sandbox that has one. */
+  runningProcesses: z.number().int().nonnegative(),
+});
 export type AgentPingResult = z.infer<typeof AgentPingResultSchema>;
 
 /**

@@ -19,7 +19,8 @@ export type SandboxStatus = z.infer<typeof SandboxStatusSchema>;
  * Why a sandbox stopped, machine-readable. Each value is honest about who ended it:
  *   exited            the agent or container exited on its own, or someone killed it (exitCode says how)
  *   oom               the kernel killed it for exceeding the memory limit (inspect: State.OOMKilled)
- *   idle_timeout      no call for the configured idle time; the runner stopped it, workspace kept
+ *   idle_timeout      no call and no running background process for the configured idle time; the runner
+ *                     stopped it, workspace kept
  *   unresponsive      heartbeats went unanswered; the runner killed it
  *   handshake_failed  the agent never answered hello, or reported another protocol version
  *   released          the runner released it on purpose (session suspended, runner shutdown)

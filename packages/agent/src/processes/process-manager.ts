@@ -43,7 +43,7 @@ export class ProcessManager {
   ) {}
 
   start(command: string, cwd: { real: string; rel: string }, env: Record<string, string>, startCallId?: string): BackgroundProcessInfo {
-    const running = [...this.processes.values()].filter((p) => p.info.status === "RUNNING").length;
+    const running = this.runningCount();
     if (running >= BASH_MAX_RUNNING) {
       fail(
         "too_many_processes",
@@ -101,6 +101,12 @@ export class ProcessManager {
 
   get(processId: string | undefined): BackgroundProcessInfo {
     return { ...this.require(processId).info };
+  }
+
+  runningCount(): number {
+    let running = 0;
+    for (const p of this.processes.values()) if (p.info.status === "RUNNING") running++;
+    return running;
   }
 
   list(): BackgroundProcessInfo[] {

@@ -88,6 +88,7 @@ describe("berth-agent over JSON-RPC stdio", () => {
     expect(hello.result.uid).toBe(process.getuid?.());
     const ping = await agent.request(2, "agent.ping");
     expect(ping.result.rssBytes).toBeGreaterThan(0);
+    expect(ping.result.runningProcesses).toBe(0);
   });
 
   it("survives bad lines with JSON-RPC errors and keeps stdout protocol-only", async () => {

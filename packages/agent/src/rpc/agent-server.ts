@@ -110,7 +110,7 @@ export function startAgentServer(options: AgentServerOptions): {
           workspace: config.workspace,
         } satisfies AgentHelloResult;
       case AgentMethod.Ping:
-        return { now: Date.now(), rssBytes: process.memoryUsage().rss } satisfies AgentPingResult;
+        return { now: Date.now(), rssBytes: process.memoryUsage().rss, runningProcesses: processes.runningCount() } satisfies AgentPingResult;
       case AgentMethod.ToolCall:
         return toolCall(params, lineWasInvalidUtf8);
       case AgentMethod.ToolAbort: {

@@ -284,6 +284,22 @@ describe("DockerSandboxDriver timers (real engine)", () => {
     await cleanupRunner(runnerId);
   });
 
+  it("keeps a sandbox with a running background process past the idle timeout, and idles it once that ends", async () => {
+    const sid = "busy";
+    await driver.acquire(sid);
+    const startedAt = Date.now();
+    const started = await tool(driver, sid, "bash", { action: "start", command: "sleep 5" });
+    expect(started.ok).toBe(true);
+    const stopped = nextTermination(driver, sid);
+    // Idle timeout is 3 s: the process keeps it up past that, then the sandbox idles out 3 s after it ends.
+    await new Promise((r) => setTimeout(r, 4_500));
+    expect((await driver.ping(sid)).runningProcesses).toBe(1);
+    const t = await stopped;
+    expect(t.cause).toBe("idle_timeout");
+    expect(Date.parse(t.at) - startedAt).toBeGreaterThanOrEqual(5_000);
+    await driver.destroy(sid);
+  });
+
   it("stops an idle sandbox with cause idle_timeout and brings it back with its files", async () => {
     const sid = "idle";
     await driver.acquire(sid);

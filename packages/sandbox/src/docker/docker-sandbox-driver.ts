@@ -56,7 +56,10 @@ export interface DockerSandboxDriverOptions {
   /** Warm containers kept ready; default 2, 0 disables the pool. */
   poolSize?: number;
   limits?: Partial<SandboxLimits>;
-  /** Stop a sandbox after this long without calls or touch(); workspace kept. Default 30 min, 0 = never. */
+  /**
+   * Stop a sandbox after this long without calls, touch() or a running background process (seen by the
+   * heartbeat); workspace kept. Default 30 min, 0 = never.
+   */
   idleTimeoutMs?: number;
   /** Default per-call timeout (tools with their own timeoutMs get that plus a grace). Default 120 s. */
   callTimeoutMs?: number;
@@ -907,8 +910,10 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
       if (!attached || attached.conn.closed) return;
       const sentAt = Date.now();
       attached.conn.ping({ timeoutMs: this.opts.heartbeatTimeoutMs }).then(
-        () => {
+        (pong) => {
           state.missedBeats = 0;
+          // A dev server or a long job started with bash action=start is work, even with no calls coming in.
+          if (pong.runningProcesses > 0) this.markActive(state);
         },
         (error: unknown) => {
           if (attached.conn.closed || state.attached !== attached) return;

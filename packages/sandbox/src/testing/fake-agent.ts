@@ -67,7 +67,7 @@ export class FakeAgent implements AgentStreams {
           workspace: "/workspace",
         });
       case "agent.ping":
-        return this.reply(msg.id, { now: Date.now(), rssBytes: 1234 });
+        return this.reply(msg.id, { now: Date.now(), rssBytes: 1234, runningProcesses: 0 });
       case "tool.abort": {
         const wake = this.sleeping.get(String(msg.params.callId));
         wake?.();
