@@ -238,8 +238,8 @@ export function Ide({ sessionId, firstView }: { sessionId: string; firstView?: I
     void reloadRuns();
   }, [sessionId, reloadFiles, reloadRuns]);
 
-  // The editor is the heaviest thing on the page (its bundle is fetched with the page): evaluate it once
-  // the tree is shown and the live connection is up, so neither waits behind it. Never later than 1.5 s.
+  // The editor is the heaviest thing on the page (3.7 MB of script): load it once the tree is shown and
+  // the live connection is up, so neither waits behind it; never later than 1.5 s after mount.
   const [editorDue, setEditorDue] = useState(false);
   useEffect(() => {
     if (editorDue) return;
