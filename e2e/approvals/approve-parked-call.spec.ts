@@ -67,3 +67,23 @@ test("operator: denying a parked call tells the waiting caller it did not run", 
   expect((result.body.error as { code?: string } | undefined)?.code).toBe("denied");
   await expect(page.locator('[data-testid="history-row"]').filter({ hasText: marker }).getByTestId("history-status")).toHaveAttribute("data-value", "denied");
 });
+
+test("operator: a long call text shows its start, and the whole text (the one its sha256 covers) on request", async ({ page, context, request }) => {
+  await signInContext(context);
+  await page.goto("/approvals");
+  await expect(page.getByTestId("socket-status")).toHaveText("live");
+  const { id: sessionId } = await api.createSession(request, { name: `long-${Date.now()}`, autonomy: "default" });
+  const marker = `long-${Date.now()}`;
+  const tail = `end-of-${marker}`;
+  const waiting = api.tool(request, sessionId, "bash", { action: "exec", command: `echo ${marker}-$(true) ${"x".repeat(30_000)} ${tail}` }, { wait: 120_000, timeout: 150_000 });
+  const card = page.getByTestId("pending-approval").filter({ hasText: marker });
+  await expect(card).toBeVisible({ timeout: 20_000 });
+  const text = card.getByTestId("approval-text");
+  await expect(text).not.toContainText(tail);
+  await card.getByTestId("show-all-text").click();
+  await expect(text).toContainText(tail);
+  const sha = (await card.getByTestId("approval-sha256").innerText()).trim();
+  expect(crypto.createHash("sha256").update(await text.innerText()).digest("hex")).toBe(sha);
+  await card.getByTestId("deny").click();
+  expect((await waiting).body.ok).toBe(false);
+});

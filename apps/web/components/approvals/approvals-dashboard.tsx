@@ -6,6 +6,7 @@ import { formatRelative, formatTime, shortId } from "@/lib/format";
 import { getSocket, onEveryConnect, useSocketConnected } from "@/lib/socket";
 import { useAsync } from "@/components/ui/use-async";
 import { EmptyState, ErrorState, Spinner, StatusBadge } from "@/components/ui/states";
+import { LongText } from "@/components/ui/long-text";
 
 function upsert(list: ApprovalRequest[] | undefined, approval: ApprovalRequest): ApprovalRequest[] {
   const rest = (list ?? []).filter((a) => a.id !== approval.id);
@@ -43,9 +44,7 @@ function PendingCard({ approval, canDecide, onDecided }: { approval: ApprovalReq
         <div className="spacer" />
         <span className={`tiny ${expired ? "bad-text" : "muted"}`}>{expired ? "expired" : `expires ${formatTime(approval.expiresAt)}`}</span>
       </div>
-      <pre className="block" data-testid="approval-text">
-        {approval.text}
-      </pre>
+      <LongText className="block" testId="approval-text" text={approval.text} />
       <div className="row wrap" style={{ marginTop: 10 }}>
         <span className="muted tiny">sha256</span>
         <span className="sha" data-testid="approval-sha256">
@@ -144,8 +143,8 @@ export function ApprovalsDashboard({ role }: { role: string }) {
               {history.map((approval) => (
                 <tr key={approval.id} data-testid="history-row" data-approval-id={approval.id}>
                   <td className="mono">{approval.tool}</td>
-                  <td className="mono tiny ellipsis" style={{ maxWidth: 360 }} title={approval.text}>
-                    {approval.text.split("\n")[0]}
+                  <td className="mono tiny ellipsis" style={{ maxWidth: 360 }} title={approval.text.slice(0, 2000)}>
+                    {approval.text.slice(0, 2000).split("\n")[0]}
                   </td>
                   <td>
                     <StatusBadge value={approval.status} testId="history-status" />

@@ -12,6 +12,7 @@ import { useRunStream } from "@/components/runs/use-run-stream";
 import { useAsync } from "@/components/ui/use-async";
 import type { IdeFirstView } from "@/lib/runner";
 import { EmptyState, ErrorState, Spinner, StatusBadge } from "@/components/ui/states";
+import { LongText } from "@/components/ui/long-text";
 import { FileTree } from "./file-tree";
 import { TerminalPanel, type TerminalHandle } from "./terminal-panel";
 
@@ -398,7 +399,7 @@ export function Ide({ sessionId, firstView }: { sessionId: string; firstView?: I
             — an operator must approve this call on the <Link href="/approvals">Approvals</Link> page. Approval <code>{parked.approvalId}</code>, sha256{" "}
             <code>{parked.sha256.slice(0, 16)}…</code>
           </span>
-          <pre className="parked-text">{parked.text}</pre>
+          <LongText className="parked-text" text={parked.text} />
         </div>
       ) : null}
       <div className="ide-main">
