@@ -68,7 +68,8 @@ export function createStaticAssets(staticDir) {
     const url = req.url ?? "";
     if (!url.startsWith(PREFIX) || (req.method !== "GET" && req.method !== "HEAD")) return false;
     const file = resolve(url.split("?")[0]);
-    if (!file || !fs.statSync(file, { throwIfNoEntry: false })?.isFile()) return false;
+    // A file already in memory needs no look at the disk; a new one must exist, or Next answers (404).
+    if (!file || (!cache.has(file) && !fs.statSync(file, { throwIfNoEntry: false })?.isFile())) return false;
     const send = async () => {
       const asset = await load(file);
       if (!asset) return void res.writeHead(404).end();

@@ -47,6 +47,9 @@ export class ApiError extends Error {
   }
 }
 
+/** The glob the IDE lists its file tree with (ide.tsx on the client, lib/runner.ts for the first view). */
+export const FILE_TREE_GLOB = { pattern: "**/*", maxResults: 5000 } as const;
+
 export type Autonomy = "read-only" | "default" | "trusted" | "yolo";
 export type Network = "none" | "egress";
 export const AUTONOMY_OPTIONS: readonly Autonomy[] = ["read-only", "default", "trusted", "yolo"];

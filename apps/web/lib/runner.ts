@@ -1,10 +1,24 @@
 import "server-only";
 import type { ToolResult } from "@berth/protocol";
-import type { Session } from "./api";
+import { FILE_TREE_GLOB, type Session } from "./api";
 
 /** Where server components reach the runner (same variables as server.mjs). */
 export function runnerUrl(): string {
   return process.env.BERTH_RUNNER_URL || `http://127.0.0.1:${process.env.BERTH_RUNNER_PORT || 4000}`;
+}
+
+/** A request to the runner from the server: never cached, bounded in time, with the user's token if given. */
+function runnerFetch(path: string, opts: { token?: string; timeoutMs?: number; method?: string; json?: unknown } = {}): Promise<Response> {
+  const headers: Record<string, string> = {};
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.json !== undefined) headers["content-type"] = "application/json";
+  return fetch(`${runnerUrl()}${path}`, {
+    method: opts.method ?? "GET",
+    headers,
+    body: opts.json === undefined ? undefined : JSON.stringify(opts.json),
+    cache: "no-store",
+    signal: AbortSignal.timeout(opts.timeoutMs ?? 5000),
+  });
 }
 
 export type Health = {
@@ -16,7 +30,7 @@ export type Health = {
 /** Fetches /healthz; a runner that does not answer is reported, not thrown. */
 export async function fetchHealth(): Promise<{ reachable: true; health: Health } | { reachable: false; error: string }> {
   try {
-    const response = await fetch(`${runnerUrl()}/healthz`, { cache: "no-store", signal: AbortSignal.timeout(3000) });
+    const response = await runnerFetch("/healthz", { timeoutMs: 3000 });
     return { reachable: true, health: (await response.json()) as Health };
   } catch (error) {
     return { reachable: false, error: (error as Error).message };
@@ -32,11 +46,7 @@ export type MeResult = { kind: "ok"; me: Me } | { kind: "unauthorized" } | { kin
 export async function fetchMe(token: string): Promise<MeResult> {
   let response: Response;
   try {
-    response = await fetch(`${runnerUrl()}/api/me`, {
-      headers: { authorization: `Bearer ${token}` },
-      cache: "no-store",
-      signal: AbortSignal.timeout(5000),
-    });
+    response = await runnerFetch("/api/me", { token });
   } catch (error) {
     return { kind: "down", error: (error as Error).message };
   }
@@ -48,7 +58,7 @@ export async function fetchMe(token: string): Promise<MeResult> {
 /** Public fetch of a shared receipt (`GET /api/shared/:token`, no auth). */
 export async function fetchShared(token: string): Promise<{ ok: true; data: unknown } | { ok: false; status: number; message: string }> {
   try {
-    const response = await fetch(`${runnerUrl()}/api/shared/${encodeURIComponent(token)}`, { cache: "no-store", signal: AbortSignal.timeout(10_000) });
+    const response = await runnerFetch(`/api/shared/${encodeURIComponent(token)}`, { timeoutMs: 10_000 });
     const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
     if (!response.ok) return { ok: false, status: response.status, message: body?.error?.message ?? `the runner answered ${response.status}` };
     return { ok: true, data: body };
@@ -66,21 +76,16 @@ export type IdeFirstView = { session: Session | null; files: string[] | null };
  * the page itself, which shows the error.
  */
 export async function fetchIdeFirstView(token: string, sessionId: string): Promise<IdeFirstView> {
-  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-  const base = `${runnerUrl()}/api/sessions/${encodeURIComponent(sessionId)}`;
-  const ask = async <T,>(path: string, init: RequestInit = {}): Promise<T | null> => {
+  const base = `/api/sessions/${encodeURIComponent(sessionId)}`;
+  const ask = async <T,>(path: string, opts: { method?: string; json?: unknown } = {}): Promise<T | null> => {
     try {
-      const response = await fetch(`${base}${path}`, { ...init, headers, cache: "no-store", signal: AbortSignal.timeout(5000) });
+      const response = await runnerFetch(`${base}${path}`, { ...opts, token });
       return response.ok ? ((await response.json()) as T) : null;
     } catch {
       return null;
     }
   };
-  const [session, listing] = await Promise.all([
-    ask<Session>(""),
-    // The same listing the page asks for (components/ide/ide.tsx reloadFiles).
-    ask<ToolResult>("/tools/glob", { method: "POST", body: JSON.stringify({ args: { pattern: "**/*", maxResults: 5000 } }) }),
-  ]);
+  const [session, listing] = await Promise.all([ask<Session>(""), ask<ToolResult>("/tools/glob", { method: "POST", json: { args: FILE_TREE_GLOB } })]);
   const files = listing?.ok ? ((listing.details as { files?: string[] } | undefined)?.files ?? null) : null;
   return { session, files };
 }

@@ -2,7 +2,7 @@
 import { Link } from "@/components/ui/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { OnMount } from "@monaco-editor/react";
-import { callTool, errorMessage, getRun, getSession, listRuns, type Parked, type Run } from "@/lib/api";
+import { FILE_TREE_GLOB, callTool, errorMessage, getRun, getSession, listRuns, type Parked, type Run } from "@/lib/api";
 import { formatDuration, formatRelative, shortId } from "@/lib/format";
 import { interpreterFor, languageFor } from "@/lib/languages";
 import { callToolLive, getSocket, onEveryConnect, useSocketConnected, type FileChangedEvent, type RunStatusEvent, type SessionStatusEvent } from "@/lib/socket";
@@ -63,7 +63,7 @@ export function Ide({ sessionId, firstView }: { sessionId: string; firstView?: I
   // ---- files ----
   const reloadFiles = useCallback(async () => {
     try {
-      const result = await callTool(sessionId, "glob", { pattern: "**/*", maxResults: 5000 });
+      const result = await callTool(sessionId, "glob", FILE_TREE_GLOB);
       if (!result.ok) throw new Error(result.error?.message ?? result.output);
       const list = (result.details as { files?: string[] } | undefined)?.files ?? [];
       setFiles(list);
