@@ -28,7 +28,7 @@ export default function MonacoEditor({ path, value, language, readOnly, onChange
       loading={<div className="state loading">Loading editor…</div>}
       options={{
         readOnly,
-        fontFamily: '"JetBrains Mono Variable", ui-monospace, monospace',
+        fontFamily: '"JetBrains Mono Variable", monospace',
         fontSize: 13,
         fontLigatures: true,
         minimap: { enabled: false },

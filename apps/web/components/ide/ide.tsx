@@ -239,15 +239,25 @@ export function Ide({ sessionId, firstView }: { sessionId: string; firstView?: I
     void reloadRuns();
   }, [sessionId, reloadFiles, reloadRuns]);
 
-  // The editor is the heaviest thing on the page (3.7 MB of script): load it once the tree is shown and
-  // the live connection is up, so neither waits behind it; never later than 1.5 s after mount.
-  const [editorDue, setEditorDue] = useState(false);
+  // The editor mounts with the page (its bundle is preloaded with the HTML, see lib/preloads.ts); the
+  // terminal comes after it: loading xterm and laying it out is about 0.25 s of main-thread work that
+  // would otherwise hold the editor up. It starts when the editor is up, when the user goes to it, or
+  // 4 s after mount if the editor never comes.
+  const [terminalDue, setTerminalDue] = useState(false);
   useEffect(() => {
-    if (editorDue) return;
-    if (!filesLoading && connected) return setEditorDue(true);
-    const timer = setTimeout(() => setEditorDue(true), 1500);
+    if (terminalDue) return;
+    const timer = setTimeout(() => setTerminalDue(true), 4000);
     return () => clearTimeout(timer);
-  }, [editorDue, filesLoading, connected]);
+  }, [terminalDue]);
+  const startTerminalSoon = useCallback(() => {
+    // After the frame that shows the editor, so the first file's text is not held up either.
+    if ("requestIdleCallback" in window) requestIdleCallback(() => setTerminalDue(true), { timeout: 500 });
+    else setTimeout(() => setTerminalDue(true), 100);
+  }, []);
+  const showTerminal = useCallback(() => {
+    setTerminalDue(true);
+    setBottom("terminal");
+  }, []);
 
   // ---- live: files, runs, session status ----
   useEffect(() => {
@@ -315,13 +325,13 @@ export function Ide({ sessionId, firstView }: { sessionId: string; firstView?: I
       } else if (event.ctrlKey && (event.key === "`" || event.code === "Backquote")) {
         event.preventDefault();
         event.stopPropagation();
-        setBottom("terminal");
+        showTerminal();
         requestAnimationFrame(() => terminalRef.current?.focus());
       }
     };
     window.addEventListener("keydown", onKey, true);
     return () => window.removeEventListener("keydown", onKey, true);
-  }, [save, run]);
+  }, [save, run, showTerminal]);
 
   useEffect(() => {
     if (!notice) return;
@@ -446,23 +456,22 @@ export function Ide({ sessionId, firstView }: { sessionId: string; firstView?: I
             ) : null}
             {/* One editor for the page, created before the first file opens and kept while other tabs show: opening
                 a file is then a model switch, not an editor construction. Hidden (not removed) while no text file is active. */}
-            {textTab || editorDue ? (
-              <div className={`monaco-host${textTab ? "" : " parked"}`} data-testid="editor" aria-hidden={!textTab}>
-                <CodeEditor
-                  path={textTab ? modelPath(textTab.path) : NO_FILE_MODEL}
-                  value={textTab ? textTab.saved : ""}
-                  language={textTab ? languageFor(textTab.path) : "plaintext"}
-                  readOnly={!textTab || !!textTab.truncated}
-                  onChange={(value) => {
-                    const path = textTab?.path;
-                    if (path) setTabs((old) => old.map((t) => (t.path === path ? { ...t, draft: value } : t)));
-                  }}
-                  onMount={(_editor, monaco) => {
-                    monacoRef.current = monaco;
-                  }}
-                />
-              </div>
-            ) : null}
+            <div className={`monaco-host${textTab ? "" : " parked"}`} data-testid="editor" aria-hidden={!textTab}>
+              <CodeEditor
+                path={textTab ? modelPath(textTab.path) : NO_FILE_MODEL}
+                value={textTab ? textTab.saved : ""}
+                language={textTab ? languageFor(textTab.path) : "plaintext"}
+                readOnly={!textTab || !!textTab.truncated}
+                onChange={(value) => {
+                  const path = textTab?.path;
+                  if (path) setTabs((old) => old.map((t) => (t.path === path ? { ...t, draft: value } : t)));
+                }}
+                onMount={(_editor, monaco) => {
+                  monacoRef.current = monaco;
+                  startTerminalSoon();
+                }}
+              />
+            </div>
             {textTab ? null : (
               <div className="editor-overlay">
                 {!activeTab ? (
@@ -489,7 +498,7 @@ export function Ide({ sessionId, firstView }: { sessionId: string; firstView?: I
       </div>
       <section className="bottom-panel">
         <div className="bottom-tabs" role="tablist">
-          <button className={bottom === "terminal" ? "active" : ""} onClick={() => setBottom("terminal")} data-testid="tab-terminal">
+          <button className={bottom === "terminal" ? "active" : ""} onClick={showTerminal} data-testid="tab-terminal">
             Terminal
           </button>
           <button className={bottom === "output" ? "active" : ""} onClick={() => setBottom("output")} data-testid="tab-output">
@@ -506,7 +515,7 @@ export function Ide({ sessionId, firstView }: { sessionId: string; firstView?: I
         </div>
         <div className="bottom-body">
           <div className={bottom === "terminal" ? "fill" : "hidden"}>
-            <TerminalPanel ref={terminalRef} sessionId={sessionId} onParked={setParked} visible={bottom === "terminal"} />
+            <TerminalPanel ref={terminalRef} sessionId={sessionId} onParked={setParked} visible={bottom === "terminal"} start={terminalDue} />
           </div>
           <div className={bottom === "output" ? "fill output-pane" : "hidden"} data-testid="output-pane">
             {runId ? (

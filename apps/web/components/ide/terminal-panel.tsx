@@ -38,16 +38,21 @@ const crlf = (text: string) => text.replace(/\r?\n/g, "\r\n");
 
 export type TerminalHandle = { focus: () => void };
 
+type TerminalPanelProps = {
+  sessionId: string;
+  onParked: (parked: Parked | null) => void;
+  visible: boolean;
+  /** False until the page asks for the terminal (ide.tsx starts it once the editor is up). */
+  start: boolean;
+};
+
 /**
  * A shell-like terminal over the bash tool: a line runs with action=exec (output when it ends); a line
  * ending in `&` starts a background process whose output streams live over `process:output` and resumes
  * from the last byte offset shown after a reload (offsets and text are saved together, so no gap and no
  * duplicate). Built-ins: `clear`, `jobs`, `kill <processId>`.
  */
-export const TerminalPanel = forwardRef<TerminalHandle, { sessionId: string; onParked: (parked: Parked | null) => void; visible: boolean }>(function TerminalPanel(
-  { sessionId, onParked, visible },
-  ref,
-) {
+export const TerminalPanel = forwardRef<TerminalHandle, TerminalPanelProps>(function TerminalPanel({ sessionId, onParked, visible, start }, ref) {
   const hostRef = useRef<HTMLDivElement>(null);
   const termRef = useRef<Terminal | null>(null);
   const fitRef = useRef<FitAddon | null>(null);
@@ -64,7 +69,18 @@ export const TerminalPanel = forwardRef<TerminalHandle, { sessionId: string; onP
   const onParkedRef = useRef(onParked);
   onParkedRef.current = onParked;
 
-  useImperativeHandle(ref, () => ({ focus: () => termRef.current?.focus() }), []);
+  /** A focus asked for before xterm has loaded, honoured once it has. */
+  const focusWhenReadyRef = useRef(false);
+  useImperativeHandle(
+    ref,
+    () => ({
+      focus: () => {
+        if (termRef.current) termRef.current.focus();
+        else focusWhenReadyRef.current = true;
+      },
+    }),
+    [],
+  );
 
   const persist = useCallback(() => {
     try {
@@ -124,8 +140,9 @@ export const TerminalPanel = forwardRef<TerminalHandle, { sessionId: string; onP
     [sessionId],
   );
 
-  // Set up xterm once per session.
+  // Set up xterm once per session, when started.
   useEffect(() => {
+    if (!start) return;
     let disposed = false;
     let term: Terminal | null = null;
     const cleanups: (() => void)[] = [];
@@ -133,7 +150,7 @@ export const TerminalPanel = forwardRef<TerminalHandle, { sessionId: string; onP
       const [{ Terminal }, { FitAddon }] = await Promise.all([import("@xterm/xterm"), import("@xterm/addon-fit")]);
       if (disposed || !hostRef.current) return;
       term = new Terminal({
-        fontFamily: '"JetBrains Mono Variable", ui-monospace, monospace',
+        fontFamily: '"JetBrains Mono Variable", monospace',
         fontSize: 13,
         cursorBlink: true,
         convertEol: false,
@@ -276,6 +293,7 @@ export const TerminalPanel = forwardRef<TerminalHandle, { sessionId: string; onP
       const observer = new ResizeObserver(onResize);
       observer.observe(hostRef.current);
       cleanups.push(() => observer.disconnect());
+      if (focusWhenReadyRef.current) term.focus();
       setReady(true);
     })();
 
@@ -289,7 +307,7 @@ export const TerminalPanel = forwardRef<TerminalHandle, { sessionId: string; onP
       term?.dispose();
       termRef.current = null;
     };
-  }, [sessionId, commit, drawPrompt, persist, refreshProcesses, subscribe]);
+  }, [start, sessionId, commit, drawPrompt, persist, refreshProcesses, subscribe]);
 
   // Live output of background processes, resumed from saved offsets on every (re)connect.
   useEffect(() => {
@@ -400,7 +418,9 @@ export const TerminalPanel = forwardRef<TerminalHandle, { sessionId: string; onP
 
   return (
     <div className="terminal-panel">
-      <div className="terminal-host" ref={hostRef} data-testid="terminal" onClick={() => termRef.current?.focus()} />
+      <div className="terminal-host" ref={hostRef} data-testid="terminal" onClick={() => termRef.current?.focus()}>
+        {ready ? null : <div className="terminal-starting muted tiny">Starting terminal…</div>}
+      </div>
       <aside className="process-list" data-testid="process-list">
         <div className="panel-title">
           Processes

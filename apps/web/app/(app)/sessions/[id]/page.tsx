@@ -3,6 +3,7 @@ import { cookies } from "next/headers";
 import { requireUser } from "@/lib/auth";
 import { fetchIdeFirstView } from "@/lib/runner";
 import { SESSION_COOKIE } from "@/lib/session-cookie";
+import { EditorPreload } from "@/lib/preloads";
 import { Ide } from "@/components/ide/ide";
 
 export const dynamic = "force-dynamic";
@@ -13,5 +14,10 @@ export default async function SessionPage({ params }: { params: Promise<{ id: st
   await requireUser(`/sessions/${id}`);
   const token = (await cookies()).get(SESSION_COOKIE)?.value ?? "";
   const firstView = await fetchIdeFirstView(token, id);
-  return <Ide sessionId={id} firstView={firstView} />;
+  return (
+    <>
+      <EditorPreload />
+      <Ide sessionId={id} firstView={firstView} />
+    </>
+  );
 }

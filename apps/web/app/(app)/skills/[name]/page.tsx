@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { requireUser } from "@/lib/auth";
+import { EditorPreload } from "@/lib/preloads";
 import { SkillEditor } from "@/components/skills/skill-editor";
 
 export const dynamic = "force-dynamic";
@@ -11,6 +12,7 @@ export default async function SkillPage({ params }: { params: Promise<{ name: st
   await requireUser(`/skills/${name}`);
   return (
     <main className="page">
+      <EditorPreload />
       <SkillEditor name={decoded} />
     </main>
   );

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { requireUser } from "@/lib/auth";
+import { EditorPreload } from "@/lib/preloads";
 import { SkillEditor } from "@/components/skills/skill-editor";
 
 export const dynamic = "force-dynamic";
@@ -9,6 +10,7 @@ export default async function NewSkillPage() {
   await requireUser("/skills/new");
   return (
     <main className="page">
+      <EditorPreload />
       <SkillEditor name={null} />
     </main>
   );
