@@ -1,4 +1,4 @@
-/* global performance, document, window, addEventListener, MutationObserver */
+/* global performance, document, window, addEventListener, MutationObserver, requestAnimationFrame */
 // `npm run bench:web`: how fast the IDE page becomes usable, in Debian's chromium via Playwright, against a
 // server that is already running (`npm start`, or `node scripts/serve.mjs`).
 //
@@ -18,6 +18,10 @@
 //   Monaco ready         the editor mounted, able to show and edit a file
 //   file open            click on main.py → its text on screen in the editor
 //   all, as Playwright sees it   navigation → interactive seen → click → text seen by Playwright
+//
+// Baseline, in the same browser: Monaco alone, on an empty page of the same origin in a fresh context
+// (the editor's files requested at once, as the IDE page does, evaluated, one editor created with
+// main.py's text). The ratio says how much the IDE page adds to what Monaco itself costs here.
 import fs from "node:fs";
 import path from "node:path";
 import { chromium } from "@playwright/test";
@@ -105,8 +109,31 @@ async function visit(context) {
   const playwright = await page.evaluate(() => performance.now());
   const seen = await page.evaluate(() => window.__berthMilestones);
   const dcl = await page.evaluate(() => performance.getEntriesByType("navigation")[0]?.domContentLoadedEventEnd ?? 0);
+  // editor.js first, then its chunks (lib/preloads.tsx names them to the page).
+  const editorFiles = await page.evaluate(() =>
+    [...document.querySelectorAll('link[rel="modulepreload"][href*="/_next/static/monaco/"]')].map((link) => link.href).sort((a, b) => b.endsWith("/editor.js") - a.endsWith("/editor.js")),
+  );
   await page.close();
-  return { dcl, interactive: seen.interactive, monaco: seen.monaco, open: seen.text - seen.click, playwright };
+  return { dcl, interactive: seen.interactive, monaco: seen.monaco, open: seen.text - seen.click, playwright, editorFiles };
+}
+
+/** The baseline: milliseconds from asking for Monaco's files to an editor showing text, on an empty page. */
+async function monacoAlone(context, files) {
+  const page = await context.newPage();
+  await page.goto(`${base}/healthz`);
+  const ms = await page.evaluate(async (files) => {
+    const started = performance.now();
+    for (const href of files.slice(1)) document.head.append(Object.assign(document.createElement("link"), { rel: "modulepreload", href }));
+    document.head.append(Object.assign(document.createElement("link"), { rel: "stylesheet", href: files[0].replace(/editor\.js$/, "editor.css") }));
+    const { default: monaco } = await import(files[0]);
+    const host = Object.assign(document.createElement("div"), { style: "width: 900px; height: 500px" });
+    document.body.replaceChildren(host);
+    monaco.editor.create(host, { value: "for i in range(3):\n    print(i)\n", language: "python" });
+    while (!host.querySelector(".view-lines")?.textContent?.includes("print")) await new Promise((resolve) => requestAnimationFrame(resolve));
+    return performance.now() - started;
+  }, files);
+  await page.close();
+  return ms;
 }
 
 async function signedInContext() {
@@ -118,6 +145,8 @@ async function signedInContext() {
 const figures = () => ({ dcl: [], interactive: [], monaco: [], open: [], playwright: [] });
 const first = figures();
 const returning = figures();
+const alone = [];
+let editorFiles = [];
 const record = (into, sample) => {
   for (const key of Object.keys(into)) into[key].push(sample[key]);
 };
@@ -128,6 +157,13 @@ try {
     const context = await signedInContext();
     const sample = await visit(context);
     if (i > 0) record(first, sample);
+    editorFiles = sample.editorFiles;
+    await context.close();
+  }
+  if (editorFiles.length === 0) fail("the IDE page named no editor files (link[rel=modulepreload] under /_next/static/monaco/)");
+  for (let i = 0; i < runs; i++) {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    alone.push(await monacoAlone(context, editorFiles));
     await context.close();
   }
   // Returning visits: one context, as a developer who opens the IDE every day (HTTP cache and V8's code
@@ -156,5 +192,7 @@ const table = (title, samples) => {
 };
 table(`IDE page load, first visit: ${runs} fresh contexts (after one warm-up), Debian chromium, ${base}`, first);
 table(`IDE page load, returning visit: ${runs} visits in one context (after two warm-ups)`, returning);
+console.log(`baseline, Monaco alone on an empty page (fresh context): median ${fmt(median(alone)).trim()}, min ${fmt(Math.min(...alone)).trim()}, max ${fmt(Math.max(...alone)).trim()}`);
+console.log(`Monaco ready in the IDE / Monaco alone: first visit ${(median(first.monaco) / median(alone)).toFixed(2)}x, returning ${(median(returning.monaco) / median(alone)).toFixed(2)}x`);
 console.log(`requests outside ${url.hostname}: ${external.size === 0 ? "none" : [...external].join(", ")}`);
 if (external.size > 0) process.exit(1);
