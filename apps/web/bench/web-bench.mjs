@@ -77,11 +77,30 @@ const browser = await chromium.launch({
 const url = new URL(base);
 const external = new Set();
 
-/** Installed before the page's own scripts: records when the DOM first reaches each state. */
+/**
+ * Installed before the page's own scripts: records when the DOM first reaches each state, and lets the
+ * bench wait for one with a single call (`until`) rather than with Playwright's polling, which would run
+ * in the page's main thread while it loads.
+ */
 function recordMilestones() {
   const seen = {};
-  window.__berthMilestones = seen;
+  const waiting = [];
   const now = () => performance.now();
+  const settle = () => {
+    for (const waiter of waiting.splice(0)) {
+      if (seen[waiter.name] !== undefined) waiter.resolve(seen[waiter.name]);
+      else waiting.push(waiter);
+    }
+  };
+  window.__berthMilestones = {
+    seen,
+    until: (name, timeoutMs) =>
+      new Promise((resolve, reject) => {
+        waiting.push({ name, resolve });
+        settle();
+        setTimeout(() => reject(new Error(`the page did not reach "${name}" within ${timeoutMs} ms`)), timeoutMs);
+      }),
+  };
   addEventListener("click", () => (seen.click ??= now()), { capture: true });
   new MutationObserver(() => {
     const file = document.querySelector('[data-testid="tree-file"][data-path="main.py"]');
@@ -89,8 +108,11 @@ function recordMilestones() {
     if (file && live) seen.interactive ??= now();
     if (document.querySelector("[data-monaco-ready]")) seen.monaco ??= now();
     if (seen.click && document.querySelector(".monaco-editor .view-lines")?.textContent?.includes("print")) seen.text ??= now();
+    settle();
   }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
 }
+
+const until = (page, name) => page.evaluate((name) => window.__berthMilestones.until(name, 60_000), name);
 
 /** One visit: navigation start → tree listed and socket live → Monaco mounted; then main.py clicked → its text in Monaco. */
 async function visit(context) {
@@ -101,13 +123,12 @@ async function visit(context) {
   });
   await page.addInitScript(recordMilestones);
   await page.goto(`${base}/sessions/${session.id}`, { waitUntil: "commit" });
-  await page.locator('[data-testid="tree-file"][data-path="main.py"]').waitFor({ timeout: 60_000 });
-  await page.locator('[data-testid="socket-status"]:text("live")').waitFor({ timeout: 60_000 });
+  await until(page, "interactive");
   await page.locator('[data-testid="tree-file"][data-path="main.py"]').click();
-  await page.locator("[data-monaco-ready]").waitFor({ timeout: 60_000 });
-  await page.locator(".monaco-editor .view-lines").getByText("print").first().waitFor({ timeout: 60_000 });
+  await until(page, "monaco");
+  await until(page, "text");
   const playwright = await page.evaluate(() => performance.now());
-  const seen = await page.evaluate(() => window.__berthMilestones);
+  const seen = await page.evaluate(() => window.__berthMilestones.seen);
   const dcl = await page.evaluate(() => performance.getEntriesByType("navigation")[0]?.domContentLoadedEventEnd ?? 0);
   // editor.js first, then its chunks (lib/preloads.tsx names them to the page).
   const editorFiles = await page.evaluate(() =>

@@ -239,10 +239,21 @@ export function Ide({ sessionId, firstView }: { sessionId: string; firstView?: I
     void reloadRuns();
   }, [sessionId, reloadFiles, reloadRuns]);
 
-  // The editor mounts with the page (its bundle is preloaded with the HTML, see lib/preloads.ts); the
-  // terminal comes after it: loading xterm and laying it out is about 0.25 s of main-thread work that
-  // would otherwise hold the editor up. It starts when the editor is up, when the user goes to it, or
-  // 4 s after mount if the editor never comes.
+  // The editor's files are preloaded with the page (lib/preloads.tsx) and parsed off the main thread; it
+  // is created once the tree is shown and the live connection is up, so the handshake does not wait
+  // behind Monaco's 0.3-0.4 s of evaluation (measured: the editor is not ready later for it, and the
+  // page is live 0.15 s sooner). Never later than 1.5 s after mount.
+  const [editorDue, setEditorDue] = useState(false);
+  useEffect(() => {
+    if (editorDue) return;
+    if (!filesLoading && connected) return setEditorDue(true);
+    const timer = setTimeout(() => setEditorDue(true), 1500);
+    return () => clearTimeout(timer);
+  }, [editorDue, filesLoading, connected]);
+
+  // The terminal comes after the editor: loading xterm and laying it out is about 0.25 s of main-thread
+  // work that would otherwise hold the editor up. It starts when the editor is up, when the user goes to
+  // it, or 4 s after mount if the editor never comes.
   const [terminalDue, setTerminalDue] = useState(false);
   useEffect(() => {
     if (terminalDue) return;
@@ -456,22 +467,24 @@ export function Ide({ sessionId, firstView }: { sessionId: string; firstView?: I
             ) : null}
             {/* One editor for the page, created before the first file opens and kept while other tabs show: opening
                 a file is then a model switch, not an editor construction. Hidden (not removed) while no text file is active. */}
-            <div className={`monaco-host${textTab ? "" : " parked"}`} data-testid="editor" aria-hidden={!textTab}>
-              <CodeEditor
-                path={textTab ? modelPath(textTab.path) : NO_FILE_MODEL}
-                value={textTab ? textTab.saved : ""}
-                language={textTab ? languageFor(textTab.path) : "plaintext"}
-                readOnly={!textTab || !!textTab.truncated}
-                onChange={(value) => {
-                  const path = textTab?.path;
-                  if (path) setTabs((old) => old.map((t) => (t.path === path ? { ...t, draft: value } : t)));
-                }}
-                onMount={(_editor, monaco) => {
-                  monacoRef.current = monaco;
-                  startTerminalSoon();
-                }}
-              />
-            </div>
+            {textTab || editorDue ? (
+              <div className={`monaco-host${textTab ? "" : " parked"}`} data-testid="editor" aria-hidden={!textTab}>
+                <CodeEditor
+                  path={textTab ? modelPath(textTab.path) : NO_FILE_MODEL}
+                  value={textTab ? textTab.saved : ""}
+                  language={textTab ? languageFor(textTab.path) : "plaintext"}
+                  readOnly={!textTab || !!textTab.truncated}
+                  onChange={(value) => {
+                    const path = textTab?.path;
+                    if (path) setTabs((old) => old.map((t) => (t.path === path ? { ...t, draft: value } : t)));
+                  }}
+                  onMount={(_editor, monaco) => {
+                    monacoRef.current = monaco;
+                    startTerminalSoon();
+                  }}
+                />
+              </div>
+            ) : null}
             {textTab ? null : (
               <div className="editor-overlay">
                 {!activeTab ? (
