@@ -17,12 +17,12 @@ test("the file tree follows changes made elsewhere; binary files show as such; C
   await expect(page.getByTestId("files-empty")).toBeVisible();
   await expect(page.getByTestId("socket-status")).toHaveText("live");
 
-  // The page names up front what it would otherwise find late (lib/preloads.tsx): the fonts in the HTML's
-  // <head>, and the editor bundle (editor.js and every chunk it imports) as React preload hints. Each
-  // preloaded font is one the page uses, so none is fetched twice or for nothing.
+  // The page names in its <head> what it would otherwise find late (lib/preloads.tsx): the fonts, and the
+  // editor bundle (editor.js and every chunk it imports). Each preloaded font is fetched once: a preload
+  // the page could not use (a crossorigin mismatch, say) would be fetched a second time.
   const preloadedFonts = await page.locator('head link[rel="preload"][as="font"]').evaluateAll((links) => links.map((link) => (link as HTMLLinkElement).href));
   expect(preloadedFonts.map((href) => href.split("/").pop()?.split(".")[0]).sort()).toEqual(["inter-latin-wght-normal", "jetbrains-mono-latin-wght-normal"]);
-  const editorPreloads = await page.locator('link[rel="modulepreload"][href*="/_next/static/monaco/"]').evaluateAll((links) => links.map((link) => (link as HTMLLinkElement).href));
+  const editorPreloads = await page.locator('head link[rel="modulepreload"][href*="/_next/static/monaco/"]').evaluateAll((links) => links.map((link) => (link as HTMLLinkElement).href));
   expect(editorPreloads.some((href) => href.endsWith("/editor.js"))).toBe(true);
   expect(editorPreloads.filter((href) => /\/chunk-[\w-]+\.js$/.test(href)).length).toBeGreaterThanOrEqual(2);
   await expect(page.locator("[data-monaco-ready]")).toHaveCount(1);
