@@ -57,20 +57,26 @@ export function onEveryConnect(socket: BerthSocket, onConnect: () => void): () =
   };
 }
 
-export function useSocketConnected(): boolean {
-  const [connected, setConnected] = useState(false);
+/** "connecting" until the first connection or failure, then "live" or "reconnecting" (socket.io retries). */
+export type SocketState = "connecting" | "live" | "reconnecting";
+
+export function useSocketState(): SocketState {
+  const [state, setState] = useState<SocketState>("connecting");
   useEffect(() => {
     const socket = getSocket();
-    const update = () => setConnected(socket.connected);
-    update();
-    socket.on("connect", update);
-    socket.on("disconnect", update);
+    const live = () => setState("live");
+    const lost = () => setState(socket.connected ? "live" : "reconnecting");
+    if (socket.connected) live();
+    socket.on("connect", live);
+    socket.on("disconnect", lost);
+    socket.on("connect_error", lost);
     return () => {
-      socket.off("connect", update);
-      socket.off("disconnect", update);
+      socket.off("connect", live);
+      socket.off("disconnect", lost);
+      socket.off("connect_error", lost);
     };
   }, []);
-  return connected;
+  return state;
 }
 
 /**

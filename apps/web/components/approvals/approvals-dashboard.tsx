@@ -3,9 +3,9 @@ import { Link } from "@/components/ui/link";
 import { useEffect, useState } from "react";
 import { decideApproval, errorMessage, listApprovals, type ApprovalRequest } from "@/lib/api";
 import { formatRelative, formatTime, shortId } from "@/lib/format";
-import { getSocket, onEveryConnect, useSocketConnected } from "@/lib/socket";
+import { getSocket, onEveryConnect, useSocketState } from "@/lib/socket";
 import { useAsync } from "@/components/ui/use-async";
-import { EmptyState, ErrorState, Spinner, StatusBadge } from "@/components/ui/states";
+import { EmptyState, ErrorState, SocketStatus, Spinner, StatusBadge } from "@/components/ui/states";
 import { LongText } from "@/components/ui/long-text";
 
 function upsert(list: ApprovalRequest[] | undefined, approval: ApprovalRequest): ApprovalRequest[] {
@@ -71,7 +71,7 @@ function PendingCard({ approval, canDecide, onDecided }: { approval: ApprovalReq
 
 export function ApprovalsDashboard({ role }: { role: string }) {
   const approvals = useAsync(() => listApprovals(), []);
-  const connected = useSocketConnected();
+  const socketState = useSocketState();
   const canDecide = role === "operator" || role === "admin";
 
   useEffect(() => {
@@ -99,9 +99,7 @@ export function ApprovalsDashboard({ role }: { role: string }) {
     <>
       <div className="page-head">
         <h1>Approvals</h1>
-        <span className={`conn ${connected ? "on" : "off"}`} data-testid="socket-status">
-          {connected ? "live" : "reconnecting"}
-        </span>
+        <SocketStatus state={socketState} />
       </div>
       <h2>
         Pending <span className="muted">({pending.length})</span>

@@ -5,13 +5,13 @@ import type { OnMount } from "@monaco-editor/react";
 import { FILE_TREE_GLOB, callTool, errorMessage, getRun, getSession, listRuns, type Parked, type Run } from "@/lib/api";
 import { formatDuration, formatRelative, shortId } from "@/lib/format";
 import { interpreterFor, languageFor } from "@/lib/languages";
-import { callToolLive, getSocket, onEveryConnect, useSocketConnected, type FileChangedEvent, type RunStatusEvent, type SessionStatusEvent } from "@/lib/socket";
+import { callToolLive, getSocket, onEveryConnect, useSocketState, type FileChangedEvent, type RunStatusEvent, type SessionStatusEvent } from "@/lib/socket";
 import { CodeEditor } from "@/components/editor/code-editor";
 import { OutputView } from "@/components/runs/run-output";
 import { useRunStream } from "@/components/runs/use-run-stream";
 import { useAsync } from "@/components/ui/use-async";
 import type { IdeFirstView } from "@/lib/runner";
-import { EmptyState, ErrorState, Spinner, StatusBadge } from "@/components/ui/states";
+import { EmptyState, ErrorState, SocketStatus, Spinner, StatusBadge } from "@/components/ui/states";
 import { LongText } from "@/components/ui/long-text";
 import { FileTree } from "./file-tree";
 import { TerminalPanel, type TerminalHandle } from "./terminal-panel";
@@ -34,7 +34,8 @@ type MonacoApi = Parameters<OnMount>[1];
 
 export function Ide({ sessionId, firstView }: { sessionId: string; firstView?: IdeFirstView }) {
   const session = useAsync(() => getSession(sessionId), [sessionId], firstView?.session ?? undefined);
-  const connected = useSocketConnected();
+  const socketState = useSocketState();
+  const connected = socketState === "live";
   const [files, setFiles] = useState<string[]>(firstView?.files ?? []);
   const [filesLoading, setFilesLoading] = useState(!firstView?.files);
   const [filesError, setFilesError] = useState<string | null>(null);
@@ -390,9 +391,7 @@ export function Ide({ sessionId, firstView }: { sessionId: string; firstView?: I
             </span>
           </>
         ) : null}
-        <span className={`conn ${connected ? "on" : "off"}`} title={connected ? "live updates connected" : "live updates reconnecting"} data-testid="socket-status">
-          {connected ? "live" : "offline"}
-        </span>
+        <SocketStatus state={socketState} />
         <div className="spacer" />
         {notice ? (
           <span className={`notice ${notice.tone}`} data-testid="notice">

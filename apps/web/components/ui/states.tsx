@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import type { SocketState } from "@/lib/socket";
 
 export function Spinner({ label = "Loading…" }: { label?: string }) {
   return (
@@ -42,6 +43,21 @@ export function StatusBadge({ value, testId }: { value: string | null | undefine
   return (
     <span className={`badge ${TONE[text] ?? "muted"}`} data-testid={testId} data-value={text}>
       {text}
+    </span>
+  );
+}
+
+const SOCKET_TITLES: Record<SocketState, string> = {
+  connecting: "connecting for live updates",
+  live: "live updates connected",
+  reconnecting: "live updates lost: reconnecting",
+};
+
+/** The live-update connection, as a small badge: "connecting…" on page load is not an outage. */
+export function SocketStatus({ state }: { state: SocketState }) {
+  return (
+    <span className={`conn ${state === "live" ? "on" : state === "connecting" ? "pending" : "off"}`} title={SOCKET_TITLES[state]} data-testid="socket-status">
+      {state === "connecting" ? "connecting…" : state}
     </span>
   );
 }
