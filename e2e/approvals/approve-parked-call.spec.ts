@@ -1,23 +1,31 @@
 import crypto from "node:crypto";
-import { expect, test } from "@playwright/test";
+import { expect, test, type APIRequestContext, type BrowserContext, type Page } from "@playwright/test";
 import { api, screenshot, signInContext, waitForRunEnd, watchExternalRequests } from "../ide/support";
 
 test.afterEach(async ({ request }) => api.cleanup(request));
 
-test("operator: a parked call appears live, approving it lets the waiting caller finish, and the receipt records the decision", async ({ page, context, request }) => {
-  const requests = watchExternalRequests(page);
+/**
+ * Opens the approvals dashboard (signed in, live), then has a caller in a new default-autonomy session run
+ * `command`, which must park (a command substitution always asks at default autonomy, arithmetic `$((…))`
+ * alone does not). Returns the caller, still waiting, and the pending card holding `marker`, once it shows
+ * up without a reload.
+ */
+async function parkOnDashboard(page: Page, context: BrowserContext, request: APIRequestContext, marker: string, command: string) {
   await signInContext(context);
   await page.goto("/approvals");
   await expect(page.getByTestId("socket-status")).toHaveText("live");
-
-  // Default autonomy: a command substitution always asks (arithmetic `$((…))` alone does not).
-  const { id: sessionId } = await api.createSession(request, { name: `approve-${Date.now()}`, autonomy: "default" });
-  const marker = `approved-${Date.now()}`;
-  const waiting = api.tool(request, sessionId, "bash", { action: "exec", command: `echo ${marker}-$(expr 6 \\* 7)` }, { wait: 120_000, timeout: 150_000 });
-
-  // It shows up without a reload, with the rendered text and its sha256.
+  const { id: sessionId } = await api.createSession(request, { name: marker, autonomy: "default" });
+  const waiting = api.tool(request, sessionId, "bash", { action: "exec", command }, { wait: 120_000, timeout: 150_000 });
   const card = page.getByTestId("pending-approval").filter({ hasText: marker });
   await expect(card).toBeVisible({ timeout: 20_000 });
+  return { waiting, card };
+}
+
+test("operator: a parked call appears live, approving it lets the waiting caller finish, and the receipt records the decision", async ({ page, context, request }) => {
+  const requests = watchExternalRequests(page);
+  const marker = `approved-${Date.now()}`;
+  // It shows up without a reload, with the rendered text and its sha256.
+  const { waiting, card } = await parkOnDashboard(page, context, request, marker, `echo ${marker}-$(expr 6 \\* 7)`);
   const text = await card.getByTestId("approval-text").innerText();
   const sha = (await card.getByTestId("approval-sha256").innerText()).trim();
   expect(text).toContain(marker);
@@ -53,14 +61,8 @@ test("operator: a parked call appears live, approving it lets the waiting caller
 });
 
 test("operator: denying a parked call tells the waiting caller it did not run", async ({ page, context, request }) => {
-  await signInContext(context);
-  await page.goto("/approvals");
-  await expect(page.getByTestId("socket-status")).toHaveText("live");
-  const { id: sessionId } = await api.createSession(request, { name: `deny-${Date.now()}`, autonomy: "default" });
   const marker = `denied-${Date.now()}`;
-  const waiting = api.tool(request, sessionId, "bash", { action: "exec", command: `echo ${marker}-$(whoami)` }, { wait: 120_000, timeout: 150_000 });
-  const card = page.getByTestId("pending-approval").filter({ hasText: marker });
-  await expect(card).toBeVisible({ timeout: 20_000 });
+  const { waiting, card } = await parkOnDashboard(page, context, request, marker, `echo ${marker}-$(whoami)`);
   await card.getByTestId("deny").click();
   const result = await waiting;
   expect(result.body.ok).toBe(false);
@@ -69,15 +71,9 @@ test("operator: denying a parked call tells the waiting caller it did not run", 
 });
 
 test("operator: a long call text shows its start, and the whole text (the one its sha256 covers) on request", async ({ page, context, request }) => {
-  await signInContext(context);
-  await page.goto("/approvals");
-  await expect(page.getByTestId("socket-status")).toHaveText("live");
-  const { id: sessionId } = await api.createSession(request, { name: `long-${Date.now()}`, autonomy: "default" });
   const marker = `long-${Date.now()}`;
   const tail = `end-of-${marker}`;
-  const waiting = api.tool(request, sessionId, "bash", { action: "exec", command: `echo ${marker}-$(true) ${"x".repeat(30_000)} ${tail}` }, { wait: 120_000, timeout: 150_000 });
-  const card = page.getByTestId("pending-approval").filter({ hasText: marker });
-  await expect(card).toBeVisible({ timeout: 20_000 });
+  const { waiting, card } = await parkOnDashboard(page, context, request, marker, `echo ${marker}-$(true) ${"x".repeat(30_000)} ${tail}`);
   const text = card.getByTestId("approval-text");
   await expect(text).not.toContainText(tail);
   await card.getByTestId("show-all-text").click();
