@@ -1,4 +1,5 @@
 import { defineConfig } from "@playwright/test";
+import { CHROMIUM_PATH, chromiumArgs } from "./scripts/lib/chromium.mjs";
 
 // e2e runs its own runner + web app on spare ports with its own data dir, so a developer's
 // `npm start` can keep running. Browsers cannot be downloaded here: Debian's chromium is used.
@@ -18,8 +19,8 @@ export default defineConfig({
     screenshot: "on",
     trace: "retain-on-failure",
     launchOptions: {
-      executablePath: "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      executablePath: CHROMIUM_PATH,
+      args: chromiumArgs(),
     },
   },
   webServer: {

@@ -5,6 +5,8 @@
 //   BERTH_WEB_URL   web app origin (default http://127.0.0.1:$BERTH_WEB_PORT or :3000)
 //   BERTH_TOKEN     a developer/admin token (default BERTH_ADMIN_TOKEN, else <BERTH_DATA_DIR>/admin-token)
 //   BENCH_RUNS      samples per figure (default 5; the median is printed)
+//   BENCH_CHROME_UI 1 keeps the work Chromium does for its own UI in each new window (scripts/lib/chromium.mjs
+//                   says why it is left out by default), to see what it costs
 //
 // First visits use a fresh browser context each (empty cache); returning visits share one context (warm
 // HTTP and code caches). Both are signed in by cookie, and each figure is the median of BENCH_RUNS.
@@ -25,6 +27,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { chromium } from "@playwright/test";
+import { CHROMIUM_PATH, chromiumArgs } from "../../../scripts/lib/chromium.mjs";
 
 const env = process.env;
 const base = (env.BERTH_WEB_URL || `http://127.0.0.1:${env.BERTH_WEB_PORT || 3000}`).replace(/\/$/, "");
@@ -70,10 +73,7 @@ const median = (values) => {
 const session = await api("POST", "/api/sessions", { name: `bench-web-${Date.now()}`, autonomy: "trusted" });
 await api("POST", `/api/sessions/${session.id}/tools/write_file`, { args: { path: "main.py", content: "for i in range(3):\n    print(i)\n" } });
 
-const browser = await chromium.launch({
-  executablePath: env.CHROMIUM_PATH || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: chromiumArgs({ chromeUi: env.BENCH_CHROME_UI === "1" }) });
 const url = new URL(base);
 const external = new Set();
 
@@ -211,7 +211,8 @@ const table = (title, samples) => {
   console.log(row("file open", samples.open));
   console.log(row("all, as Playwright sees it", samples.playwright));
 };
-table(`IDE page load, first visit: ${runs} fresh contexts (after one warm-up), Debian chromium, ${base}`, first);
+const browserNote = env.BENCH_CHROME_UI === "1" ? "with Chromium's own UI work per window (BENCH_CHROME_UI=1)" : "Chromium's own UI per window left out";
+table(`IDE page load, first visit: ${runs} fresh contexts (after one warm-up), Debian chromium (${browserNote}), ${base}`, first);
 table(`IDE page load, returning visit: ${runs} visits in one context (after two warm-ups)`, returning);
 console.log(`baseline, Monaco alone on an empty page (fresh context): median ${fmt(median(alone)).trim()}, min ${fmt(Math.min(...alone)).trim()}, max ${fmt(Math.max(...alone)).trim()}`);
 console.log(`Monaco ready in the IDE / Monaco alone: first visit ${(median(first.monaco) / median(alone)).toFixed(2)}x, returning ${(median(returning.monaco) / median(alone)).toFixed(2)}x`);
