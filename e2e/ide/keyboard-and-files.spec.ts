@@ -45,3 +45,54 @@ test("the file tree follows changes made elsewhere; binary files show as such; C
   await expect(page.getByTestId("terminal").locator("textarea")).toBeFocused();
   requests.assertNone();
 });
+
+test("the file tree and the bottom panel resize by mouse and keyboard, and keep their size after a reload", async ({ page, context, request }) => {
+  await signInContext(context);
+  const { id: sessionId } = await api.createSession(request, { name: `layout-${Date.now()}`, autonomy: "trusted" });
+  await api.tool(request, sessionId, "write_file", { path: "main.py", content: "print('layout')\n" });
+  await page.goto(`/sessions/${sessionId}`);
+  const tree = page.locator(".file-tree");
+  const bottom = page.locator(".bottom-panel");
+  const width = async () => Math.round((await tree.boundingBox())!.width);
+  const height = async () => Math.round((await bottom.boundingBox())!.height);
+  await page.locator('[data-testid="tree-file"][data-path="main.py"]').click();
+  await expect(page.getByTestId("editor").locator(".view-lines")).toContainText("layout");
+  expect(await width()).toBe(240);
+
+  // Drag the tree's edge 100 px to the right; the editor follows.
+  const splitter = (await page.getByTestId("sidebar-splitter").boundingBox())!;
+  const grab = { x: splitter.x + splitter.width / 2, y: splitter.y + 200 };
+  await page.mouse.move(grab.x, grab.y);
+  await page.mouse.down();
+  await page.mouse.move(grab.x + 60, grab.y, { steps: 4 });
+  await page.mouse.move(grab.x + 100, grab.y, { steps: 4 });
+  await page.mouse.up();
+  expect(await width()).toBe(340);
+  const editorBox = (await page.getByTestId("editor").boundingBox())!;
+  expect(Math.round(editorBox.x)).toBeGreaterThanOrEqual(340);
+
+  // The panel's splitter by keyboard: two steps of 16 px up, then Shift for a large step.
+  const before = await height();
+  await page.getByTestId("bottom-splitter").focus();
+  await page.keyboard.press("ArrowUp");
+  await page.keyboard.press("ArrowUp");
+  await page.keyboard.press("Shift+ArrowUp");
+  expect(await height()).toBe(before + 96);
+  await expect(page.getByTestId("bottom-splitter")).toHaveAttribute("aria-valuenow", String(before + 96));
+
+  // The server renders the page at the remembered sizes (no jump after load).
+  await page.reload();
+  expect(await width()).toBe(340);
+  expect(await height()).toBe(before + 96);
+  await screenshot(page, "ide-resized");
+
+  // Double-click puts the tree back; dragging cannot squeeze it below its minimum.
+  await page.getByTestId("sidebar-splitter").dblclick();
+  expect(await width()).toBe(240);
+  const back = (await page.getByTestId("sidebar-splitter").boundingBox())!;
+  await page.mouse.move(back.x + back.width / 2, back.y + 200);
+  await page.mouse.down();
+  await page.mouse.move(back.x + back.width / 2 - 400, back.y + 200, { steps: 4 });
+  await page.mouse.up();
+  expect(await width()).toBe(160);
+});

@@ -1,6 +1,6 @@
 "use client";
 import { Link } from "@/components/ui/link";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type CSSProperties } from "react";
 import type { OnMount } from "@monaco-editor/react";
 import { FILE_TREE_GLOB, callTool, errorMessage, getRun, getSession, listRuns, type Parked, type Run } from "@/lib/api";
 import { formatDuration, formatRelative, shortId } from "@/lib/format";
@@ -13,6 +13,8 @@ import { useAsync } from "@/components/ui/use-async";
 import type { IdeFirstView } from "@/lib/runner";
 import { EmptyState, ErrorState, SocketStatus, Spinner, StatusBadge } from "@/components/ui/states";
 import { LongText } from "@/components/ui/long-text";
+import { Splitter } from "@/components/ui/splitter";
+import { DEFAULT_IDE_LAYOUT, SIDEBAR_RANGE, BOTTOM_RANGE, ideLayoutLimits, saveIdeLayout, type IdeLayout } from "@/lib/ide-layout";
 import { FileTree } from "./file-tree";
 import { TerminalPanel, type TerminalHandle } from "./terminal-panel";
 
@@ -32,7 +34,8 @@ const NO_FILE_MODEL = "inmemory://berth/no-file";
 
 type MonacoApi = Parameters<OnMount>[1];
 
-export function Ide({ sessionId, firstView }: { sessionId: string; firstView?: IdeFirstView }) {
+export function Ide({ sessionId, firstView, layout }: { sessionId: string; firstView?: IdeFirstView; layout?: IdeLayout }) {
+  const panes = usePaneSizes(layout ?? DEFAULT_IDE_LAYOUT);
   const session = useAsync(() => getSession(sessionId), [sessionId], firstView?.session ?? undefined);
   const socketState = useSocketState();
   const connected = socketState === "live";
@@ -372,7 +375,7 @@ export function Ide({ sessionId, firstView }: { sessionId: string; firstView?: I
   const stopped = session.data && ["stopped", "failed", "deleted"].includes(session.data.status);
 
   return (
-    <div className="ide" data-testid="ide">
+    <div className="ide" data-testid="ide" style={panes.style}>
       <div className="ide-toolbar">
         <Link href="/" className="muted">
           Sessions
@@ -424,6 +427,7 @@ export function Ide({ sessionId, firstView }: { sessionId: string; firstView?: I
       ) : null}
       <div className="ide-main">
         <FileTree files={files} activePath={activePath} dirty={dirty} onOpen={openFile} onCreate={createFile} loading={filesLoading} error={filesError} />
+        <Splitter between="columns" label="File tree width" testId="sidebar-splitter" {...panes.sidebar} />
         <section className="editor-area">
           <div className="tabs" role="tablist" data-testid="editor-tabs">
             {tabs.map((tab) => (
@@ -508,7 +512,8 @@ export function Ide({ sessionId, firstView }: { sessionId: string; firstView?: I
           </div>
         </section>
       </div>
-      <section className="bottom-panel">
+      <Splitter between="rows" label="Panel height" testId="bottom-splitter" {...panes.bottom} />
+      <section className="bottom-panel" ref={panes.bottomRef}>
         <div className="bottom-tabs" role="tablist">
           <button className={bottom === "terminal" ? "active" : ""} onClick={showTerminal} data-testid="tab-terminal">
             Terminal
@@ -551,6 +556,50 @@ export function Ide({ sessionId, firstView }: { sessionId: string; firstView?: I
       </section>
     </div>
   );
+}
+
+/**
+ * The file tree's width and the bottom panel's height: dragged or moved with the keyboard on their
+ * splitters, kept within what the window leaves the editor, and remembered for the next page load
+ * (lib/ide-layout.ts). The bottom panel is 36% of the window until it is first resized.
+ */
+function usePaneSizes(initial: IdeLayout) {
+  const [layout, setLayout] = useState(initial);
+  const [windowSize, setWindowSize] = useState<{ width: number; height: number } | null>(null);
+  const [bottomShown, setBottomShown] = useState(0);
+  const bottomRef = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    const measure = () => {
+      setWindowSize({ width: window.innerWidth, height: window.innerHeight });
+      if (bottomRef.current) setBottomShown(Math.round(bottomRef.current.getBoundingClientRect().height));
+    };
+    measure();
+    window.addEventListener("resize", measure);
+    return () => window.removeEventListener("resize", measure);
+  }, []);
+  const limits = windowSize ? ideLayoutLimits(windowSize) : { sidebar: SIDEBAR_RANGE, bottom: BOTTOM_RANGE };
+  const commit = (next: IdeLayout) => saveIdeLayout(next);
+  return {
+    bottomRef,
+    style: {
+      "--sidebar-w": `${layout.sidebar}px`,
+      ...(layout.bottom !== null ? { "--bottom-h": `${layout.bottom}px` } : {}),
+    } as CSSProperties,
+    sidebar: {
+      size: layout.sidebar,
+      ...limits.sidebar,
+      initial: DEFAULT_IDE_LAYOUT.sidebar,
+      onResize: (sidebar: number) => setLayout((old) => ({ ...old, sidebar })),
+      onCommit: (sidebar: number) => commit({ ...layout, sidebar }),
+    },
+    bottom: {
+      size: layout.bottom ?? bottomShown,
+      ...limits.bottom,
+      initial: windowSize ? Math.round(windowSize.height * 0.36) : bottomShown,
+      onResize: (bottom: number) => setLayout((old) => ({ ...old, bottom })),
+      onCommit: (bottom: number) => commit({ ...layout, bottom }),
+    },
+  };
 }
 
 function SessionRuns({ runs, onOpen, currentRunId, onShow }: { runs: Run[] | null; onOpen: (id: string) => void; currentRunId: string | null; onShow: () => void }) {

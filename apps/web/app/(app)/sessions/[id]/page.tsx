@@ -3,6 +3,7 @@ import { cookies } from "next/headers";
 import { requireUser } from "@/lib/auth";
 import { fetchIdeFirstView } from "@/lib/runner";
 import { SESSION_COOKIE } from "@/lib/session-cookie";
+import { IDE_LAYOUT_COOKIE, parseIdeLayout } from "@/lib/ide-layout";
 import { EditorPreload } from "@/lib/preloads";
 import { Ide } from "@/components/ide/ide";
 
@@ -12,12 +13,13 @@ export const metadata: Metadata = { title: "IDE" };
 export default async function SessionPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   await requireUser(`/sessions/${id}`);
-  const token = (await cookies()).get(SESSION_COOKIE)?.value ?? "";
+  const cookieStore = await cookies();
+  const token = cookieStore.get(SESSION_COOKIE)?.value ?? "";
   const firstView = await fetchIdeFirstView(token, id);
   return (
     <>
       <EditorPreload />
-      <Ide sessionId={id} firstView={firstView} />
+      <Ide sessionId={id} firstView={firstView} layout={parseIdeLayout(cookieStore.get(IDE_LAYOUT_COOKIE)?.value)} />
     </>
   );
 }
