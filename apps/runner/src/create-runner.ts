@@ -65,6 +65,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   // MCP client gateway: http servers contacted by the runner, stdio servers started inside each session's container.
   const gateway = new McpClientGateway({
     pins: new PrismaSchemaPinStore(db),
+    allowPrivateUserServers: env.BERTH_MCP_ALLOW_PRIVATE_USER_URLS,
     stdio: new ContainerStdioLauncher({
       driver,
       sessionEnv: async (sessionId) => JSON.parse((await db.session.findUniqueOrThrow({ where: { id: sessionId }, select: { envJson: true } })).envJson) as Record<string, string>,
@@ -82,6 +83,7 @@ export async function createRunner(env: Env): Promise<Runner> {
     db,
     gateway,
     onInvalid: (serverId, message) => process.stderr.write(`berth-runner: MCP server ${serverId} skipped: ${message}\n`),
+    allowPrivateUserServers: env.BERTH_MCP_ALLOW_PRIVATE_USER_URLS,
   });
   const sessions = new SessionService({
     db,

@@ -24,6 +24,11 @@ export const EnvSchema = z.object({
   BERTH_SANDBOX_IMAGE: z.string().min(1).default("berth-sandbox:latest"),
   BERTH_WARM_POOL: z.coerce.number().int().min(0).max(32).default(2),
   BERTH_MCP_APPROVAL_WAIT_MS: z.coerce.number().int().min(0).default(120_000),
+  /** "1": users may register http MCP servers on loopback, private and link-local addresses (off: SSRF). */
+  BERTH_MCP_ALLOW_PRIVATE_USER_URLS: z
+    .enum(["", "0", "1", "false", "true"])
+    .default("")
+    .transform((value) => value === "1" || value === "true"),
   BERTH_RUNNER_ID: z.string().regex(/^[a-z0-9-]{1,32}$/).default("local"),
   BERTH_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });

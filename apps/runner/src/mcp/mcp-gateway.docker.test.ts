@@ -72,7 +72,9 @@ beforeAll(async () => {
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });
   bundle = out.outputFiles[0]!.text;
-  kit = await startTestRunner();
+  // The test MCP servers listen on 127.0.0.1, where users' servers may only be when the runner allows it
+  // (the last test checks the default).
+  kit = await startTestRunner({ allowPrivateUserMcpUrls: true });
 });
 
 afterAll(async () => {
@@ -246,5 +248,25 @@ describe("MCP client gateway in the runner (real engine, real SDK servers)", () 
     const badUrl = await kit.api<{ error: { message: string } }>("POST", "/api/mcp-servers", { name: "x", transport: "http", url: "ftp://a", scope: "global" });
     expect(badUrl.status).toBe(400);
     expect(badUrl.body.error.message).toMatch(/url/);
+  });
+
+  it("by default refuses a user's http server on a loopback or private address, by IP or by name; operators may register one", async () => {
+    const guarded = await startTestRunner();
+    try {
+      const target = await httpServer("internal");
+      const byAddress = await guarded.api<{ error: { message: string } }>("POST", "/api/mcp-servers", { name: "inside", transport: "http", url: target, scope: "user" });
+      expect(byAddress.status).toBe(400);
+      expect(byAddress.body.error.message).toMatch(/^url: 127\.0\.0\.1 is not a public address/);
+      for (const url of [target.replace("127.0.0.1", "localhost"), "http://169.254.169.254/latest/meta-data", "http://[::1]:9/mcp", "http://10.0.0.5/mcp"]) {
+        const refused = await guarded.api<{ error: { message: string } }>("POST", "/api/mcp-servers", { name: "inside", transport: "http", url, scope: "user" });
+        expect(refused.status, url).toBe(400);
+        expect(refused.body.error.message, url).toMatch(/not a public address/);
+      }
+      expect((await guarded.api<{ servers: ServerView[] }>("GET", "/api/mcp-servers")).body.servers).toEqual([]);
+      const global = await guarded.api<ServerView>("POST", "/api/mcp-servers", { name: "ops-internal", transport: "http", url: target, scope: "global" });
+      expect(global.status).toBe(201);
+    } finally {
+      await guarded.close();
+    }
   });
 });

@@ -31,7 +31,7 @@ export interface TestRunner {
  * A real runner in-process: real SQLite with the real migrations, the real Docker engine and sandbox
  * image, on a free port. Everything it creates is removed by close().
  */
-export async function startTestRunner(opts: { runnerId?: string; warmPool?: number } = {}): Promise<TestRunner> {
+export async function startTestRunner(opts: { runnerId?: string; warmPool?: number; allowPrivateUserMcpUrls?: boolean } = {}): Promise<TestRunner> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-runner-test-"));
   migrate(dataDir);
   const parsed = parseEnv({
@@ -41,6 +41,7 @@ export async function startTestRunner(opts: { runnerId?: string; warmPool?: numb
     BERTH_WARM_POOL: String(opts.warmPool ?? 0),
     BERTH_RUNNER_ID: opts.runnerId ?? `t-${process.pid}-${Math.floor(Math.random() * 1e6)}`,
     BERTH_LOG_LEVEL: "warn",
+    ...(opts.allowPrivateUserMcpUrls ? { BERTH_MCP_ALLOW_PRIVATE_USER_URLS: "1" } : {}),
   });
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
   const env = { ...parsed.env, BERTH_RUNNER_PORT: 0 };

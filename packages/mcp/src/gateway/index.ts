@@ -6,3 +6,4 @@ export * from "./from-call-tool-result";
 export * from "./action-class-of-mcp-tool";
 export * from "./mcp-client-gateway";
 export * from "./create-mcp-tool-providers";
+export * from "./address-guard";

@@ -1,6 +1,7 @@
 import { McpServerConfigSchema, toolFailure } from "@berth/protocol";
 import type { McpToolPin, ToolResult } from "@berth/protocol";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { guardedFetch } from "./address-guard";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
@@ -34,6 +35,12 @@ export interface McpClientGatewayOptions {
   stdio?: StdioLauncher;
   /** Builds the transport for an http server; the default is the SDK's Streamable HTTP client with the server's headers. */
   httpTransport?: (server: McpServerEntry & { url: string }) => Transport;
+  /**
+   * Whether a `scope: "user"` http server may be on a loopback, private or link-local address (default
+   * false: the runner would otherwise call into its own network on a user's behalf; address-guard.ts).
+   * Global servers are registered by operators and may be anywhere.
+   */
+  allowPrivateUserServers?: boolean;
   /** Timeout of each tools/call (default 60 s); a call may pass its own. */
   callTimeoutMs?: number;
   /** Timeout of each tools/list page (default 60 s). */
@@ -276,7 +283,8 @@ export class McpClientGateway {
     if (entry.transport === "http") {
       const server = { ...entry, url: entry.url ?? "" };
       if (this.#opts.httpTransport) return this.#opts.httpTransport(server);
-      return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: entry.headers ?? {} } });
+      const guarded = entry.scope === "user" && !this.#opts.allowPrivateUserServers;
+      return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: entry.headers ?? {} }, ...(guarded ? { fetch: guardedFetch() } : {}) });
     }
     if (!this.#opts.stdio)
       throw new Error("stdio servers run inside a session container and no launcher is configured");

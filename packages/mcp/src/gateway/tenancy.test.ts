@@ -109,7 +109,8 @@ describe("tenancy: per-user MCP tools", () => {
   it("real transports: user 1's http server and user 1_2's stdio server stay apart", { timeout: 60_000 }, async () => {
     const remote = await startHttpTestMcpServer({ label: "one" });
     cleanups.push(() => remote.stop());
-    const gateway = gatewayWith({ stdio: createHostStdioLauncher() });
+    // The test server is on 127.0.0.1, which a user's server may only use when the runner allows it.
+    const gateway = gatewayWith({ stdio: createHostStdioLauncher(), allowPrivateUserServers: true });
     await gateway.setServers([
       { id: "u1", name: "u1", transport: "http", url: remote.url, scope: "user", ownerUserId: "1" },
       {
