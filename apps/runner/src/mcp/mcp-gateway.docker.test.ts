@@ -105,6 +105,22 @@ describe("MCP client gateway in the runner (real engine, real SDK servers)", () 
       const failed = await gatewayCall(session, "fail", { message: "nope" });
       expect(failed).toMatchObject({ ok: false, error: { code: "mcp_tool_error" } });
 
+      // Each call is an execution: a run whose log is the tool's answer, sealed with a verifiable receipt.
+      for (const [call, tool, stream, text, outcome] of [
+        [echoed, "echo", "stdout", "hello over http", "succeeded"],
+        [failed, "fail", "stderr", "nope", "failed"],
+      ] as const) {
+        const { runId, receiptId } = call as ToolBody & { runId?: string; receiptId?: string };
+        expect(runId, JSON.stringify(call)).toMatch(/^run_/);
+        const { body } = await kit.api<{ run: { kind: string; tool: string; status: string; outcome: string; receiptId: string; details: { server: string } } }>("GET", `/api/runs/${runId}`);
+        expect(body.run).toMatchObject({ kind: "mcp", tool, status: "finished", outcome, receiptId, details: { server: "global-http" } });
+        const log = await kit.api<{ content: string }>("GET", `/api/runs/${runId}/logs?stream=${stream}`);
+        expect(log.body.content).toContain(text);
+        const { body: receipt } = await kit.api<{ body: { outcome: string } }>("GET", `/api/receipts/${receiptId}`);
+        expect(receipt.body.outcome).toBe(outcome);
+        expect((await kit.api("POST", "/api/receipts/verify", { receipt })).body).toEqual({ valid: true });
+      }
+
       // The MCP tool is also callable by its own name, and describe shows the upstream schema.
       const direct = await kit.tool<ToolBody>(session, "echo", { text: "direct" });
       expect(direct.body).toMatchObject({ ok: true, output: "direct" });

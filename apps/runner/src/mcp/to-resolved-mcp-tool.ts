@@ -20,7 +20,9 @@ export function toResolvedMcpTool(gateway: McpClientGateway, tool: ProjectedMcpT
     // Upstream tools may have side effects we cannot see: never run two of them at once in a plan.
     executionMode: "sequential",
     classify: () => ({ actionClass, recognised: false, alwaysAsk: false, reasons: [`MCP tool ${tool.upstreamName} of server ${tool.serverName} (${tool.transport})`] }),
-    createsRun: () => false,
+    // A call that may change something outside (every MCP tool, unless an operator trusts its read-only
+    // annotations) is an execution: a run with its result as the log and a sealed receipt, as bash is.
+    createsRun: () => actionClass !== "read",
     run: (args, ctx) => gateway.callTool(tool.name, args, scope, { allowHeld: true, ...(ctx.signal ? { signal: ctx.signal } : {}) }),
   };
   return { spec, kind: "mcp", origin: tool.serverName, ...(tool.status === "held" ? { held: true } : {}) };

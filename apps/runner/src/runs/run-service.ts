@@ -7,7 +7,8 @@ import { newId } from "../auth/tokens";
 import { RunLogs } from "./run-logs";
 import { utf8Boundary } from "./utf8-boundary";
 
-export type RunKind = "run_script" | "bash" | "process" | "dispatch";
+/** `mcp`: a call of an upstream MCP tool through the gateway (its result text is the run's stdout). */
+export type RunKind = "run_script" | "bash" | "process" | "dispatch" | "mcp";
 
 export interface StartRunInput {
   sessionId: string;
@@ -39,6 +40,7 @@ function outcomeOf(kind: RunKind, result: ToolResult): { outcome: RunOutcome; ex
   if (kind === "run_script" && typeof details.outcome === "string") return { outcome: details.outcome as RunOutcome, exitCode };
   if (details.timedOut === true) return { outcome: "timed-out", exitCode };
   if (result.error?.code === "aborted") return { outcome: "aborted", exitCode };
+  if (kind === "mcp") return { outcome: result.error?.code === "mcp_timeout" ? "timed-out" : result.ok ? "succeeded" : "failed", exitCode: null };
   if (!result.ok && exitCode === null) return { outcome: "spawn-failed", exitCode };
   return { outcome: result.ok && (exitCode === 0 || exitCode === null) ? "succeeded" : "failed", exitCode };
 }
@@ -113,10 +115,15 @@ export class RunService {
     const run = this.active.get(runId);
     if (!run) return { receiptId: null };
     const details = (result.details ?? {}) as Record<string, unknown>;
-    // bash exec returns its streams in the result; write them if nothing was streamed live.
+    // bash exec returns its streams in the result; write them if nothing was streamed live. An MCP tool's
+    // answer is its stdout, a failed call's answer (or reason) its stderr.
     if (run.logs.size("stdout") === 0 && run.logs.size("stderr") === 0) {
+      const streams =
+        run.input.kind === "mcp"
+          ? { [result.ok ? "stdout" : "stderr"]: result.output }
+          : { stdout: details.stdout, stderr: details.stderr };
       for (const stream of ["stdout", "stderr"] as const) {
-        const text = details[stream];
+        const text = streams[stream];
         if (typeof text === "string" && text) this.appendOutput(runId, stream, Buffer.from(text));
       }
     }

@@ -55,7 +55,8 @@ export function formatIssues(error: z.ZodError): string {
     .join("; ");
 }
 
-function runKindOf(tool: string, args: Record<string, unknown>): RunKind {
+function runKindOf(tool: string, args: Record<string, unknown>, resolvedKind: string): RunKind {
+  if (resolvedKind === "mcp") return "mcp";
   if (tool === "run_script") return "run_script";
   return args.action === "start" ? "process" : "bash";
 }
@@ -243,7 +244,7 @@ export class ToolService {
         sessionId: input.sessionId,
         userId: input.principal.userId,
         tool: spec.name,
-        kind: runKindOf(spec.name, args),
+        kind: runKindOf(spec.name, args, resolved.kind),
         args,
         actionClass: admission.actionClass,
         env: { ...env, ...((args.env as Record<string, string> | undefined) ?? {}) },
