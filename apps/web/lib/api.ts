@@ -268,6 +268,27 @@ export const updateSkill = async (name: string, skill: Skill) =>
   (await request<Skill>("PUT", `/api/skills/${enc(name)}`, { description: skill.description, body: skill.body, allowedTools: skill.allowedTools ?? [] })).data;
 export const deleteSkill = async (name: string) => void (await request<unknown>("DELETE", `/api/skills/${enc(name)}`));
 
+// ---- users and tokens (admin) ----
+export const ROLES = ["admin", "operator", "developer", "viewer"] as const;
+export type Role = (typeof ROLES)[number];
+export type User = { id: string; name: string; role: Role; createdAt: string };
+export type ApiTokenInfo = { id: string; userId: string; userName: string; name: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null };
+export const listUsers = async () => (await get<{ users: User[] }>("/api/users")).users;
+export const createUser = async (name: string, role: Role) => (await request<User>("POST", "/api/users", { name, role })).data;
+export const listTokens = async () => (await get<{ tokens: ApiTokenInfo[] }>("/api/tokens")).tokens;
+/** The token itself is in this answer only: the runner keeps its hash. */
+export const issueToken = async (userId: string, name: string) =>
+  (await request<{ id: string; token: string }>("POST", "/api/tokens", { userId, ...(name ? { name } : {}) })).data;
+export const revokeToken = async (id: string) => void (await request<unknown>("DELETE", `/api/tokens/${enc(id)}`));
+
+// ---- policy rules (operators) ----
+export type PolicyEffect = "allow" | "ask" | "deny";
+export type PolicyRule = { id: string; tool: string; commandPrefix?: string | null; effect: PolicyEffect; mustMatch: string[]; mustNotMatch: string[]; createdBy?: string; createdAt?: string };
+export const listPolicyRules = async () => (await get<{ rules: PolicyRule[] }>("/api/policy-rules")).rules;
+export const createPolicyRule = async (rule: { tool: string; commandPrefix?: string; effect: PolicyEffect; mustMatch: string[]; mustNotMatch: string[] }) =>
+  (await request<PolicyRule>("POST", "/api/policy-rules", rule)).data;
+export const deletePolicyRule = async (id: string) => void (await request<unknown>("DELETE", `/api/policy-rules/${enc(id)}`));
+
 /** Built-in tool names (spec/tools.md) offered as a skill's allowed tools. */
 export const BUILTIN_TOOLS = ["read_file", "write_file", "edit", "apply_patch", "glob", "grep", "bash", "run_script", "gateway", "monitor", "dispatch", "update_agents_md"] as const;
 

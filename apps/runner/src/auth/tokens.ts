@@ -51,10 +51,16 @@ export async function ensureAdminToken(db: Database, opts: { dataDir: string; en
   return file ? { source: "file", file } : { source: "env" };
 }
 
+const LAST_USED_RESOLUTION_MS = 60_000;
+
 /** Resolves a presented token to its user, or null. */
 export async function authenticate(db: Database, token: string): Promise<Principal | null> {
   const row = await db.apiToken.findUnique({ where: { tokenHash: hashToken(token) }, include: { user: true } });
   if (!row || row.revokedAt) return null;
+  // For the admin's token list; at most one write a minute per token, off the request's path.
+  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => undefined);
+  }
   const role = (ROLES as readonly string[]).includes(row.user.role) ? (row.user.role as Role) : "viewer";
   return { userId: row.userId, name: row.user.name, role, tokenId: row.id };
 }

@@ -64,6 +64,27 @@ describe("runner API surface", () => {
     expect(denied.body).toMatchObject({ ok: false, error: { code: "denied" } });
   });
 
+  it("lists tokens for an admin without their secret, shows when each was revoked, and only to admins", async () => {
+    const user = await kit.api<{ id: string }>("POST", "/api/users", { name: "tokens-dev", role: "developer" });
+    const issued = await kit.api<{ id: string; token: string }>("POST", "/api/tokens", { userId: user.body.id, name: "laptop" });
+    expect((await kit.api("DELETE", `/api/tokens/${issued.body.id}`)).status).toBe(204);
+    const second = await kit.api<{ id: string; token: string }>("POST", "/api/tokens", { userId: user.body.id, name: "ci" });
+    const listed = await kit.api<{ tokens: { id: string; userId: string; userName: string; name: string; revokedAt: string | null }[] }>("GET", "/api/tokens");
+    expect(listed.status).toBe(200);
+    expect(JSON.stringify(listed.body)).not.toContain(issued.body.token);
+    expect(listed.body.tokens.filter((t) => t.userId === user.body.id)).toEqual([
+      expect.objectContaining({ id: issued.body.id, userName: "tokens-dev", name: "laptop", revokedAt: expect.any(String) }),
+      expect.objectContaining({ id: second.body.id, name: "ci", revokedAt: null }),
+    ]);
+    expect((await kit.api("GET", "/api/tokens", undefined, second.body.token)).status).toBe(403);
+    // That refused call was still a use of the token: the list says when it was last used.
+    await expect
+      .poll(async () => (await kit.api<{ tokens: { id: string; lastUsedAt: string | null }[] }>("GET", "/api/tokens")).body.tokens.find((t) => t.id === second.body.id)?.lastUsedAt)
+      .toEqual(expect.any(String));
+    const unused = (await kit.api<{ tokens: { id: string; lastUsedAt: string | null }[] }>("GET", "/api/tokens")).body.tokens.find((t) => t.id === issued.body.id);
+    expect(unused?.lastUsedAt).toBeNull();
+  });
+
   it("exposes Prometheus metrics: sessions, runs by outcome, tool calls, approvals pending, latency", async () => {
     const text = await (await fetch(`${kit.url}/metrics`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).text();
     for (const name of ["berth_sessions", "berth_runs", "berth_tool_calls_total", "berth_approvals_pending", "berth_tool_call_duration_seconds_bucket"]) {

@@ -7,6 +7,7 @@ const LINKS = [
   { href: "/runs", label: "Runs", testId: "nav-runs" },
   { href: "/approvals", label: "Approvals", testId: "nav-approvals" },
   { href: "/skills", label: "Skills", testId: "nav-skills" },
+  { href: "/settings", label: "Settings", testId: "nav-settings" },
 ];
 
 export function NavLinks() {

@@ -33,6 +33,22 @@ export function registerUserRoutes(app: FastifyInstance, deps: { db: Database })
     return reply.status(201).send({ id: row.id, token });
   });
 
+  // Never the token itself (only its hash is stored): what an admin needs to see and revoke it.
+  app.get("/api/tokens", async (request) => {
+    requireRole(request, "admin");
+    const tokens = await deps.db.apiToken.findMany({ orderBy: { createdAt: "asc" }, include: { user: { select: { name: true } } } });
+    return {
+      tokens: tokens.map((t) => ({
+        id: t.id,
+        userId: t.userId,
+        userName: t.user.name,
+        name: t.name,
+        createdAt: t.createdAt.toISOString(),
+        lastUsedAt: t.lastUsedAt?.toISOString() ?? null,
+        revokedAt: t.revokedAt?.toISOString() ?? null,
+      })),
+    };
+  });
   app.delete<{ Params: { id: string } }>("/api/tokens/:id", async (request, reply) => {
     requireRole(request, "admin");
     const { count } = await deps.db.apiToken.updateMany({ where: { id: request.params.id, revokedAt: null }, data: { revokedAt: new Date() } });

@@ -1,0 +1,175 @@
+"use client";
+import { useState, type FormEvent } from "react";
+import { BUILTIN_TOOLS, createPolicyRule, deletePolicyRule, errorMessage, listPolicyRules, type PolicyEffect, type PolicyRule } from "@/lib/api";
+import { useAsync } from "@/components/ui/use-async";
+import { EmptyState, ErrorState, Spinner } from "@/components/ui/states";
+
+const EFFECTS: PolicyEffect[] = ["ask", "deny", "allow"];
+
+/** One example command per line; blank lines are not examples. */
+const examplesOf = (text: string) =>
+  text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+/**
+ * Operators' policy rules: checked on every call before autonomy (spec/tools.md). A rule's examples are
+ * checked by the runner when it is saved, and its message names the example that does not fit.
+ */
+export function PolicyRules({ canEdit }: { canEdit: boolean }) {
+  const rules = useAsync(listPolicyRules, []);
+  const [tool, setTool] = useState("bash");
+  const [commandPrefix, setCommandPrefix] = useState("");
+  const [effect, setEffect] = useState<PolicyEffect>("ask");
+  const [mustMatch, setMustMatch] = useState("");
+  const [mustNotMatch, setMustNotMatch] = useState("");
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const save = async (event: FormEvent) => {
+    event.preventDefault();
+    setSaving(true);
+    setError(null);
+    try {
+      await createPolicyRule({
+        tool: tool.trim(),
+        ...(commandPrefix.trim() ? { commandPrefix: commandPrefix.trim() } : {}),
+        effect,
+        mustMatch: examplesOf(mustMatch),
+        mustNotMatch: examplesOf(mustNotMatch),
+      });
+      setCommandPrefix("");
+      setMustMatch("");
+      setMustNotMatch("");
+      await rules.reload();
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const remove = async (rule: PolicyRule) => {
+    if (!window.confirm(`Delete the rule "${describe(rule)}"? Calls it matched fall back to the session's autonomy.`)) return;
+    try {
+      await deletePolicyRule(rule.id);
+    } catch (caught) {
+      window.alert(errorMessage(caught));
+    }
+    await rules.reload();
+  };
+
+  return (
+    <section className="card" data-testid="policy-rules">
+      <div className="card-title">
+        <h2>Policy rules</h2>
+        <span className="muted tiny">Checked on every call before the session&apos;s autonomy: deny wins, then ask, then allow.</span>
+      </div>
+      {rules.error && !rules.data ? (
+        <ErrorState message={rules.error} onRetry={() => void rules.reload()} />
+      ) : !rules.data ? (
+        <Spinner label="Loading rules…" />
+      ) : rules.data.length === 0 ? (
+        <EmptyState title="No policy rules" testId="policy-rules-empty">
+          Every call is judged by its session&apos;s autonomy alone.{canEdit ? " Add a rule below to always ask, deny or allow a tool or a command." : ""}
+        </EmptyState>
+      ) : (
+        <table className="table compact" data-testid="policy-rules-table">
+          <thead>
+            <tr>
+              <th>Effect</th>
+              <th>Tool</th>
+              <th>Command prefix</th>
+              <th>Examples</th>
+              <th>By</th>
+              {canEdit ? <th /> : null}
+            </tr>
+          </thead>
+          <tbody>
+            {rules.data.map((rule) => (
+              <tr key={rule.id} data-testid="policy-rule-row">
+                <td>
+                  <span className={`badge ${rule.effect === "deny" ? "bad" : rule.effect === "allow" ? "ok" : "warn"}`}>{rule.effect}</span>
+                </td>
+                <td className="mono">{rule.tool}</td>
+                <td className="mono">{rule.commandPrefix ?? <span className="muted">any</span>}</td>
+                <td className="tiny">
+                  {rule.mustMatch.map((example) => (
+                    <div key={`m${example}`}>
+                      <span className="muted">matches</span> <code>{example}</code>
+                    </div>
+                  ))}
+                  {rule.mustNotMatch.map((example) => (
+                    <div key={`n${example}`}>
+                      <span className="muted">not</span> <code>{example}</code>
+                    </div>
+                  ))}
+                </td>
+                <td className="muted">{rule.createdBy}</td>
+                {canEdit ? (
+                  <td>
+                    <button className="btn small ghost danger" onClick={() => void remove(rule)} data-testid="delete-policy-rule">
+                      Delete
+                    </button>
+                  </td>
+                ) : null}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {canEdit ? (
+        <form className="form settings-form" onSubmit={(event) => void save(event)} data-testid="policy-rule-form">
+          <div className="row wrap">
+            <label className="field">
+              <span>Effect</span>
+              <select value={effect} onChange={(event) => setEffect(event.target.value as PolicyEffect)} data-testid="rule-effect">
+                {EFFECTS.map((option) => (
+                  <option key={option}>{option}</option>
+                ))}
+              </select>
+            </label>
+            <label className="field">
+              <span>Tool</span>
+              <input value={tool} onChange={(event) => setTool(event.target.value)} list="policy-tools" required maxLength={128} data-testid="rule-tool" />
+              <datalist id="policy-tools">
+                {["*", ...BUILTIN_TOOLS].map((name) => (
+                  <option key={name} value={name} />
+                ))}
+              </datalist>
+            </label>
+            <label className="field grow">
+              <span>Command prefix (bash and run_script; empty: every call of the tool)</span>
+              <input value={commandPrefix} onChange={(event) => setCommandPrefix(event.target.value)} placeholder="npm run deploy" className="mono" data-testid="rule-prefix" />
+            </label>
+          </div>
+          <div className="row wrap">
+            <label className="field grow">
+              <span>Commands it must match, one per line</span>
+              <textarea value={mustMatch} onChange={(event) => setMustMatch(event.target.value)} rows={2} className="mono" placeholder="npm run deploy -- --prod" data-testid="rule-must-match" />
+            </label>
+            <label className="field grow">
+              <span>Commands it must not match, one per line</span>
+              <textarea value={mustNotMatch} onChange={(event) => setMustNotMatch(event.target.value)} rows={2} className="mono" placeholder="npm run deployx" data-testid="rule-must-not-match" />
+            </label>
+          </div>
+          <div className="row">
+            <button className="btn primary" type="submit" disabled={saving} data-testid="save-policy-rule">
+              {saving ? "Checking…" : "Add rule"}
+            </button>
+            {error ? (
+              <span className="notice bad" data-testid="policy-rule-error">
+                {error}
+              </span>
+            ) : null}
+          </div>
+        </form>
+      ) : null}
+    </section>
+  );
+}
+
+function describe(rule: PolicyRule): string {
+  return `${rule.effect} ${rule.tool}${rule.commandPrefix ? ` ${rule.commandPrefix}` : ""}`;
+}

@@ -1,0 +1,227 @@
+"use client";
+import { useState, type FormEvent } from "react";
+import { ROLES, createUser, errorMessage, issueToken, listTokens, listUsers, revokeToken, type ApiTokenInfo, type Role } from "@/lib/api";
+import { formatRelative } from "@/lib/format";
+import { useAsync } from "@/components/ui/use-async";
+import { EmptyState, ErrorState, Spinner } from "@/components/ui/states";
+
+const ROLE_HELP: Record<Role, string> = {
+  admin: "everything, including users and tokens",
+  operator: "approves calls, sets policy rules, registers global MCP servers",
+  developer: "own sessions, runs and MCP servers",
+  viewer: "reads runs, receipts and approvals",
+};
+
+/**
+ * Admin only: the people who use this runner and their API tokens. A token is shown once, when it is
+ * issued (the runner stores only its hash); revoking one refuses it at once.
+ */
+export function UsersAndTokens() {
+  const users = useAsync(listUsers, []);
+  const tokens = useAsync(listTokens, []);
+  const [name, setName] = useState("");
+  const [role, setRole] = useState<Role>("developer");
+  const [userError, setUserError] = useState<string | null>(null);
+  const [tokenFor, setTokenFor] = useState("");
+  const [tokenName, setTokenName] = useState("");
+  const [issued, setIssued] = useState<{ userName: string; token: string } | null>(null);
+  const [tokenError, setTokenError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [copied, setCopied] = useState(false);
+
+  const addUser = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setUserError(null);
+    try {
+      const user = await createUser(name.trim(), role);
+      setName("");
+      setTokenFor(user.id);
+      await users.reload();
+    } catch (caught) {
+      setUserError(errorMessage(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const issue = async (event: FormEvent) => {
+    event.preventDefault();
+    const user = users.data?.find((u) => u.id === tokenFor);
+    if (!user) return setTokenError("Choose whose token it is");
+    setBusy(true);
+    setTokenError(null);
+    setCopied(false);
+    try {
+      const { token } = await issueToken(user.id, tokenName.trim());
+      setIssued({ userName: user.name, token });
+      setTokenName("");
+      await tokens.reload();
+    } catch (caught) {
+      setTokenError(errorMessage(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const revoke = async (token: ApiTokenInfo) => {
+    if (!window.confirm(`Revoke ${token.userName}'s token${token.name ? ` "${token.name}"` : ""}? Anything signed in with it is refused from now on.`)) return;
+    try {
+      await revokeToken(token.id);
+    } catch (caught) {
+      window.alert(errorMessage(caught));
+    }
+    await tokens.reload();
+  };
+
+  return (
+    <section className="card" data-testid="users-and-tokens">
+      <div className="card-title">
+        <h2>Users and tokens</h2>
+        <span className="muted tiny">Each person signs in (and their agents and scripts call the API) with a token of their own.</span>
+      </div>
+      {users.error && !users.data ? (
+        <ErrorState message={users.error} onRetry={() => void users.reload()} />
+      ) : !users.data ? (
+        <Spinner label="Loading users…" />
+      ) : (
+        <table className="table compact" data-testid="users-table">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Role</th>
+              <th>Tokens</th>
+              <th>Added</th>
+            </tr>
+          </thead>
+          <tbody>
+            {users.data.map((user) => {
+              const active = tokens.data?.filter((t) => t.userId === user.id && !t.revokedAt).length;
+              return (
+                <tr key={user.id} data-testid="user-row" data-user={user.name}>
+                  <td>
+                    {user.name} <span className="muted mono tiny">{user.id}</span>
+                  </td>
+                  <td>
+                    <span className="badge muted" title={ROLE_HELP[user.role]}>
+                      {user.role}
+                    </span>
+                  </td>
+                  <td className="muted">{active === undefined ? "…" : `${active} active`}</td>
+                  <td className="muted">{formatRelative(user.createdAt)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+
+      <form className="create-session settings-form" onSubmit={(event) => void addUser(event)} data-testid="user-form">
+        <label className="field grow">
+          <span>New user&apos;s name</span>
+          <input value={name} onChange={(event) => setName(event.target.value)} required maxLength={100} placeholder="alice" data-testid="user-name" />
+        </label>
+        <label className="field">
+          <span>Role</span>
+          <select value={role} onChange={(event) => setRole(event.target.value as Role)} data-testid="user-role">
+            {ROLES.map((option) => (
+              <option key={option} value={option}>
+                {option}: {ROLE_HELP[option]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button className="btn" type="submit" disabled={busy || !name.trim()} data-testid="add-user">
+          Add user
+        </button>
+        {userError ? <ErrorState message={userError} /> : null}
+      </form>
+
+      <form className="create-session settings-form" onSubmit={(event) => void issue(event)} data-testid="token-form">
+        <label className="field">
+          <span>Token for</span>
+          <select value={tokenFor} onChange={(event) => setTokenFor(event.target.value)} data-testid="token-user">
+            <option value="">Choose a user…</option>
+            {users.data?.map((user) => (
+              <option key={user.id} value={user.id}>
+                {user.name} ({user.role})
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field grow">
+          <span>Label (where it is used)</span>
+          <input value={tokenName} onChange={(event) => setTokenName(event.target.value)} maxLength={100} placeholder="laptop, CI, agent…" data-testid="token-name" />
+        </label>
+        <button className="btn primary" type="submit" disabled={busy || !tokenFor} data-testid="issue-token">
+          Issue token
+        </button>
+        {tokenError ? <ErrorState message={tokenError} /> : null}
+      </form>
+
+      {issued ? (
+        <div className="issued-token" data-testid="issued-token">
+          <div>
+            <strong>{issued.userName}&apos;s new token.</strong> <span className="muted">Copy it now: it is not shown again (Berth keeps only its hash).</span>
+          </div>
+          <div className="share-box">
+            <input readOnly value={issued.token} data-testid="issued-token-value" onFocus={(event) => event.currentTarget.select()} />
+            <button
+              className="btn small"
+              onClick={() => {
+                void navigator.clipboard
+                  ?.writeText(issued.token)
+                  .then(() => setCopied(true))
+                  .catch(() => undefined);
+              }}
+            >
+              {copied ? "Copied" : "Copy"}
+            </button>
+            <button className="btn small ghost" onClick={() => setIssued(null)}>
+              Done
+            </button>
+          </div>
+        </div>
+      ) : null}
+
+      {tokens.error && !tokens.data ? (
+        <ErrorState message={tokens.error} onRetry={() => void tokens.reload()} />
+      ) : !tokens.data ? null : tokens.data.length === 0 ? (
+        <EmptyState title="No tokens yet" testId="tokens-empty">
+          Issue one per person and per machine above.
+        </EmptyState>
+      ) : (
+        <table className="table compact" data-testid="tokens-table">
+          <thead>
+            <tr>
+              <th>User</th>
+              <th>Label</th>
+              <th>Issued</th>
+              <th>Last used</th>
+              <th>Status</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {tokens.data.map((token) => (
+              <tr key={token.id} data-testid="token-row" data-user={token.userName} data-label={token.name}>
+                <td>{token.userName}</td>
+                <td>{token.name || <span className="muted">—</span>}</td>
+                <td className="muted">{formatRelative(token.createdAt)}</td>
+                <td className="muted">{token.lastUsedAt ? formatRelative(token.lastUsedAt) : "never"}</td>
+                <td>{token.revokedAt ? <span className="badge bad">revoked {formatRelative(token.revokedAt)}</span> : <span className="badge ok">active</span>}</td>
+                <td>
+                  {token.revokedAt ? null : (
+                    <button className="btn small ghost danger" onClick={() => void revoke(token)} data-testid="revoke-token">
+                      Revoke
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

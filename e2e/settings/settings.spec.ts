@@ -1,0 +1,91 @@
+import { expect, test } from "@playwright/test";
+import { api, screenshot, signInContext, signInWithUi, watchExternalRequests } from "../ide/support";
+
+test.afterEach(async ({ request }) => api.cleanup(request));
+
+test.use({ viewport: { width: 1440, height: 1000 } });
+
+test("operator: a policy rule's examples are checked when it is saved, the rule applies to calls, and it can be deleted", async ({ page, context, request }) => {
+  const requests = watchExternalRequests(page);
+  page.on("dialog", (dialog) => void dialog.accept());
+  await signInContext(context);
+  const prefix = `make deploy-${Date.now()}`;
+  await page.goto("/settings");
+  await page.getByTestId("nav-settings").waitFor();
+  await expect(page.getByTestId("nav-settings")).toHaveClass(/active/);
+
+  await page.getByTestId("rule-effect").selectOption("deny");
+  await page.getByTestId("rule-tool").fill("bash");
+  await page.getByTestId("rule-prefix").fill(prefix);
+  await page.getByTestId("rule-must-match").fill("make build");
+  await page.getByTestId("save-policy-rule").click();
+  // The runner names the example that does not fit; nothing is saved.
+  await expect(page.getByTestId("policy-rule-error")).toContainText('mustMatch example "make build" does not match');
+  await expect(page.getByTestId("policy-rule-row").filter({ hasText: prefix })).toHaveCount(0);
+
+  await page.getByTestId("rule-must-match").fill(`${prefix} --prod`);
+  await page.getByTestId("rule-must-not-match").fill(`${prefix}x`);
+  await page.getByTestId("save-policy-rule").click();
+  const row = page.getByTestId("policy-rule-row").filter({ hasText: prefix });
+  await expect(row).toContainText("deny");
+  await expect(row).toContainText(`${prefix} --prod`);
+  await expect(page.getByTestId("policy-rule-error")).toHaveCount(0);
+  await screenshot(page, "settings-policy-rule");
+
+  // Even at yolo autonomy the rule denies the command, inside a compound one too.
+  const { id: sessionId } = await api.createSession(request, { name: `policy-${Date.now()}`, autonomy: "yolo" });
+  const denied = await api.tool(request, sessionId, "bash", { action: "exec", command: `echo hi && ${prefix} --prod` });
+  expect(denied.body).toMatchObject({ ok: false, error: { code: "denied" } });
+
+  await row.getByTestId("delete-policy-rule").click();
+  await expect(row).toHaveCount(0);
+  const allowed = await api.tool(request, sessionId, "bash", { action: "exec", command: `echo ${prefix}` });
+  expect(allowed.body.ok).toBe(true);
+  requests.assertNone();
+});
+
+test("admin: add a user, issue a token shown once, the user signs in with it, revoking it refuses it", async ({ page, context, browser }) => {
+  const requests = watchExternalRequests(page);
+  page.on("dialog", (dialog) => void dialog.accept());
+  await signInContext(context);
+  const name = `alice-${Date.now()}`;
+  await page.goto("/settings");
+  await page.getByTestId("user-name").fill(name);
+  await page.getByTestId("user-role").selectOption("developer");
+  await page.getByTestId("add-user").click();
+  await expect(page.locator(`[data-testid="user-row"][data-user="${name}"]`)).toContainText("developer");
+
+  // The new user is preselected for a token.
+  await expect(page.getByTestId("token-user").locator("option:checked")).toHaveText(`${name} (developer)`);
+  await page.getByTestId("token-name").fill("laptop");
+  await page.getByTestId("issue-token").click();
+  const token = await page.getByTestId("issued-token-value").inputValue();
+  expect(token.length).toBeGreaterThanOrEqual(32);
+  const tokenRow = page.locator(`[data-testid="token-row"][data-user="${name}"]`);
+  await expect(tokenRow).toContainText("laptop");
+  await expect(tokenRow).toContainText("active");
+  await expect(tokenRow).toContainText("never");
+  await screenshot(page, "settings-token-issued");
+  // Shown once: a reload lists the token but never its value.
+  await page.reload();
+  await expect(tokenRow).toContainText("laptop");
+  expect(await page.content()).not.toContain(token);
+
+  // The user signs in with it in a browser of their own: a developer sees no users and tokens.
+  const theirs = await browser.newContext();
+  const theirPage = await theirs.newPage();
+  await signInWithUi(theirPage, token, "/settings");
+  await expect(theirPage.getByTestId("current-user")).toContainText(name);
+  await expect(theirPage.getByTestId("policy-rules")).toBeVisible();
+  await expect(theirPage.getByTestId("policy-rule-form")).toHaveCount(0);
+  await expect(theirPage.getByTestId("users-and-tokens")).toHaveCount(0);
+  await page.reload();
+  await expect(tokenRow).not.toContainText("never");
+
+  await tokenRow.getByTestId("revoke-token").click();
+  await expect(tokenRow).toContainText("revoked");
+  await theirPage.reload();
+  await expect(theirPage).toHaveURL(/\/login/);
+  await theirs.close();
+  requests.assertNone();
+});
