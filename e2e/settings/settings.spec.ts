@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { startHttpTestMcpServer } from "../../packages/mcp/src/testing/test-mcp-server";
 import { api, screenshot, signInContext, signInWithUi, watchExternalRequests } from "../ide/support";
 
 test.afterEach(async ({ request }) => api.cleanup(request));
@@ -88,4 +89,58 @@ test("admin: add a user, issue a token shown once, the user signs in with it, re
   await expect(theirPage).toHaveURL(/\/login/);
   await theirs.close();
   requests.assertNone();
+});
+
+test("operator: register an MCP server, see its tools pinned, accept a changed schema; a user's server on a private address is refused", async ({ page, context, request }) => {
+  const requests = watchExternalRequests(page);
+  page.on("dialog", (dialog) => void dialog.accept());
+  const upstream = await startHttpTestMcpServer({ label: "e2e" });
+  try {
+    await signInContext(context);
+    const name = `docs-${Date.now()}`;
+    await page.goto("/settings");
+
+    // A server of one's own on an internal address: the runner refuses it and says why.
+    await page.getByTestId("mcp-name").fill(name);
+    await page.getByTestId("mcp-url").fill(upstream.url);
+    await page.getByTestId("register-mcp-server").click();
+    await expect(page.getByTestId("mcp-server-error")).toContainText("127.0.0.1 is not a public address");
+
+    // For everyone, by an operator, it is allowed; the header's value never comes back.
+    await page.getByTestId("mcp-scope").selectOption("global");
+    await page.getByTestId("mcp-headers").fill("X-Api-Key: e2e-secret-value");
+    await page.getByTestId("register-mcp-server").click();
+    const row = page.locator(`[data-testid="mcp-server-row"][data-name="${name}"]`);
+    await expect(row).toContainText("everyone");
+    await expect(row).toContainText("headers: X-Api-Key");
+    expect(await page.content()).not.toContain("e2e-secret-value");
+
+    await row.getByTestId("mcp-server-tools").click();
+    await expect(page.getByTestId("mcp-pins-empty")).toBeVisible();
+
+    // A session looks for the tools (pinning them), then the upstream changes echo's schema.
+    const { id: sessionId } = await api.createSession(request, { name: `mcp-${Date.now()}`, autonomy: "trusted" });
+    const flipped = await api.tool(request, sessionId, "gateway", { op: "call", capability: "flip_schema", args: {} });
+    expect(flipped.body).toMatchObject({ ok: true, output: "variant 2" });
+    await expect
+      .poll(async () => {
+        // Hiding and showing the tools lists them again.
+        await row.getByTestId("mcp-server-tools").click();
+        await row.getByTestId("mcp-server-tools").click();
+        const badge = page.locator('[data-testid="mcp-pin-row"][data-tool="echo"] [data-value]');
+        return (await badge.count()) ? badge.getAttribute("data-value") : null;
+      })
+      .toBe("held");
+    await screenshot(page, "settings-mcp-held");
+    await page.locator('[data-testid="mcp-pin-row"][data-tool="echo"]').getByTestId("mcp-accept").click();
+    await expect(page.locator('[data-testid="mcp-pin-row"][data-tool="echo"] [data-value]')).toHaveAttribute("data-value", "accepted");
+    const after = await api.tool(request, sessionId, "echo", { text: "accepted", upper: true });
+    expect(after.body).toMatchObject({ ok: true, output: "ACCEPTED" });
+
+    await row.getByTestId("mcp-server-remove").click();
+    await expect(row).toHaveCount(0);
+    requests.assertNone();
+  } finally {
+    await upstream.stop();
+  }
 });

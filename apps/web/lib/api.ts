@@ -289,6 +289,29 @@ export const createPolicyRule = async (rule: { tool: string; commandPrefix?: str
   (await request<PolicyRule>("POST", "/api/policy-rules", rule)).data;
 export const deletePolicyRule = async (id: string) => void (await request<unknown>("DELETE", `/api/policy-rules/${enc(id)}`));
 
+// ---- MCP servers ----
+export type McpServer = {
+  id: string;
+  name: string;
+  transport: "http" | "stdio";
+  scope: "global" | "user";
+  url?: string;
+  command?: string;
+  args?: string[];
+  headerNames?: string[];
+  ownerUserId: string;
+  createdAt: string;
+};
+export type McpServerInput = { name: string; transport: "http" | "stdio"; scope: "global" | "user"; url?: string; headers?: Record<string, string>; command?: string; args?: string[] };
+export type McpToolPin = { serverId: string; toolName: string; schemaHash: string; acceptedHash: string; status: "accepted" | "held" };
+export const listMcpServers = async () => (await get<{ servers: McpServer[] }>("/api/mcp-servers")).servers;
+export const registerMcpServer = async (input: McpServerInput) => (await request<McpServer>("POST", "/api/mcp-servers", input)).data;
+export const removeMcpServer = async (id: string) => void (await request<unknown>("DELETE", `/api/mcp-servers/${enc(id)}`));
+export const listMcpToolPins = async (id: string) => (await get<{ pins: McpToolPin[] }>(`/api/mcp-servers/${enc(id)}/pins`)).pins;
+/** Accepts the schema the operator reviewed (by its hash): a newer change is refused, not accepted blind. */
+export const acceptMcpTool = async (id: string, toolName: string, schemaHash: string) =>
+  (await request<McpToolPin>("POST", `/api/mcp-servers/${enc(id)}/accept`, { toolName, schemaHash })).data;
+
 /** Built-in tool names (spec/tools.md) offered as a skill's allowed tools. */
 export const BUILTIN_TOOLS = ["read_file", "write_file", "edit", "apply_patch", "glob", "grep", "bash", "run_script", "gateway", "monitor", "dispatch", "update_agents_md"] as const;
 

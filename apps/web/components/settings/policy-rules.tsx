@@ -2,7 +2,7 @@
 import { useState, type FormEvent } from "react";
 import { BUILTIN_TOOLS, createPolicyRule, deletePolicyRule, errorMessage, listPolicyRules, type PolicyEffect, type PolicyRule } from "@/lib/api";
 import { useAsync } from "@/components/ui/use-async";
-import { EmptyState, ErrorState, Spinner } from "@/components/ui/states";
+import { EmptyState, ErrorState, Spinner, StatusBadge } from "@/components/ui/states";
 
 const EFFECTS: PolicyEffect[] = ["ask", "deny", "allow"];
 
@@ -90,7 +90,7 @@ export function PolicyRules({ canEdit }: { canEdit: boolean }) {
             {rules.data.map((rule) => (
               <tr key={rule.id} data-testid="policy-rule-row">
                 <td>
-                  <span className={`badge ${rule.effect === "deny" ? "bad" : rule.effect === "allow" ? "ok" : "warn"}`}>{rule.effect}</span>
+                  <StatusBadge value={rule.effect} />
                 </td>
                 <td className="mono">{rule.tool}</td>
                 <td className="mono">{rule.commandPrefix ?? <span className="muted">any</span>}</td>

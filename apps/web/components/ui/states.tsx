@@ -32,7 +32,7 @@ export function EmptyState({ title, children, testId }: { title: string; childre
 }
 
 const TONE: Record<string, string> = {
-  allow: "ok", ask: "warn", deny: "bad",
+  allow: "ok", ask: "warn", deny: "bad", accepted: "ok", held: "warn",
   ready: "ok", running: "info", succeeded: "ok", approved: "ok", finished: "ok", starting: "info", pending: "warn",
   failed: "bad", denied: "bad", "timed-out": "bad", "oom-killed": "bad", "spawn-failed": "bad", aborted: "bad", interrupted: "warn",
   "cleanup-incomplete": "warn", expired: "muted", consumed: "ok", stopped: "muted", deleted: "muted", exited: "muted", EXITED: "muted", RUNNING: "info", STOPPED: "muted",

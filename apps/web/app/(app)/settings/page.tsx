@@ -1,20 +1,23 @@
 import type { Metadata } from "next";
 import { requireUser } from "@/lib/auth";
+import { McpServers } from "@/components/settings/mcp-servers";
 import { PolicyRules } from "@/components/settings/policy-rules";
 import { UsersAndTokens } from "@/components/settings/users-and-tokens";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Settings" };
 
-/** Who may do what: policy rules (everyone reads them, operators change them) and, for admins, users and tokens. */
+/** Who may do what: policy rules (everyone reads them, operators change them), MCP servers, and, for admins, users and tokens. */
 export default async function SettingsPage() {
   const me = await requireUser("/settings");
+  const operator = me.role === "admin" || me.role === "operator";
   return (
     <main className="page">
       <div className="page-head">
         <h1>Settings</h1>
       </div>
-      <PolicyRules canEdit={me.role === "admin" || me.role === "operator"} />
+      <PolicyRules canEdit={operator} />
+      <McpServers canManageGlobal={operator} userId={me.userId} />
       {me.role === "admin" ? <UsersAndTokens /> : null}
     </main>
   );
