@@ -1,7 +1,8 @@
 "use client";
 import { Fragment, useState, type FormEvent } from "react";
-import { acceptMcpTool, errorMessage, listMcpServers, listMcpToolPins, registerMcpServer, removeMcpServer, type McpServer, type McpServerInput, type McpToolPin } from "@/lib/api";
+import { acceptMcpTool, listMcpServers, listMcpToolPins, registerMcpServer, removeMcpServer, type McpServer, type McpServerInput, type McpToolPin } from "@/lib/api";
 import { formatRelative } from "@/lib/format";
+import { confirmThen, useAction } from "@/components/ui/use-action";
 import { useAsync } from "@/components/ui/use-async";
 import { EmptyState, ErrorState, Spinner, StatusBadge } from "@/components/ui/states";
 
@@ -34,25 +35,22 @@ export function McpServers({ canManageGlobal, userId }: { canManageGlobal: boole
   const [headers, setHeaders] = useState("");
   const [command, setCommand] = useState("");
   const [args, setArgs] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const registering = useAction();
 
-  const register = async (event: FormEvent) => {
+  const register = (event: FormEvent) => {
     event.preventDefault();
-    setError(null);
     const input: McpServerInput = { name: name.trim(), transport, scope };
     if (transport === "http") {
       input.url = url.trim();
       const parsed = parseHeaders(headers);
-      if (typeof parsed === "string") return setError(parsed);
+      if (typeof parsed === "string") return registering.setError(parsed);
       if (Object.keys(parsed).length) input.headers = parsed;
     } else {
       input.command = command.trim();
       const list = args.split("\n").map((line) => line.trim()).filter(Boolean);
       if (list.length) input.args = list;
     }
-    setBusy(true);
-    try {
+    void registering.run(async () => {
       await registerMcpServer(input);
       setName("");
       setUrl("");
@@ -60,22 +58,11 @@ export function McpServers({ canManageGlobal, userId }: { canManageGlobal: boole
       setCommand("");
       setArgs("");
       await servers.reload();
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
-  const remove = async (server: McpServer) => {
-    if (!window.confirm(`Remove the MCP server "${server.name}"? Its tools disappear from every session that could see them.`)) return;
-    try {
-      await removeMcpServer(server.id);
-    } catch (caught) {
-      window.alert(errorMessage(caught));
-    }
-    await servers.reload();
-  };
+  const remove = (server: McpServer) =>
+    confirmThen(`Remove the MCP server "${server.name}"? Its tools disappear from every session that could see them.`, () => removeMcpServer(server.id), servers.reload);
 
   return (
     <section className="card" data-testid="mcp-servers">
@@ -139,7 +126,7 @@ export function McpServers({ canManageGlobal, userId }: { canManageGlobal: boole
         </table>
       )}
 
-      <form className="form settings-form" onSubmit={(event) => void register(event)} data-testid="mcp-server-form">
+      <form className="form settings-form" onSubmit={register} data-testid="mcp-server-form">
         <div className="row wrap">
           <label className="field">
             <span>Name</span>
@@ -185,12 +172,12 @@ export function McpServers({ canManageGlobal, userId }: { canManageGlobal: boole
           )}
         </label>
         <div className="row">
-          <button className="btn primary" type="submit" disabled={busy || !name.trim()} data-testid="register-mcp-server">
-            {busy ? "Registering…" : "Register server"}
+          <button className="btn primary" type="submit" disabled={registering.busy || !name.trim()} data-testid="register-mcp-server">
+            {registering.busy ? "Registering…" : "Register server"}
           </button>
-          {error ? (
+          {registering.error ? (
             <span className="notice bad" data-testid="mcp-server-error">
-              {error}
+              {registering.error}
             </span>
           ) : null}
         </div>
@@ -202,16 +189,15 @@ export function McpServers({ canManageGlobal, userId }: { canManageGlobal: boole
 /** A server's tools as last listed, with the schema each is pinned to; a held one can be accepted by an operator. */
 function ToolPins({ server, canAccept }: { server: McpServer; canAccept: boolean }) {
   const pins = useAsync(() => listMcpToolPins(server.id), [server.id]);
-  const [error, setError] = useState<string | null>(null);
-  const accept = async (pin: McpToolPin) => {
-    setError(null);
-    try {
-      await acceptMcpTool(server.id, pin.toolName, pin.schemaHash);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    }
-    await pins.reload();
-  };
+  const accepting = useAction();
+  const accept = (pin: McpToolPin) =>
+    accepting.run(async () => {
+      try {
+        await acceptMcpTool(server.id, pin.toolName, pin.schemaHash);
+      } finally {
+        await pins.reload();
+      }
+    });
   if (pins.error && !pins.data) return <ErrorState message={pins.error} onRetry={() => void pins.reload()} />;
   if (!pins.data) return <Spinner label="Loading tools…" />;
   if (pins.data.length === 0)
@@ -253,7 +239,7 @@ function ToolPins({ server, canAccept }: { server: McpServer; canAccept: boolean
           ))}
         </tbody>
       </table>
-      {error ? <ErrorState message={error} /> : null}
+      {accepting.error ? <ErrorState message={accepting.error} /> : null}
     </div>
   );
 }

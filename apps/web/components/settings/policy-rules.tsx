@@ -1,6 +1,7 @@
 "use client";
 import { useState, type FormEvent } from "react";
-import { BUILTIN_TOOLS, createPolicyRule, deletePolicyRule, errorMessage, listPolicyRules, type PolicyEffect, type PolicyRule } from "@/lib/api";
+import { BUILTIN_TOOLS, createPolicyRule, deletePolicyRule, listPolicyRules, type PolicyEffect, type PolicyRule } from "@/lib/api";
+import { confirmThen, useAction } from "@/components/ui/use-action";
 import { useAsync } from "@/components/ui/use-async";
 import { EmptyState, ErrorState, Spinner, StatusBadge } from "@/components/ui/states";
 
@@ -24,14 +25,11 @@ export function PolicyRules({ canEdit }: { canEdit: boolean }) {
   const [effect, setEffect] = useState<PolicyEffect>("ask");
   const [mustMatch, setMustMatch] = useState("");
   const [mustNotMatch, setMustNotMatch] = useState("");
-  const [saving, setSaving] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const saving = useAction();
 
-  const save = async (event: FormEvent) => {
+  const save = (event: FormEvent) => {
     event.preventDefault();
-    setSaving(true);
-    setError(null);
-    try {
+    void saving.run(async () => {
       await createPolicyRule({
         tool: tool.trim(),
         ...(commandPrefix.trim() ? { commandPrefix: commandPrefix.trim() } : {}),
@@ -43,22 +41,11 @@ export function PolicyRules({ canEdit }: { canEdit: boolean }) {
       setMustMatch("");
       setMustNotMatch("");
       await rules.reload();
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setSaving(false);
-    }
+    });
   };
 
-  const remove = async (rule: PolicyRule) => {
-    if (!window.confirm(`Delete the rule "${describe(rule)}"? Calls it matched fall back to the session's autonomy.`)) return;
-    try {
-      await deletePolicyRule(rule.id);
-    } catch (caught) {
-      window.alert(errorMessage(caught));
-    }
-    await rules.reload();
-  };
+  const remove = (rule: PolicyRule) =>
+    confirmThen(`Delete the rule "${describe(rule)}"? Calls it matched fall back to the session's autonomy.`, () => deletePolicyRule(rule.id), rules.reload);
 
   return (
     <section className="card" data-testid="policy-rules">
@@ -120,7 +107,7 @@ export function PolicyRules({ canEdit }: { canEdit: boolean }) {
         </table>
       )}
       {canEdit ? (
-        <form className="form settings-form" onSubmit={(event) => void save(event)} data-testid="policy-rule-form">
+        <form className="form settings-form" onSubmit={save} data-testid="policy-rule-form">
           <div className="row wrap">
             <label className="field">
               <span>Effect</span>
@@ -155,12 +142,12 @@ export function PolicyRules({ canEdit }: { canEdit: boolean }) {
             </label>
           </div>
           <div className="row">
-            <button className="btn primary" type="submit" disabled={saving} data-testid="save-policy-rule">
-              {saving ? "Checking…" : "Add rule"}
+            <button className="btn primary" type="submit" disabled={saving.busy} data-testid="save-policy-rule">
+              {saving.busy ? "Checking…" : "Add rule"}
             </button>
-            {error ? (
+            {saving.error ? (
               <span className="notice bad" data-testid="policy-rule-error">
-                {error}
+                {saving.error}
               </span>
             ) : null}
           </div>

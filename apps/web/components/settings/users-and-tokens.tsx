@@ -1,6 +1,7 @@
 "use client";
 import { useState, type FormEvent } from "react";
-import { ROLES, createUser, errorMessage, issueToken, listTokens, listUsers, revokeToken, type ApiTokenInfo, type Role } from "@/lib/api";
+import { ROLES, createUser, issueToken, listTokens, listUsers, revokeToken, type ApiTokenInfo, type Role } from "@/lib/api";
+import { confirmThen, useAction } from "@/components/ui/use-action";
 import { formatRelative } from "@/lib/format";
 import { useAsync } from "@/components/ui/use-async";
 import { EmptyState, ErrorState, Spinner } from "@/components/ui/states";
@@ -21,58 +22,42 @@ export function UsersAndTokens() {
   const tokens = useAsync(listTokens, []);
   const [name, setName] = useState("");
   const [role, setRole] = useState<Role>("developer");
-  const [userError, setUserError] = useState<string | null>(null);
   const [tokenFor, setTokenFor] = useState("");
   const [tokenName, setTokenName] = useState("");
   const [issued, setIssued] = useState<{ userName: string; token: string } | null>(null);
-  const [tokenError, setTokenError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [copied, setCopied] = useState(false);
+  const adding = useAction();
+  const issuing = useAction();
 
-  const addUser = async (event: FormEvent) => {
+  const addUser = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setUserError(null);
-    try {
+    void adding.run(async () => {
       const user = await createUser(name.trim(), role);
       setName("");
       setTokenFor(user.id);
       await users.reload();
-    } catch (caught) {
-      setUserError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
-  const issue = async (event: FormEvent) => {
+  const issue = (event: FormEvent) => {
     event.preventDefault();
     const user = users.data?.find((u) => u.id === tokenFor);
-    if (!user) return setTokenError("Choose whose token it is");
-    setBusy(true);
-    setTokenError(null);
+    if (!user) return issuing.setError("Choose whose token it is");
     setCopied(false);
-    try {
+    void issuing.run(async () => {
       const { token } = await issueToken(user.id, tokenName.trim());
       setIssued({ userName: user.name, token });
       setTokenName("");
       await tokens.reload();
-    } catch (caught) {
-      setTokenError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
-  const revoke = async (token: ApiTokenInfo) => {
-    if (!window.confirm(`Revoke ${token.userName}'s token${token.name ? ` "${token.name}"` : ""}? Anything signed in with it is refused from now on.`)) return;
-    try {
-      await revokeToken(token.id);
-    } catch (caught) {
-      window.alert(errorMessage(caught));
-    }
-    await tokens.reload();
-  };
+  const revoke = (token: ApiTokenInfo) =>
+    confirmThen(
+      `Revoke ${token.userName}'s token${token.name ? ` "${token.name}"` : ""}? Anything signed in with it is refused from now on.`,
+      () => revokeToken(token.id),
+      tokens.reload,
+    );
 
   return (
     <section className="card" data-testid="users-and-tokens">
@@ -116,7 +101,7 @@ export function UsersAndTokens() {
         </table>
       )}
 
-      <form className="create-session settings-form" onSubmit={(event) => void addUser(event)} data-testid="user-form">
+      <form className="create-session settings-form" onSubmit={addUser} data-testid="user-form">
         <label className="field grow">
           <span>New user&apos;s name</span>
           <input value={name} onChange={(event) => setName(event.target.value)} required maxLength={100} placeholder="alice" data-testid="user-name" />
@@ -131,13 +116,13 @@ export function UsersAndTokens() {
             ))}
           </select>
         </label>
-        <button className="btn" type="submit" disabled={busy || !name.trim()} data-testid="add-user">
+        <button className="btn" type="submit" disabled={adding.busy || !name.trim()} data-testid="add-user">
           Add user
         </button>
-        {userError ? <ErrorState message={userError} /> : null}
+        {adding.error ? <ErrorState message={adding.error} /> : null}
       </form>
 
-      <form className="create-session settings-form" onSubmit={(event) => void issue(event)} data-testid="token-form">
+      <form className="create-session settings-form" onSubmit={issue} data-testid="token-form">
         <label className="field">
           <span>Token for</span>
           <select value={tokenFor} onChange={(event) => setTokenFor(event.target.value)} data-testid="token-user">
@@ -153,10 +138,10 @@ export function UsersAndTokens() {
           <span>Label (where it is used)</span>
           <input value={tokenName} onChange={(event) => setTokenName(event.target.value)} maxLength={100} placeholder="laptop, CI, agent…" data-testid="token-name" />
         </label>
-        <button className="btn primary" type="submit" disabled={busy || !tokenFor} data-testid="issue-token">
+        <button className="btn primary" type="submit" disabled={issuing.busy || !tokenFor} data-testid="issue-token">
           Issue token
         </button>
-        {tokenError ? <ErrorState message={tokenError} /> : null}
+        {issuing.error ? <ErrorState message={issuing.error} /> : null}
       </form>
 
       {issued ? (
