@@ -5,6 +5,8 @@ import { errorMessage, getRun, getRunLogs, runLogDownloadUrl, shareReceipt, unsh
 import { formatDuration, formatTime, shortId } from "@/lib/format";
 import { getSocket, onEveryConnect } from "@/lib/socket";
 import { useAsync } from "@/components/ui/use-async";
+import { useAction } from "@/components/ui/use-action";
+import { CopyField } from "@/components/ui/copy-field";
 import { EmptyState, ErrorState, Spinner, StatusBadge } from "@/components/ui/states";
 import { ReceiptView } from "@/components/receipts/receipt-view";
 
@@ -79,63 +81,36 @@ function LogViewer({ runId, stream, live }: { runId: string; stream: LogStream; 
 
 function ShareBox({ receiptId }: { receiptId: string }) {
   const [url, setUrl] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [copied, setCopied] = useState(false);
+  const action = useAction();
 
-  const share = async () => {
-    setBusy(true);
-    setError(null);
-    try {
+  const share = () =>
+    action.run(async () => {
       const link = await shareReceipt(receiptId);
       // The runner may answer with its own origin or a path: the page lives on this origin.
       setUrl(`${window.location.origin}/share/${encodeURIComponent(link.token)}`);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
-  const revoke = async () => {
-    setBusy(true);
-    try {
+    });
+  const revoke = () =>
+    action.run(async () => {
       await unshareReceipt(receiptId);
       setUrl(null);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <div className="stack">
       {url ? (
-        <div className="share-box">
-          <input readOnly value={url} data-testid="share-url" onFocus={(event) => event.currentTarget.select()} />
-          <button
-            className="btn small"
-            onClick={() => {
-              void navigator.clipboard
-                ?.writeText(url)
-                .then(() => setCopied(true))
-                .catch(() => undefined);
-            }}
-          >
-            {copied ? "Copied" : "Copy"}
-          </button>
-          <button className="btn small ghost danger" onClick={() => void revoke()} disabled={busy} data-testid="unshare">
+        <CopyField value={url} testId="share-url">
+          <button className="btn small ghost danger" onClick={() => void revoke()} disabled={action.busy} data-testid="unshare">
             Revoke
           </button>
-        </div>
+        </CopyField>
       ) : (
         <div className="row">
-          <button className="btn primary small" onClick={() => void share()} disabled={busy} data-testid="share-receipt">
-            {busy ? "Creating link…" : "Share receipt"}
+          <button className="btn primary small" onClick={() => void share()} disabled={action.busy} data-testid="share-receipt">
+            {action.busy ? "Creating link…" : "Share receipt"}
           </button>
           <span className="muted tiny">Anyone with the link sees this receipt, its verification and the logs — nothing else of the session.</span>
         </div>
       )}
-      {error ? <ErrorState message={error} /> : null}
+      {action.error ? <ErrorState message={action.error} /> : null}
     </div>
   );
 }

@@ -4,7 +4,8 @@ import { acceptMcpTool, listMcpServers, listMcpToolPins, registerMcpServer, remo
 import { formatRelative } from "@/lib/format";
 import { confirmThen, useAction } from "@/components/ui/use-action";
 import { useAsync } from "@/components/ui/use-async";
-import { EmptyState, ErrorState, Spinner, StatusBadge } from "@/components/ui/states";
+import { EmptyState, ErrorState, StatusBadge } from "@/components/ui/states";
+import { Loaded } from "@/components/ui/loaded";
 
 /** `Name: value` per line → headers; the first line that is not one is named in the error. */
 function parseHeaders(text: string): Record<string, string> | string {
@@ -70,61 +71,63 @@ export function McpServers({ canManageGlobal, userId }: { canManageGlobal: boole
         <h2>MCP servers</h2>
         <span className="muted tiny">Their tools reach agents through the gateway, under the same policy and approvals as Berth&apos;s own.</span>
       </div>
-      {servers.error && !servers.data ? (
-        <ErrorState message={servers.error} onRetry={() => void servers.reload()} />
-      ) : !servers.data ? (
-        <Spinner label="Loading MCP servers…" />
-      ) : servers.data.length === 0 ? (
-        <EmptyState title="No MCP servers" testId="mcp-servers-empty">
-          Register one below: an http server the runner calls, or a stdio one started inside each session&apos;s container.
-        </EmptyState>
-      ) : (
-        <table className="table compact" data-testid="mcp-servers-table">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Scope</th>
-              <th>Reached at</th>
-              <th>Added</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {servers.data.map((server) => (
-              <Fragment key={server.id}>
-                <tr data-testid="mcp-server-row" data-name={server.name}>
-                  <td className="mono">{server.name}</td>
-                  <td>
-                    <span className="badge muted">{server.scope === "global" ? "everyone" : server.ownerUserId === userId ? "mine" : `user ${server.ownerUserId}`}</span>
-                  </td>
-                  <td className="mono tiny">
-                    {server.transport === "http" ? server.url : `${server.command} ${(server.args ?? []).join(" ")} (in the session's container)`}
-                    {server.headerNames?.length ? <div className="muted">headers: {server.headerNames.join(", ")}</div> : null}
-                  </td>
-                  <td className="muted">{formatRelative(server.createdAt)}</td>
-                  <td>
-                    <div className="row">
-                      <button className="btn small" onClick={() => setOpen(open === server.id ? null : server.id)} data-testid="mcp-server-tools">
-                        {open === server.id ? "Hide tools" : "Tools"}
-                      </button>
-                      <button className="btn small ghost danger" onClick={() => void remove(server)} data-testid="mcp-server-remove">
-                        Remove
-                      </button>
-                    </div>
-                  </td>
-                </tr>
-                {open === server.id ? (
-                  <tr>
-                    <td colSpan={5}>
-                      <ToolPins server={server} canAccept={canManageGlobal} />
+      <Loaded
+        state={servers}
+        loading="Loading MCP servers…"
+        empty={
+          <EmptyState title="No MCP servers" testId="mcp-servers-empty">
+            Register one below: an http server the runner calls, or a stdio one started inside each session&apos;s container.
+          </EmptyState>
+        }
+      >
+        {(list) => (
+          <table className="table compact" data-testid="mcp-servers-table">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Scope</th>
+                <th>Reached at</th>
+                <th>Added</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((server) => (
+                <Fragment key={server.id}>
+                  <tr data-testid="mcp-server-row" data-name={server.name}>
+                    <td className="mono">{server.name}</td>
+                    <td>
+                      <span className="badge muted">{server.scope === "global" ? "everyone" : server.ownerUserId === userId ? "mine" : `user ${server.ownerUserId}`}</span>
+                    </td>
+                    <td className="mono tiny">
+                      {server.transport === "http" ? server.url : `${server.command} ${(server.args ?? []).join(" ")} (in the session's container)`}
+                      {server.headerNames?.length ? <div className="muted">headers: {server.headerNames.join(", ")}</div> : null}
+                    </td>
+                    <td className="muted">{formatRelative(server.createdAt)}</td>
+                    <td>
+                      <div className="row">
+                        <button className="btn small" onClick={() => setOpen(open === server.id ? null : server.id)} data-testid="mcp-server-tools">
+                          {open === server.id ? "Hide tools" : "Tools"}
+                        </button>
+                        <button className="btn small ghost danger" onClick={() => void remove(server)} data-testid="mcp-server-remove">
+                          Remove
+                        </button>
+                      </div>
                     </td>
                   </tr>
-                ) : null}
-              </Fragment>
-            ))}
-          </tbody>
-        </table>
-      )}
+                  {open === server.id ? (
+                    <tr>
+                      <td colSpan={5}>
+                        <ToolPins server={server} canAccept={canManageGlobal} />
+                      </td>
+                    </tr>
+                  ) : null}
+                </Fragment>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Loaded>
 
       <form className="form settings-form" onSubmit={register} data-testid="mcp-server-form">
         <div className="row wrap">
@@ -198,48 +201,49 @@ function ToolPins({ server, canAccept }: { server: McpServer; canAccept: boolean
         await pins.reload();
       }
     });
-  if (pins.error && !pins.data) return <ErrorState message={pins.error} onRetry={() => void pins.reload()} />;
-  if (!pins.data) return <Spinner label="Loading tools…" />;
-  if (pins.data.length === 0)
-    return (
-      <p className="muted tiny" data-testid="mcp-pins-empty">
-        No tools listed yet: they are listed, and their schemas pinned, the first time a session looks for them.
-      </p>
-    );
+  const empty = (
+    <p className="muted tiny" data-testid="mcp-pins-empty">
+      No tools listed yet: they are listed, and their schemas pinned, the first time a session looks for them.
+    </p>
+  );
   return (
-    <div data-testid="mcp-pins">
-      <table className="table compact">
-        <thead>
-          <tr>
-            <th>Tool</th>
-            <th>Schema</th>
-            <th>Status</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {pins.data.map((pin) => (
-            <tr key={pin.toolName} data-testid="mcp-pin-row" data-tool={pin.toolName}>
-              <td className="mono">{pin.toolName}</td>
-              <td className="mono tiny" title={`now ${pin.schemaHash}, accepted ${pin.acceptedHash}`}>
-                {pin.status === "held" ? `${pin.acceptedHash.slice(0, 12)}… → ${pin.schemaHash.slice(0, 12)}…` : `${pin.schemaHash.slice(0, 12)}…`}
-              </td>
-              <td>
-                <StatusBadge value={pin.status} />
-                {pin.status === "held" ? <span className="muted tiny"> its schema changed: every call asks an operator</span> : null}
-              </td>
-              <td>
-                {pin.status === "held" && canAccept ? (
-                  <button className="btn small" onClick={() => void accept(pin)} data-testid="mcp-accept">
-                    Accept new schema
-                  </button>
-                ) : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {accepting.error ? <ErrorState message={accepting.error} /> : null}
-    </div>
+    <Loaded state={pins} loading="Loading tools…" empty={empty}>
+      {(list) => (
+        <div data-testid="mcp-pins">
+          <table className="table compact">
+            <thead>
+              <tr>
+                <th>Tool</th>
+                <th>Schema</th>
+                <th>Status</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((pin) => (
+                <tr key={pin.toolName} data-testid="mcp-pin-row" data-tool={pin.toolName}>
+                  <td className="mono">{pin.toolName}</td>
+                  <td className="mono tiny" title={`now ${pin.schemaHash}, accepted ${pin.acceptedHash}`}>
+                    {pin.status === "held" ? `${pin.acceptedHash.slice(0, 12)}… → ${pin.schemaHash.slice(0, 12)}…` : `${pin.schemaHash.slice(0, 12)}…`}
+                  </td>
+                  <td>
+                    <StatusBadge value={pin.status} />
+                    {pin.status === "held" ? <span className="muted tiny"> its schema changed: every call asks an operator</span> : null}
+                  </td>
+                  <td>
+                    {pin.status === "held" && canAccept ? (
+                      <button className="btn small" onClick={() => void accept(pin)} data-testid="mcp-accept">
+                        Accept new schema
+                      </button>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {accepting.error ? <ErrorState message={accepting.error} /> : null}
+        </div>
+      )}
+    </Loaded>
   );
 }

@@ -3,7 +3,8 @@ import { useState, type FormEvent } from "react";
 import { BUILTIN_TOOLS, createPolicyRule, deletePolicyRule, listPolicyRules, type PolicyEffect, type PolicyRule } from "@/lib/api";
 import { confirmThen, useAction } from "@/components/ui/use-action";
 import { useAsync } from "@/components/ui/use-async";
-import { EmptyState, ErrorState, Spinner, StatusBadge } from "@/components/ui/states";
+import { EmptyState, StatusBadge } from "@/components/ui/states";
+import { Loaded } from "@/components/ui/loaded";
 
 const EFFECTS: PolicyEffect[] = ["ask", "deny", "allow"];
 
@@ -53,59 +54,61 @@ export function PolicyRules({ canEdit }: { canEdit: boolean }) {
         <h2>Policy rules</h2>
         <span className="muted tiny">Checked on every call before the session&apos;s autonomy: deny wins, then ask, then allow.</span>
       </div>
-      {rules.error && !rules.data ? (
-        <ErrorState message={rules.error} onRetry={() => void rules.reload()} />
-      ) : !rules.data ? (
-        <Spinner label="Loading rules…" />
-      ) : rules.data.length === 0 ? (
-        <EmptyState title="No policy rules" testId="policy-rules-empty">
-          Every call is judged by its session&apos;s autonomy alone.{canEdit ? " Add a rule below to always ask, deny or allow a tool or a command." : ""}
-        </EmptyState>
-      ) : (
-        <table className="table compact" data-testid="policy-rules-table">
-          <thead>
-            <tr>
-              <th>Effect</th>
-              <th>Tool</th>
-              <th>Command prefix</th>
-              <th>Examples</th>
-              <th>By</th>
-              {canEdit ? <th /> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {rules.data.map((rule) => (
-              <tr key={rule.id} data-testid="policy-rule-row">
-                <td>
-                  <StatusBadge value={rule.effect} />
-                </td>
-                <td className="mono">{rule.tool}</td>
-                <td className="mono">{rule.commandPrefix ?? <span className="muted">any</span>}</td>
-                <td className="tiny">
-                  {rule.mustMatch.map((example) => (
-                    <div key={`m${example}`}>
-                      <span className="muted">matches</span> <code>{example}</code>
-                    </div>
-                  ))}
-                  {rule.mustNotMatch.map((example) => (
-                    <div key={`n${example}`}>
-                      <span className="muted">not</span> <code>{example}</code>
-                    </div>
-                  ))}
-                </td>
-                <td className="muted">{rule.createdBy}</td>
-                {canEdit ? (
-                  <td>
-                    <button className="btn small ghost danger" onClick={() => void remove(rule)} data-testid="delete-policy-rule">
-                      Delete
-                    </button>
-                  </td>
-                ) : null}
+      <Loaded
+        state={rules}
+        loading="Loading rules…"
+        empty={
+          <EmptyState title="No policy rules" testId="policy-rules-empty">
+            Every call is judged by its session&apos;s autonomy alone.{canEdit ? " Add a rule below to always ask, deny or allow a tool or a command." : ""}
+          </EmptyState>
+        }
+      >
+        {(list) => (
+          <table className="table compact" data-testid="policy-rules-table">
+            <thead>
+              <tr>
+                <th>Effect</th>
+                <th>Tool</th>
+                <th>Command prefix</th>
+                <th>Examples</th>
+                <th>By</th>
+                {canEdit ? <th /> : null}
               </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+            </thead>
+            <tbody>
+              {list.map((rule) => (
+                <tr key={rule.id} data-testid="policy-rule-row">
+                  <td>
+                    <StatusBadge value={rule.effect} />
+                  </td>
+                  <td className="mono">{rule.tool}</td>
+                  <td className="mono">{rule.commandPrefix ?? <span className="muted">any</span>}</td>
+                  <td className="tiny">
+                    {rule.mustMatch.map((example) => (
+                      <div key={`m${example}`}>
+                        <span className="muted">matches</span> <code>{example}</code>
+                      </div>
+                    ))}
+                    {rule.mustNotMatch.map((example) => (
+                      <div key={`n${example}`}>
+                        <span className="muted">not</span> <code>{example}</code>
+                      </div>
+                    ))}
+                  </td>
+                  <td className="muted">{rule.createdBy}</td>
+                  {canEdit ? (
+                    <td>
+                      <button className="btn small ghost danger" onClick={() => void remove(rule)} data-testid="delete-policy-rule">
+                        Delete
+                      </button>
+                    </td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Loaded>
       {canEdit ? (
         <form className="form settings-form" onSubmit={save} data-testid="policy-rule-form">
           <div className="row wrap">

@@ -4,7 +4,9 @@ import { ROLES, createUser, issueToken, listTokens, listUsers, revokeToken, type
 import { confirmThen, useAction } from "@/components/ui/use-action";
 import { formatRelative } from "@/lib/format";
 import { useAsync } from "@/components/ui/use-async";
-import { EmptyState, ErrorState, Spinner } from "@/components/ui/states";
+import { EmptyState, ErrorState } from "@/components/ui/states";
+import { Loaded } from "@/components/ui/loaded";
+import { CopyField } from "@/components/ui/copy-field";
 
 const ROLE_HELP: Record<Role, string> = {
   admin: "everything, including users and tokens",
@@ -25,7 +27,6 @@ export function UsersAndTokens() {
   const [tokenFor, setTokenFor] = useState("");
   const [tokenName, setTokenName] = useState("");
   const [issued, setIssued] = useState<{ userName: string; token: string } | null>(null);
-  const [copied, setCopied] = useState(false);
   const adding = useAction();
   const issuing = useAction();
 
@@ -43,7 +44,6 @@ export function UsersAndTokens() {
     event.preventDefault();
     const user = users.data?.find((u) => u.id === tokenFor);
     if (!user) return issuing.setError("Choose whose token it is");
-    setCopied(false);
     void issuing.run(async () => {
       const { token } = await issueToken(user.id, tokenName.trim());
       setIssued({ userName: user.name, token });
@@ -65,41 +65,39 @@ export function UsersAndTokens() {
         <h2>Users and tokens</h2>
         <span className="muted tiny">Each person signs in (and their agents and scripts call the API) with a token of their own.</span>
       </div>
-      {users.error && !users.data ? (
-        <ErrorState message={users.error} onRetry={() => void users.reload()} />
-      ) : !users.data ? (
-        <Spinner label="Loading users…" />
-      ) : (
-        <table className="table compact" data-testid="users-table">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Role</th>
-              <th>Tokens</th>
-              <th>Added</th>
-            </tr>
-          </thead>
-          <tbody>
-            {users.data.map((user) => {
-              const active = tokens.data?.filter((t) => t.userId === user.id && !t.revokedAt).length;
-              return (
-                <tr key={user.id} data-testid="user-row" data-user={user.name}>
-                  <td>
-                    {user.name} <span className="muted mono tiny">{user.id}</span>
-                  </td>
-                  <td>
-                    <span className="badge muted" title={ROLE_HELP[user.role]}>
-                      {user.role}
-                    </span>
-                  </td>
-                  <td className="muted">{active === undefined ? "…" : `${active} active`}</td>
-                  <td className="muted">{formatRelative(user.createdAt)}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      )}
+      <Loaded state={users} loading="Loading users…" empty={null}>
+        {(list) => (
+          <table className="table compact" data-testid="users-table">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Role</th>
+                <th>Tokens</th>
+                <th>Added</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((user) => {
+                const active = tokens.data?.filter((t) => t.userId === user.id && !t.revokedAt).length;
+                return (
+                  <tr key={user.id} data-testid="user-row" data-user={user.name}>
+                    <td>
+                      {user.name} <span className="muted mono tiny">{user.id}</span>
+                    </td>
+                    <td>
+                      <span className="badge muted" title={ROLE_HELP[user.role]}>
+                        {user.role}
+                      </span>
+                    </td>
+                    <td className="muted">{active === undefined ? "…" : `${active} active`}</td>
+                    <td className="muted">{formatRelative(user.createdAt)}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )}
+      </Loaded>
 
       <form className="create-session settings-form" onSubmit={addUser} data-testid="user-form">
         <label className="field grow">
@@ -149,64 +147,56 @@ export function UsersAndTokens() {
           <div>
             <strong>{issued.userName}&apos;s new token.</strong> <span className="muted">Copy it now: it is not shown again (Berth keeps only its hash).</span>
           </div>
-          <div className="share-box">
-            <input readOnly value={issued.token} data-testid="issued-token-value" onFocus={(event) => event.currentTarget.select()} />
-            <button
-              className="btn small"
-              onClick={() => {
-                void navigator.clipboard
-                  ?.writeText(issued.token)
-                  .then(() => setCopied(true))
-                  .catch(() => undefined);
-              }}
-            >
-              {copied ? "Copied" : "Copy"}
-            </button>
+          <CopyField value={issued.token} testId="issued-token-value">
             <button className="btn small ghost" onClick={() => setIssued(null)}>
               Done
             </button>
-          </div>
+          </CopyField>
         </div>
       ) : null}
 
-      {tokens.error && !tokens.data ? (
-        <ErrorState message={tokens.error} onRetry={() => void tokens.reload()} />
-      ) : !tokens.data ? null : tokens.data.length === 0 ? (
-        <EmptyState title="No tokens yet" testId="tokens-empty">
-          Issue one per person and per machine above.
-        </EmptyState>
-      ) : (
-        <table className="table compact" data-testid="tokens-table">
-          <thead>
-            <tr>
-              <th>User</th>
-              <th>Label</th>
-              <th>Issued</th>
-              <th>Last used</th>
-              <th>Status</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {tokens.data.map((token) => (
-              <tr key={token.id} data-testid="token-row" data-user={token.userName} data-label={token.name}>
-                <td>{token.userName}</td>
-                <td>{token.name || <span className="muted">—</span>}</td>
-                <td className="muted">{formatRelative(token.createdAt)}</td>
-                <td className="muted">{token.lastUsedAt ? formatRelative(token.lastUsedAt) : "never"}</td>
-                <td>{token.revokedAt ? <span className="badge bad">revoked {formatRelative(token.revokedAt)}</span> : <span className="badge ok">active</span>}</td>
-                <td>
-                  {token.revokedAt ? null : (
-                    <button className="btn small ghost danger" onClick={() => void revoke(token)} data-testid="revoke-token">
-                      Revoke
-                    </button>
-                  )}
-                </td>
+      <Loaded
+        state={tokens}
+        loading="Loading tokens…"
+        empty={
+          <EmptyState title="No tokens yet" testId="tokens-empty">
+            Issue one per person and per machine above.
+          </EmptyState>
+        }
+      >
+        {(list) => (
+          <table className="table compact" data-testid="tokens-table">
+            <thead>
+              <tr>
+                <th>User</th>
+                <th>Label</th>
+                <th>Issued</th>
+                <th>Last used</th>
+                <th>Status</th>
+                <th />
               </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+            </thead>
+            <tbody>
+              {list.map((token) => (
+                <tr key={token.id} data-testid="token-row" data-user={token.userName} data-label={token.name}>
+                  <td>{token.userName}</td>
+                  <td>{token.name || <span className="muted">—</span>}</td>
+                  <td className="muted">{formatRelative(token.createdAt)}</td>
+                  <td className="muted">{token.lastUsedAt ? formatRelative(token.lastUsedAt) : "never"}</td>
+                  <td>{token.revokedAt ? <span className="badge bad">revoked {formatRelative(token.revokedAt)}</span> : <span className="badge ok">active</span>}</td>
+                  <td>
+                    {token.revokedAt ? null : (
+                      <button className="btn small ghost danger" onClick={() => void revoke(token)} data-testid="revoke-token">
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Loaded>
     </section>
   );
 }
