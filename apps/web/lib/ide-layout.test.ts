@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_IDE_LAYOUT, formatIdeLayout, ideLayoutLimits, parseIdeLayout } from "./ide-layout";
+import { DEFAULT_IDE_LAYOUT, defaultBottomHeight, formatIdeLayout, ideLayoutLimits, parseIdeLayout } from "./ide-layout";
 
 describe("IDE layout cookie", () => {
   it("round-trips the sizes a developer set", () => {
@@ -27,5 +27,11 @@ describe("IDE layout cookie", () => {
     expect(limits.sidebar).toEqual({ min: 160, max: 480 });
     expect(limits.bottom).toEqual({ min: 120, max: 310 });
     expect(ideLayoutLimits({ width: 4000, height: 3000 }).sidebar.max).toBe(640);
+  });
+
+  it("starts the bottom panel at 36% of the window, within the same limits", () => {
+    expect(defaultBottomHeight({ width: 1440, height: 1000 })).toBe(360);
+    expect(defaultBottomHeight({ width: 1440, height: 2400 })).toBe(864);
+    expect(defaultBottomHeight({ width: 800, height: 300 })).toBe(120);
   });
 });

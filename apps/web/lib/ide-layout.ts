@@ -42,9 +42,16 @@ export function formatIdeLayout(layout: IdeLayout): string {
 export function ideLayoutLimits(window: { width: number; height: number }) {
   return {
     sidebar: { min: SIDEBAR_RANGE.min, max: Math.min(SIDEBAR_RANGE.max, window.width - 320) },
-    // The top bar, the IDE toolbar and the editor's tabs take about 130 px above the editor.
+    // The top bar, the IDE toolbar and the editor's tabs take about 130 px above the editor (globals.css
+    // caps .bottom-panel at the same 100vh - 290px).
     bottom: { min: BOTTOM_RANGE.min, max: Math.min(BOTTOM_RANGE.max, window.height - 130 - 160) },
   };
+}
+
+/** The bottom panel's height before the developer sets one: 36% of the window, within the limits (as globals.css has it). */
+export function defaultBottomHeight(window: { width: number; height: number }): number {
+  const { min, max } = ideLayoutLimits(window).bottom;
+  return Math.round(Math.min(Math.max(window.height * 0.36, min), Math.max(min, max)));
 }
 
 /** Remembers the layout for a year, for every page of this origin (the IDE of any session). */

@@ -14,7 +14,7 @@ import type { IdeFirstView } from "@/lib/runner";
 import { EmptyState, ErrorState, SocketStatus, Spinner, StatusBadge } from "@/components/ui/states";
 import { LongText } from "@/components/ui/long-text";
 import { Splitter } from "@/components/ui/splitter";
-import { DEFAULT_IDE_LAYOUT, SIDEBAR_RANGE, BOTTOM_RANGE, ideLayoutLimits, saveIdeLayout, type IdeLayout } from "@/lib/ide-layout";
+import { DEFAULT_IDE_LAYOUT, SIDEBAR_RANGE, BOTTOM_RANGE, defaultBottomHeight, ideLayoutLimits, saveIdeLayout, type IdeLayout } from "@/lib/ide-layout";
 import { FileTree } from "./file-tree";
 import { TerminalPanel, type TerminalHandle } from "./terminal-panel";
 
@@ -513,7 +513,7 @@ export function Ide({ sessionId, firstView, layout }: { sessionId: string; first
         </section>
       </div>
       <Splitter between="rows" label="Panel height" testId="bottom-splitter" {...panes.bottom} />
-      <section className="bottom-panel" ref={panes.bottomRef}>
+      <section className="bottom-panel">
         <div className="bottom-tabs" role="tablist">
           <button className={bottom === "terminal" ? "active" : ""} onClick={showTerminal} data-testid="tab-terminal">
             Terminal
@@ -565,22 +565,17 @@ export function Ide({ sessionId, firstView, layout }: { sessionId: string; first
  */
 function usePaneSizes(initial: IdeLayout) {
   const [layout, setLayout] = useState(initial);
+  // Read after mount (the server does not know the window); until then the splitters only need some range.
   const [windowSize, setWindowSize] = useState<{ width: number; height: number } | null>(null);
-  const [bottomShown, setBottomShown] = useState(0);
-  const bottomRef = useRef<HTMLElement | null>(null);
   useEffect(() => {
-    const measure = () => {
-      setWindowSize({ width: window.innerWidth, height: window.innerHeight });
-      if (bottomRef.current) setBottomShown(Math.round(bottomRef.current.getBoundingClientRect().height));
-    };
+    const measure = () => setWindowSize({ width: window.innerWidth, height: window.innerHeight });
     measure();
     window.addEventListener("resize", measure);
     return () => window.removeEventListener("resize", measure);
   }, []);
   const limits = windowSize ? ideLayoutLimits(windowSize) : { sidebar: SIDEBAR_RANGE, bottom: BOTTOM_RANGE };
-  const commit = (next: IdeLayout) => saveIdeLayout(next);
+  const bottomDefault = windowSize ? defaultBottomHeight(windowSize) : BOTTOM_RANGE.min;
   return {
-    bottomRef,
     style: {
       "--sidebar-w": `${layout.sidebar}px`,
       ...(layout.bottom !== null ? { "--bottom-h": `${layout.bottom}px` } : {}),
@@ -590,14 +585,14 @@ function usePaneSizes(initial: IdeLayout) {
       ...limits.sidebar,
       initial: DEFAULT_IDE_LAYOUT.sidebar,
       onResize: (sidebar: number) => setLayout((old) => ({ ...old, sidebar })),
-      onCommit: (sidebar: number) => commit({ ...layout, sidebar }),
+      onCommit: (sidebar: number) => saveIdeLayout({ ...layout, sidebar }),
     },
     bottom: {
-      size: layout.bottom ?? bottomShown,
+      size: layout.bottom ?? bottomDefault,
       ...limits.bottom,
-      initial: windowSize ? Math.round(windowSize.height * 0.36) : bottomShown,
+      initial: bottomDefault,
       onResize: (bottom: number) => setLayout((old) => ({ ...old, bottom })),
-      onCommit: (bottom: number) => commit({ ...layout, bottom }),
+      onCommit: (bottom: number) => saveIdeLayout({ ...layout, bottom }),
     },
   };
 }
