@@ -83,7 +83,6 @@ export async function createRunner(env: Env): Promise<Runner> {
     db,
     gateway,
     onInvalid: (serverId, message) => process.stderr.write(`berth-runner: MCP server ${serverId} skipped: ${message}\n`),
-    allowPrivateUserServers: env.BERTH_MCP_ALLOW_PRIVATE_USER_URLS,
   });
   const sessions = new SessionService({
     db,

@@ -1,5 +1,5 @@
 import type { Database } from "@berth/db";
-import { PrivateAddressError, SchemaPinError, firstRefusedAddress } from "@berth/mcp";
+import { SchemaPinError } from "@berth/mcp";
 import type { McpClientGateway, McpServerEntry } from "@berth/mcp";
 import { AppError, McpServerConfigSchema, redactMcpServer } from "@berth/protocol";
 import type { McpServerConfig, McpToolPin, McpToolPinStatus } from "@berth/protocol";
@@ -37,8 +37,6 @@ export class McpServersService {
       gateway: McpClientGateway;
       /** A stored row that no longer validates (hand-edited, older schema): skipped, reported here. */
       onInvalid?: (serverId: string, message: string) => void;
-      /** BERTH_MCP_ALLOW_PRIVATE_USER_URLS: a user's http server may be on a loopback or private address. */
-      allowPrivateUserServers?: boolean;
     },
   ) {}
 
@@ -68,12 +66,8 @@ export class McpServersService {
     if (body.scope === "global" && !canRegisterGlobal(principal)) {
       throw new AppError({ code: "forbidden", message: `scope: "global" needs the operator or admin role (you are ${principal.role}); register it with scope: "user" instead` });
     }
-    // Refused now with a clear error; the gateway checks again on every connection (DNS can change).
-    if (body.transport === "http" && body.url && body.scope === "user" && !this.deps.allowPrivateUserServers) {
-      const host = new URL(body.url).hostname;
-      const refused = await firstRefusedAddress(host);
-      if (refused) throw new AppError({ code: "bad_request", message: `url: ${new PrivateAddressError(host.replace(/^\[|\]$/g, ""), refused).message}` });
-    }
+    const refused = await this.deps.gateway.addressRefusal(body);
+    if (refused) throw new AppError({ code: "bad_request", message: `url: ${refused.message}` });
     // Unique per scope: global names among all global servers, user names among the caller's own.
     const clash = await this.deps.db.mcpServer.findFirst({
       where: { scope: body.scope, name: body.name, ...(body.scope === "user" ? { ownerId: principal.userId } : {}) },

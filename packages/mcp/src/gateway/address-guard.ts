@@ -53,9 +53,12 @@ export class PrivateAddressError extends Error {
 
 type Allowed = (address: string) => boolean;
 
+/** A URL's hostname as an address or name (`[::1]` → `::1`). */
+const bareHost = (hostname: string) => hostname.replace(/^\[|\]$/g, "");
+
 /** The first address of `host` that `allowed` refuses, or null; a name that does not resolve is left to the connection to report. */
 export async function firstRefusedAddress(host: string, allowed: Allowed = isPublicAddress): Promise<string | null> {
-  const bare = host.replace(/^\[|\]$/g, "");
+  const bare = bareHost(host);
   if (net.isIP(bare)) return allowed(bare) ? null : bare;
   try {
     const addresses = await dns.promises.lookup(bare, { all: true, verbatim: true });
@@ -63,6 +66,13 @@ export async function firstRefusedAddress(host: string, allowed: Allowed = isPub
   } catch {
     return null;
   }
+}
+
+/** Why the runner should not call `url` (its host is, or resolves to, a refused address), or null. */
+export async function addressRefusal(url: string): Promise<PrivateAddressError | null> {
+  const host = bareHost(new URL(url).hostname);
+  const refused = await firstRefusedAddress(host);
+  return refused ? new PrivateAddressError(host, refused) : null;
 }
 
 /**
@@ -84,7 +94,7 @@ export function guardedFetch(allowed: Allowed = isPublicAddress): FetchLike {
 
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
-    const host = url.hostname.replace(/^\[|\]$/g, "");
+    const host = bareHost(url.hostname);
     // An address in the URL is connected to without a lookup: judge it here.
     if (net.isIP(host) && !allowed(host)) throw new PrivateAddressError(host, host);
     const headers = new Headers(init?.headers);

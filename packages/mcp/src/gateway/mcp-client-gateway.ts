@@ -1,7 +1,7 @@
 import { McpServerConfigSchema, toolFailure } from "@berth/protocol";
 import type { McpToolPin, ToolResult } from "@berth/protocol";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { guardedFetch } from "./address-guard";
+import { addressRefusal, guardedFetch, type PrivateAddressError } from "./address-guard";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
@@ -279,12 +279,27 @@ export class McpClientGateway {
     return slot;
   }
 
+  /** A user's http server is kept off private addresses (address-guard.ts) unless the runner allows them. */
+  #limitsAddresses(server: Pick<McpServerEntry, "transport" | "scope">): boolean {
+    return server.transport === "http" && server.scope === "user" && !this.#opts.allowPrivateUserServers;
+  }
+
+  /**
+   * Why this server would not be reached, said at registration (the connection checks again, after DNS):
+   * a user's http server whose host is or resolves to a private address. Null when it may be registered.
+   */
+  async addressRefusal(server: Pick<McpServerEntry, "transport" | "scope" | "url">): Promise<PrivateAddressError | null> {
+    return this.#limitsAddresses(server) && server.url ? addressRefusal(server.url) : null;
+  }
+
   async #createTransport(entry: McpServerEntry, scope: McpScope): Promise<Transport> {
     if (entry.transport === "http") {
       const server = { ...entry, url: entry.url ?? "" };
       if (this.#opts.httpTransport) return this.#opts.httpTransport(server);
-      const guarded = entry.scope === "user" && !this.#opts.allowPrivateUserServers;
-      return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: entry.headers ?? {} }, ...(guarded ? { fetch: guardedFetch() } : {}) });
+      return new StreamableHTTPClientTransport(new URL(server.url), {
+        requestInit: { headers: entry.headers ?? {} },
+        ...(this.#limitsAddresses(entry) ? { fetch: guardedFetch() } : {}),
+      });
     }
     if (!this.#opts.stdio)
       throw new Error("stdio servers run inside a session container and no launcher is configured");
