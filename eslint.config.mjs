@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import prettier from "eslint-config-prettier";
 
-// Import boundaries of DESIGN.md / STYLE.md: the agent runs inside the container and may use only the
+// Import boundaries of docs/architecture.md: the agent runs inside the container and may use only the
 // protocol; protocol imports nothing of ours; packages never import apps; the web app never talks to Docker.
 const noAppImports = { group: ["@berth/runner", "@berth/web", "**/apps/**"], message: "packages never import apps" };
 const noSrcReach = { group: ["@berth/*/src/*", "**/packages/*/src/**"], message: "import a package by its exports, never its src/" };

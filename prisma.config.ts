@@ -3,7 +3,7 @@ import { defineConfig } from "prisma/config";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 
-// Prisma CLI config: the JS schema engine with a driver adapter, so migrate works offline (DESIGN.md).
+// Prisma CLI config: the JS schema engine with a driver adapter, so migrate works offline (docs/architecture.md).
 // DATABASE_URL (postgres://…) selects PostgreSQL and its schema; otherwise SQLite in the data dir.
 const databaseUrl = process.env.DATABASE_URL;
 const usePostgres = Boolean(databaseUrl && /^postgres(ql)?:/.test(databaseUrl));

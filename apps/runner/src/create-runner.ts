@@ -106,7 +106,7 @@ export async function createRunner(env: Env): Promise<Runner> {
     },
     approvalsPending: () => db.approval.count({ where: { status: "pending" } }),
   });
-  // Precedence (spec/tools.md): built-in → user MCP → (local function tools: none yet) → session MCP → global MCP.
+  // Precedence (docs/tools.md): built-in → user MCP → (local function tools: none yet) → session MCP → global MCP.
   const mcp = createMcpToolProviders(gateway, (tool, scope) => toResolvedMcpTool(gateway, tool, scope));
   const router = new ToolRouter(builtins, [mcp.user, mcp.session, mcp.global]);
   const tools = new ToolService({

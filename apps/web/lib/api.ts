@@ -2,7 +2,7 @@
  * Typed client for the runner's REST API as the browser sees it: same origin (`/api/...` is proxied by
  * server.mjs), the httpOnly `berth_token` cookie is the credential, so no token lives in JS.
  *
- * Where spec/api.md is silent the UI assumes the following (kept here, in one place):
+ * Where docs/api.md is silent the UI assumes the following (kept here, in one place):
  *  A1  Session list items are `{id, name, status, autonomy, network, terminationCause?, createdAt}`;
  *      network is "none" | "egress" (prisma schema comment); status starting|ready|stopped|failed|deleted.
  *  A2  A run_script call answers only when the script ends. The IDE sends it over socket.io `tool:call`
@@ -312,7 +312,7 @@ export const listMcpToolPins = async (id: string) => (await get<{ pins: McpToolP
 export const acceptMcpTool = async (id: string, toolName: string, schemaHash: string) =>
   (await request<McpToolPin>("POST", `/api/mcp-servers/${enc(id)}/accept`, { toolName, schemaHash })).data;
 
-/** Built-in tool names (spec/tools.md) offered as a skill's allowed tools. */
+/** Built-in tool names (docs/tools.md) offered as a skill's allowed tools. */
 export const BUILTIN_TOOLS = ["read_file", "write_file", "edit", "apply_patch", "glob", "grep", "bash", "run_script", "gateway", "monitor", "dispatch", "update_agents_md"] as const;
 
 export function errorMessage(error: unknown): string {

@@ -3,7 +3,7 @@ import { io, type Socket } from "socket.io-client";
 import { useEffect, useState } from "react";
 import { ApiError, callTool, type ApprovalRequest, type LogStream, type Parked, type ToolResult } from "./api";
 
-/** Server → client events (spec/api.md "socket.io"); payload fields beyond the spec are optional. */
+/** Server → client events (docs/api.md "socket.io"); payload fields beyond the spec are optional. */
 export type RunOutputEvent = { runId: string; stream: LogStream; offset: number; data: string };
 export type RunStatusEvent = { runId: string; sessionId?: string; status: string; outcome?: string | null; exitCode?: number | null; tool?: string };
 export type ProcessOutputEvent = { sessionId: string; processId: string; stream?: string; offset: number; data: string };

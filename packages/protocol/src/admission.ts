@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * Admission wire types (spec/tools.md "Admission"): action classes, autonomy levels, decisions,
+ * Admission wire types (docs/tools.md "Admission"): action classes, autonomy levels, decisions,
  * operators' policy rules and parked approval requests. The logic lives in @berth/tools.
  */
 

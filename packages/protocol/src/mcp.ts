@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * MCP wire types (spec/api.md): servers registered through `/api/mcp-servers`, and the schema pins an
+ * MCP wire types (docs/api.md): servers registered through `/api/mcp-servers`, and the schema pins an
  * operator accepts when an upstream tool changes. The gateway and server exposure live in @berth/mcp.
  */
 

@@ -22,7 +22,7 @@ export type Sha256Hex = z.infer<typeof Sha256HexSchema>;
 const IsoTimeSchema = z.iso.datetime();
 const BytesSchema = z.number().int().nonnegative();
 
-/** Same values as Run.outcome (spec/tools.md run_script outcome precedence, plus interrupted). */
+/** Same values as Run.outcome (docs/tools.md run_script outcome precedence, plus interrupted). */
 export const RunOutcomeSchema = z.enum([
   "succeeded",
   "failed",
@@ -69,7 +69,7 @@ export const ReceiptLogSchema = z.strictObject({
 export type ReceiptLog = z.infer<typeof ReceiptLogSchema>;
 
 /**
- * The container's security posture as started (DESIGN.md "Locked down by default"). The core fields are
+ * The container's security posture as started (docs/architecture.md "Locked down by default"). The core fields are
  * required; a driver may add more JSON fields (tmpfs mounts, seccomp profile), which are signed too.
  */
 export const SandboxPostureSchema = z.looseObject({
@@ -158,7 +158,7 @@ export function isReceipt(value: unknown): value is Receipt {
   return ReceiptSchema.safeParse(value).success;
 }
 
-// ---- receipts endpoints (spec/api.md) ----
+// ---- receipts endpoints (docs/api.md) ----
 
 /** `GET /api/receipts/public-key` */
 export const ReceiptPublicKeySchema = z.object({

@@ -8,7 +8,7 @@ export const ToolErrorSchema = z.object({
 export type ToolError = z.infer<typeof ToolErrorSchema>;
 
 /**
- * What every tool call returns (spec/tools.md). `output` is what a model reads; `details` is the same
+ * What every tool call returns (docs/tools.md). `output` is what a model reads; `details` is the same
  * data structured for the UI; `trace` is a side channel recorded with the call, never shown to a model.
  */
 export const ToolResultSchema = z.object({

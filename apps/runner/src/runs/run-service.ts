@@ -222,7 +222,7 @@ function wholeCharacters(run: ActiveRun, stream: "stdout" | "stderr" | "combined
   return { offset: start, data: full.subarray(0, end).toString("utf8"), bytes: end };
 }
 
-/** Env values never reach the database: keys only (spec/tools.md run_script). */
+/** Env values never reach the database: keys only (docs/tools.md run_script). */
 export function redactEnvValues(args: unknown): unknown {
   if (typeof args !== "object" || args === null || Array.isArray(args)) return args;
   const record = args as Record<string, unknown>;

@@ -16,7 +16,7 @@ const examplesOf = (text: string) =>
     .filter(Boolean);
 
 /**
- * Operators' policy rules: checked on every call before autonomy (spec/tools.md). A rule's examples are
+ * Operators' policy rules: checked on every call before autonomy (docs/tools.md). A rule's examples are
  * checked by the runner when it is saved, and its message names the example that does not fit.
  */
 export function PolicyRules({ canEdit }: { canEdit: boolean }) {

@@ -11,7 +11,7 @@ export const editTool = defineTool({
   schema: EditArgsSchema,
   mutates: true,
   async run(args, { workspace }) {
-    // Error order is part of the contract (spec/tools.md): argument faults before file faults.
+    // Error order is part of the contract (docs/tools.md): argument faults before file faults.
     if (args.old_string === "") fail("invalid_args", "old_string must not be empty");
     if (args.old_string === args.new_string)
       fail("invalid_args", "old_string and new_string are identical: nothing to change");

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import { constants } from "node:os";
 
-/** Time between SIGTERM and SIGKILL when a process group is stopped (spec/tools.md). */
+/** Time between SIGTERM and SIGKILL when a process group is stopped (docs/tools.md). */
 export const KILL_GRACE_MS = 1000;
 
 export function isGroupAlive(pgid: number): boolean {

@@ -10,7 +10,7 @@ export interface McpCallOrigin {
 
 /**
  * MCP result → ToolResult. Text parts become `output` (what a model reads); other parts are named, not
- * inlined (a model cannot read base64). `isError: true` is ok:false (spec/tools.md). Structured content
+ * inlined (a model cannot read base64). `isError: true` is ok:false (docs/tools.md). Structured content
  * goes to `details`; the server used goes to `trace`, never to the model.
  */
 export function fromCallToolResult(result: CallToolResult, origin: McpCallOrigin): ToolResult {

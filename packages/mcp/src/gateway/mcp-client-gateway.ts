@@ -24,7 +24,7 @@ import type {
 import type { StdioLauncher } from "./stdio-launcher";
 import { UpstreamConnection, UpstreamUnavailableError, messageOf } from "./upstream-connection";
 
-/** spec/tools.md: every MCP call has a timeout, default 60 s. */
+/** docs/tools.md: every MCP call has a timeout, default 60 s. */
 export const DEFAULT_MCP_CALL_TIMEOUT_MS = 60_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 20_000;
 const ORIGIN_ORDER: readonly McpToolOrigin[] = ["user", "session", "global"];

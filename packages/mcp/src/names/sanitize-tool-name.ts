@@ -1,4 +1,4 @@
-/** Longest tool name exposed to models (spec/tools.md "Router precedence"); many model APIs cap at 64. */
+/** Longest tool name exposed to models (docs/tools.md "Router precedence"); many model APIs cap at 64. */
 export const MAX_TOOL_NAME_LENGTH = 64;
 
 /**

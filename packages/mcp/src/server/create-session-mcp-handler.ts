@@ -14,7 +14,7 @@ import type {
   SessionToolDescriptor,
 } from "./session-mcp-types";
 
-/** spec/api.md: BERTH_MCP_APPROVAL_WAIT_MS defaults to 120000. */
+/** docs/api.md: BERTH_MCP_APPROVAL_WAIT_MS defaults to 120000. */
 export const DEFAULT_MCP_APPROVAL_WAIT_MS = 120_000;
 const DEFAULT_HEARTBEAT_MS = 10_000;
 

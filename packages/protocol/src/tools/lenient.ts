@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * Weak-model tolerance (spec/tools.md): an array or object argument sent as a JSON string is parsed,
+ * Weak-model tolerance (docs/tools.md): an array or object argument sent as a JSON string is parsed,
  * and a single string where an array is expected becomes a one-element array.
  */
 export function coerceJsonArray(value: unknown): unknown {

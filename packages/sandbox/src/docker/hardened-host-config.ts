@@ -24,7 +24,7 @@ export const WORKSPACE_DIR = "/workspace";
 export const HOME_DIR = "/home/berth";
 
 /**
- * DESIGN.md "Locked down by default": no capabilities, no privilege gain, read-only root with sized tmpfs,
+ * docs/architecture.md "Locked down by default": no capabilities, no privilege gain, read-only root with sized tmpfs,
  * non-root user, pids/memory/cpu limits, no network unless asked, an init reaping zombies, no Docker socket.
  * Memory == MemorySwap: no swap, so a hog meets the OOM killer instead of thrashing.
  */

@@ -1,6 +1,6 @@
 import type { ToolCallParams } from "@berth/protocol";
 
-/** Longest default run of a tool that has its own clock (spec/tools.md: run_script 600 s, bash exec 30 s). */
+/** Longest default run of a tool that has its own clock (docs/tools.md: run_script 600 s, bash exec 30 s). */
 const TOOL_DEFAULT_TIMEOUT_MS: Record<string, number> = { run_script: 600_000, bash: 30_000 };
 /** Time the agent gets after its own timeout to kill the process group and answer. */
 const GRACE_MS = 10_000;

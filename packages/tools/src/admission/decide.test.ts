@@ -4,7 +4,7 @@ import { decide } from "./decide";
 
 const LEVELS: Autonomy[] = ["read-only", "default", "trusted", "yolo"];
 
-// Rows exactly as spec/tools.md writes the autonomy table.
+// Rows exactly as docs/tools.md writes the autonomy table.
 const TABLE: Array<[string, ActionClass, boolean, Decision[]]> = [
   ["read", "read", true, ["allow", "allow", "allow", "allow"]],
   ["write", "write", true, ["deny", "allow", "allow", "allow"]],

@@ -4,7 +4,7 @@ import type { SeverityLevel } from "./severity";
 
 type Row = Record<Autonomy, Decision>;
 
-/** The autonomy table of spec/tools.md, row by row. */
+/** The autonomy table of docs/tools.md, row by row. */
 export const AUTONOMY_TABLE: Record<SeverityLevel, Row> = {
   read: { "read-only": "allow", default: "allow", trusted: "allow", yolo: "allow" },
   write: { "read-only": "deny", default: "allow", trusted: "allow", yolo: "allow" },

@@ -1,7 +1,7 @@
 import type { Placement } from "./tool-spec";
 
 /**
- * The single source of direct vs gateway placement (spec/tools.md). Direct tools are listed to models;
+ * The single source of direct vs gateway placement (docs/tools.md). Direct tools are listed to models;
  * gateway tools are reached through `gateway` find/describe/call. Placement changes what a model sees,
  * never what a call may do. Anything not named here (MCP tools, function tools) is gateway-placed.
  */

@@ -8,7 +8,7 @@ import { parse } from "../validate";
 const AcceptBodySchema = McpToolAcceptBodySchema.omit({ serverId: true });
 
 /**
- * `/api/mcp-servers` (spec/api.md): register, list and remove MCP servers, read a server's tool pins and
+ * `/api/mcp-servers` (docs/api.md): register, list and remove MCP servers, read a server's tool pins and
  * accept a changed tool schema. Header values never leave the runner: responses carry `headerNames`.
  */
 export function registerMcpServerRoutes(app: FastifyInstance, deps: { mcpServers: McpServersService }): void {
