@@ -7,7 +7,7 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["packages/*/src/**/*.test.ts", "apps/runner/src/**/*.test.ts", "apps/web/*.test.mjs", "apps/web/lib/**/*.test.ts"],
+          include: ["packages/*/src/**/*.test.ts", "apps/runner/src/**/*.test.ts", "apps/web/*.test.mjs", "scripts/*.test.mjs", "apps/web/lib/**/*.test.ts"],
           exclude: ["**/*.docker.test.ts", "**/node_modules/**"],
           testTimeout: 20_000,
         },

@@ -17,6 +17,7 @@ try {
 
 const stages = [
   ["lint", ["npm", "run", "lint"]],
+  ["doc links", ["npm", "run", "check:docs"]],
   ["typecheck", ["npm", "run", "typecheck"]],
   ["unit tests", ["npx", "vitest", "run", "--project", "unit"]],
   ["Docker integration tests", ["npx", "vitest", "run", "--project", "docker"]],
