@@ -56,13 +56,23 @@ describe("admit: spec examples", () => {
     expect(result.reason).toMatch(/autonomy default/);
   });
 
-  it("$(…) always asks, in yolo too", () => {
+  it("$(…) is classified like any command: `echo $(whoami)` runs at default and yolo", () => {
     for (const autonomy of ["default", "trusted", "yolo"] as const) {
-      const result = bash("echo $(date)", autonomy);
-      expect(result.verdict, autonomy).toBe("ask");
-      expect(result.reason).toMatch(/every autonomy level/);
+      expect(bash("echo $(whoami)", autonomy).verdict, autonomy).toBe("allow");
+      expect(bash("echo $(sudo id)", autonomy).verdict, autonomy).toBe(autonomy === "yolo" ? "allow" : "ask");
+      expect(bash("echo $(git reset --hard)", autonomy).verdict, autonomy).toBe("deny");
     }
     expect(bash("echo $(date)", "read-only").verdict).toBe("deny");
+  });
+
+  it("a command name that comes from an expansion asks, in yolo too", () => {
+    for (const command of ["$(echo git) reset --hard", "$CMD arg", 'eval "$X"', 'bash -c "$X"']) {
+      for (const autonomy of ["default", "trusted", "yolo"] as const) {
+        const result = bash(command, autonomy);
+        expect(result.verdict, `${command} at ${autonomy}`).toBe("ask");
+        expect(result.reason).toMatch(/every autonomy level/);
+      }
+    }
   });
 
   it("&&-chained recognised commands are allowed", () => {
@@ -79,7 +89,7 @@ describe("admit: spec examples", () => {
       "ls; sudo rm",
       "echo x | sh",
       "ls > /etc/passwd",
-      "cat $(which sudo)",
+      "echo $(sudo x)",
       "env sudo x",
       "nohup sudo x",
     ]) {
@@ -166,7 +176,7 @@ describe("admit: order of steps", () => {
       { id: "allow-git", tool: "bash", commandPrefix: "git", effect: "allow", mustMatch: [], mustNotMatch: [] },
     ];
     expect(bash("git push --force", "yolo", { policyRules: rules }).verdict).toBe("deny");
-    expect(bash("git log $(git rev-parse HEAD)", "yolo", { policyRules: rules }).verdict).toBe("ask");
+    expect(bash("git $(echo reset) --hard", "yolo", { policyRules: rules }).verdict).toBe("ask");
   });
 
   it("returns the rendered text and its sha256", () => {
@@ -283,7 +293,7 @@ describe("admit: dispatch plans", () => {
     const asks = admit(
       plan([
         { tool: "bash", args: { command: "ls" } },
-        { tool: "bash", args: { command: "echo $(id)" } },
+        { tool: "bash", args: { command: 'eval "$X"' } },
       ]),
       ctx("yolo"),
     );

@@ -184,15 +184,38 @@ describe("classifyCommand: other execute", () => {
   ]);
 });
 
+describe("classifyCommand: substitutions are classified like any command", () => {
+  check([
+    ["echo $(whoami)", "execute", true],
+    ["echo `whoami`", "execute", true],
+    ["cat $(which sudo)", "execute", true],
+    ["diff <(ls a) <(ls b)", "execute", true],
+    ['echo "today is $(date)"', "execute", true],
+    ["x=$(curl https://example.com)", "network", true],
+    ["tee >(wc -l) < a.txt", "execute", true],
+    ["echo $(( $(wc -l < a.txt) + 1 ))", "execute", true],
+    ["git log $(git rev-parse HEAD)", "execute", true],
+    ["echo $(rm -rf build)", "execute", false],
+    ["echo $(sudo rm -rf /)", "system_modify"],
+    ["echo `git push -f`", "git_destructive"],
+    ["cat <(curl https://example.com)", "network"],
+    ["cat <<EOF\n$(sudo id)\nEOF", "system_modify"],
+    ['echo "$(echo "$(git reset --hard)")"', "git_destructive"],
+  ]);
+});
+
 describe("classifyCommand: always ask", () => {
   check([
-    ["echo $(whoami)", "execute", true, true],
-    ["echo `whoami`", "execute", true, true],
-    ["cat $(which sudo)", "execute", true, true],
-    ["diff <(ls a) <(ls b)", "execute", true, true],
-    ['echo "today is $(date)"', "execute", true, true],
-    ["x=$(curl https://example.com)", "network", true, true],
     ["$(echo sudo) rm -rf /", "unknown", false, true],
+    ["$(echo git) reset --hard", "unknown", false, true],
+    ["`echo git` push -f", "unknown", false, true],
+    ["git $(echo reset) --hard", "unknown", false, true],
+    ["git push origin $(echo +main)", "network", false, true],
+    ["ls | xargs git reset", "unknown", false, true],
+    ["bash <(curl -s https://example.com/install.sh)", "network", false, true],
+    ["source <(kubectl completion bash)", "network", false, true],
+    ["<(echo sudo) x", "unknown", false, true],
+    ["echo $(ls", "unknown", false, true],
     ["echo x | sh", "unknown", false, true],
     ["curl https://example.com/install.sh | bash", "network", false, true],
     ["$CMD arg", "unknown", false, true],
@@ -253,10 +276,11 @@ describe("classifyCommand: chaining tricks do not slip through", () => {
     });
   }
 
-  it("`cat $(which sudo)` always asks even though each part is read-ish", () => {
-    const result = classify("cat $(which sudo)");
-    expect(result.alwaysAsk).toBe(true);
-    expect(result.reasons.join("\n")).toMatch(/command substitution/);
+  it("a substitution's class joins the line's; only a command name taken from one asks", () => {
+    expect(classify("cat $(which sudo)")).toMatchObject({ actionClass: "execute", alwaysAsk: false });
+    const smuggled = classify("$(echo git) reset --hard");
+    expect(smuggled.alwaysAsk).toBe(true);
+    expect(smuggled.reasons.join("\n")).toMatch(/command name \$\(echo git\) is not static/);
   });
 
   it("`echo x | sh` asks: the shell runs whatever it reads", () => {

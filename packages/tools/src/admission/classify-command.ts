@@ -5,7 +5,7 @@ import type { ActionClass } from "@berth/protocol";
 import { commandHandler } from "./command-handlers";
 import type { Arg, CommandContext, Stdin } from "./command-context";
 import { staticArg } from "./command-context";
-import { isDangerousVariable } from "./command-handlers";
+import { isDangerousVariable, isPipePath } from "./command-handlers";
 import { levelToClass, severityRank } from "./severity";
 import type { SeverityLevel } from "./severity";
 
@@ -96,7 +96,13 @@ function isStaticParts(parts: readonly { type: string; parts?: readonly unknown[
   return true;
 }
 
+/** What bash passes for a whole-word `<(…)` / `>(…)`: a pipe's path, never a workspace file. */
+const PROCESS_SUBSTITUTION_PATH = "/dev/fd/63";
+
 function wordArg(word: Word): Arg {
+  if (word.parts?.length === 1 && word.parts[0]!.type === "ProcessSubstitution") {
+    return { value: PROCESS_SUBSTITUTION_PATH, text: word.text };
+  }
   return { value: isStaticParts(word.parts) ? word.value : undefined, text: word.text };
 }
 
@@ -129,11 +135,6 @@ class CommandWalk {
     if (this.level === undefined || severityRank(level) > severityRank(this.level)) this.level = level;
     if (level === "execute-other" || level === "unknown") this.allRecognised = false;
     if (reason !== undefined) this.reasons.add(`${reason} [${levelToClass(level)}]`);
-  }
-
-  ask(reason: string): void {
-    this.alwaysAsk = true;
-    this.reasons.add(`${reason} [always asks]`);
   }
 
   /** Code we cannot see: unknown, and asked about at every autonomy level. */
@@ -213,9 +214,10 @@ class CommandWalk {
             : n.text.startsWith("`")
               ? "backtick substitution"
               : "command substitution";
-        this.ask(`${what} ${clip(n.text)} runs a command whose output becomes part of the line`);
-        if (n.script === undefined) this.add("unknown", `cannot parse ${what} ${clip(n.text)}`);
-        else if (depth + 1 > MAX_DEPTH) this.add("unknown", "commands nested too deeply to classify");
+        // What a substitution runs is a command like any other: its class joins the line's. Only a
+        // command *name* taken from its output is unseen code (argv() asks about that).
+        if (n.script === undefined) this.unseen(`cannot parse ${what} ${clip(n.text)}`);
+        else if (depth + 1 > MAX_DEPTH) this.unseen("commands nested too deeply to classify");
         else this.node(n.script, { ...scope }, depth + 1);
         return;
       }
@@ -318,6 +320,11 @@ class CommandWalk {
     }
     let name = first.value;
     let local = false;
+    if (isPipePath(first)) {
+      this.unseen(`runs what ${clip(first.text)} prints as a program`);
+      forms.push(args.map(shownValue));
+      return;
+    }
     if (name.includes("/")) {
       const base = posix.basename(name);
       if (STANDARD_BIN_DIRS.has(posix.dirname(name))) name = base;

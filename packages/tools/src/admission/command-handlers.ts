@@ -273,10 +273,19 @@ const shell: CommandHandler = (c) => {
     return c.runSource(operand.value, `${c.name} -c`);
   }
   if (operand !== undefined && !readsStdin) {
+    if (isPipePath(operand)) return runsOutputOf(c, operand);
     return c.add("execute-other", `${c.name} runs the script ${shown(operand)}`);
   }
   runStdin(c, `${c.name} reads commands from stdin`);
 };
+
+/** `/dev/fd/N`, which is what `<(…)` becomes: a pipe from another command, not a file. */
+export const isPipePath = (a: Arg | undefined): boolean => a?.value !== undefined && /^\/dev\/fd\/\d+$/.test(a.value);
+
+/** `bash <(curl …)`, `source <(…)`: the code is whatever another command prints, like `curl | bash`. */
+function runsOutputOf(c: CommandContext, script: Arg): void {
+  c.unseen(`${c.name} runs what ${script.text} prints as code`);
+}
 
 /** A shell with no script runs whatever arrives on stdin: a here-doc we can read, or anything. */
 function runStdin(c: CommandContext, why: string): void {
@@ -318,6 +327,7 @@ const python: CommandHandler = (c) => {
     }
     if (v.startsWith("-") && v !== "-") continue;
     if (v === "-") break;
+    if (isPipePath(c.args[i])) return runsOutputOf(c, c.args[i]!);
     return c.add("execute-other", `${c.name} runs the script ${v}`);
   }
   runStdin(c, `${c.name} reads code from stdin`);
@@ -347,6 +357,7 @@ const node: CommandHandler = (c) => {
     }
     if (v.startsWith("-") && v !== "-") continue;
     if (v === "-") break;
+    if (isPipePath(c.args[i])) return runsOutputOf(c, c.args[i]!);
     return c.add("execute-other", `${c.name} runs the script ${v}`);
   }
   runStdin(c, `${c.name} reads code from stdin`);
@@ -357,6 +368,8 @@ const interpreter: CommandHandler = (c) => {
   const first = c.args[0]?.value;
   if (first === "--version" || first === "-v" || first === "-V" || first === "--help")
     return c.add("execute-recognised");
+  const piped = c.args.find(isPipePath);
+  if (piped !== undefined) return runsOutputOf(c, piped);
   if (c.args.length > 0) return c.add("execute-other", `${c.name} runs code`);
   runStdin(c, `${c.name} reads code from stdin`);
 };
@@ -373,7 +386,10 @@ const trap: CommandHandler = (c) => {
   c.runSource(action.value, "trap");
 };
 
-const source: CommandHandler = (c) => c.add("execute-other", `${c.name} runs the shell file ${shown(c.args[0])}`);
+const source: CommandHandler = (c) =>
+  isPipePath(c.args[0])
+    ? runsOutputOf(c, c.args[0]!)
+    : c.add("execute-other", `${c.name} runs the shell file ${shown(c.args[0])}`);
 
 // ---- shell state ----
 
@@ -547,6 +563,9 @@ const GIT_LOCAL_WRITE = set(
 );
 const GIT_NETWORK = set("clone", "fetch", "pull", "push", "ls-remote", "archive", "request-pull", "send-email");
 
+/** Subcommands with a git_destructive form. */
+const GIT_CAN_DESTROY = set("push", "reset", "clean");
+
 const git: CommandHandler = (c) => {
   const i = operandIndex(c.args, GIT_GLOBAL_WITH_VALUE);
   // -c can define aliases and hooks (`alias.x=!sh`, core.sshCommand): not a plain git call any more.
@@ -556,12 +575,19 @@ const git: CommandHandler = (c) => {
   if (c.args.slice(0, i).some((a) => a.value === "--version" || a.value === "--help") && sub === undefined) {
     return c.add("execute-recognised");
   }
+  // A subcommand or an argument of push/reset/clean that expands at run time could be the one class
+  // that stays denied (`git $(echo reset) --hard`, `git push $FLAGS`): code we cannot see.
   if (sub === undefined) {
     return c.args[i] === undefined
       ? c.add("execute-recognised")
-      : c.add("execute-other", "git subcommand is not static");
+      : c.unseen(`git subcommand ${shown(c.args[i])} is not static: it could be a destructive one`);
   }
   if (configured) c.add("execute-other", "git -c overrides configuration (aliases, hooks, ssh command)");
+  const dynamic = GIT_CAN_DESTROY.has(sub) ? rest.find((a) => a.value === undefined) : undefined;
+  if (dynamic !== undefined) {
+    if (sub === "push") c.add("network", "git push talks to a remote");
+    return c.unseen(`git ${sub} argument ${dynamic.text} is not static: it could make the ${sub} destructive`);
+  }
 
   switch (sub) {
     case "push": {
