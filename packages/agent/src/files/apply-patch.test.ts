@@ -121,9 +121,6 @@ describe("apply_patch (*** Begin Patch format)", () => {
     expect(errorOf(await h.call("apply_patch", { patch: patch("*** Add File: x", "no plus") }))).toBe(
       "Unsupported patch line: no plus",
     );
-    expect(errorOf(await h.call("apply_patch", { patch: patch("*** Add File: a.txt", "+x") }))).toBe(
-      "File already exists: a.txt",
-    );
     expect(errorOf(await h.call("apply_patch", { patch: patch("*** Delete File: gone.txt") }))).toBe(
       "File does not exist: gone.txt",
     );
@@ -207,5 +204,135 @@ describe("apply_patch (unified diff)", () => {
       ),
     ).toBe("Unsupported patch line: ?a");
     expect(await text("a.txt")).toBe("a\n");
+  });
+});
+
+describe("apply_patch accepts what Codex accepts", () => {
+  it("takes a patch wrapped in the heredoc models emit: <<EOF, <<'EOF', <<\"EOF\", apply_patch <<'PATCH'", async () => {
+    const body = (name: string) => patch(`*** Add File: ${name}`, `+${name}`);
+    await apply(`<<EOF\n${body("a.txt")}\nEOF\n`);
+    await apply(`<<'EOF'\n${body("b.txt")}\nEOF`);
+    await apply(`<<"EOF"\n${body("c.txt")}\nEOF`);
+    await apply(`apply_patch <<'PATCH'\n${body("d.txt")}\nPATCH\n`);
+    await apply(`applypatch <<EOF\n${body("e.txt")}\nEOF`);
+    for (const name of ["a", "b", "c", "d", "e"]) expect(await text(`${name}.txt`)).toBe(`${name}.txt\n`);
+  });
+
+  it("resolves paths inside the folder of a `cd dir && apply_patch <<'EOF'` wrapper, still inside the workspace", async () => {
+    await put("pkg/src/a.ts", "one\n");
+    const d = await apply(
+      `cd pkg && apply_patch <<'EOF'\n${patch("*** Update File: src/a.ts", "*** Move to: src/b.ts", "@@", "-one", "+two")}\nEOF`,
+    );
+    expect(await text("pkg/src/b.ts")).toBe("two\n");
+    expect(d.fileChanges).toEqual([
+      { path: "pkg/src/a.ts", operation: "move", movePath: "pkg/src/b.ts", linesAdded: 1, linesRemoved: 1 },
+    ]);
+    const escape = `cd .. && apply_patch <<'EOF'\n${patch("*** Add File: x.txt", "+x")}\nEOF`;
+    expect(errorOf(await h.call("apply_patch", { patch: escape }))).toBe("Path escapes workspace root: ../x.txt");
+  });
+
+  it("allows whitespace around every marker line", async () => {
+    await put("u.txt", "old\n");
+    await put("m.txt", "move me\n");
+    await put("gone.txt", "bye\n");
+    await apply(
+      [
+        "  *** Begin Patch  ",
+        "\t*** Add File: new.txt ",
+        "+fresh",
+        "  *** Update File: u.txt",
+        "@@",
+        "-old",
+        "+new",
+        "\t*** End of File",
+        "\t*** Delete File: gone.txt\t",
+        " *** Update File: m.txt",
+        "  *** Move to: moved.txt  ",
+        "@@",
+        "-move me",
+        "+moved",
+        " *** End Patch ",
+      ].join("\n"),
+    );
+    expect(await text("new.txt")).toBe("fresh\n");
+    expect(await text("u.txt")).toBe("new\n");
+    expect(await text("moved.txt")).toBe("moved\n");
+    await expect(stat(file("gone.txt"))).rejects.toThrow();
+    await expect(stat(file("m.txt"))).rejects.toThrow();
+  });
+
+  it("reads a line starting with a space inside an update as context, even one that looks like a marker (as Codex)", async () => {
+    await put("doc.md", "Example:\n*** Update File: x\nend\n");
+    await apply(patch("*** Update File: doc.md", "@@", " Example:", " *** Update File: x", "-end", "+END"));
+    expect(await text("doc.md")).toBe("Example:\n*** Update File: x\nEND\n");
+  });
+
+  it("finds an ASCII hunk in a file with typographic punctuation, keeping the file's own context text", async () => {
+    const typeset = "title — “quoted” and it’s\u00a0fine\n–flag\nlast\n";
+    await put("t.txt", typeset);
+    await apply(patch("*** Update File: t.txt", "@@", ` title - "quoted" and it's fine`, "--flag", "+--flag", " last"));
+    expect(await text("t.txt")).toBe("title — “quoted” and it’s\u00a0fine\n--flag\nlast\n");
+    // An anchor line is found the same way.
+    await apply(patch("*** Update File: t.txt", `@@ title - "quoted" and it's fine`, "-last", "+LAST"));
+    expect(await text("t.txt")).toBe("title — “quoted” and it’s\u00a0fine\n--flag\nLAST\n");
+  });
+
+  it("prefers an exact match later in the file to a fuzzy one earlier", async () => {
+    await put("f.txt", "a — b\nx\na - b\nx\n");
+    await apply(patch("*** Update File: f.txt", "@@", " a - b", "-x", "+y"));
+    expect(await text("f.txt")).toBe("a — b\nx\na - b\ny\n");
+    await put("g.txt", "keep  \nx\nkeep\nx\n");
+    await apply(patch("*** Update File: g.txt", "@@", " keep", "-x", "+y"));
+    expect(await text("g.txt")).toBe("keep  \nx\nkeep\ny\n");
+  });
+
+  it("moves onto an existing file, replacing it (Codex fixture 010)", async () => {
+    await put("a.txt", "from\n");
+    await put("dir/b.txt", "existing\n");
+    const d = await apply(patch("*** Update File: a.txt", "*** Move to: dir/b.txt", "@@", "-from", "+new"));
+    expect(await text("dir/b.txt")).toBe("new\n");
+    await expect(stat(file("a.txt"))).rejects.toThrow();
+    expect(d.fileChanges).toEqual([
+      { path: "a.txt", operation: "move", movePath: "dir/b.txt", linesAdded: 1, linesRemoved: 1 },
+    ]);
+  });
+
+  it("adds over an existing file, replacing it and counting its lines as removed (Codex fixture 011)", async () => {
+    await put("a.txt", "one\ntwo\n");
+    const d = await apply(patch("*** Add File: a.txt", "+x"));
+    expect(await text("a.txt")).toBe("x\n");
+    expect(d.fileChanges).toEqual([{ path: "a.txt", operation: "add", linesAdded: 1, linesRemoved: 2 }]);
+  });
+
+  it("ends an updated file with a newline, as Codex does, unless an End of File hunk keeps it without", async () => {
+    await put("n.txt", "a\nb");
+    await apply(patch("*** Update File: n.txt", "@@", "-b", "+B"));
+    expect(await text("n.txt")).toBe("a\nB\n");
+    await put("e.txt", "a\nb");
+    await apply(patch("*** Update File: e.txt", "@@", "-b", "+B", "*** End of File"));
+    expect(await text("e.txt")).toBe("a\nB");
+  });
+
+  it("stays atomic with the new leniencies: a later failure undoes an overwrite and a move onto a file", async () => {
+    await put("a.txt", "a\n");
+    await put("b.txt", "b\n");
+    await put("c.txt", "c\n");
+    const result = await h.call("apply_patch", {
+      patch: patch(
+        "*** Add File: a.txt",
+        "+replaced",
+        "*** Update File: b.txt",
+        "*** Move to: c.txt",
+        "@@",
+        "-b",
+        "+B",
+        "*** Update File: a.txt",
+        "@@",
+        "-not there",
+        "+x",
+      ),
+    });
+    expect(errorOf(result)).toMatch(/^Failed to locate hunk in a\.txt/);
+    expect([await text("a.txt"), await text("b.txt"), await text("c.txt")]).toEqual(["a\n", "b\n", "c\n"]);
   });
 });

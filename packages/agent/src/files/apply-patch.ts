@@ -6,6 +6,7 @@ import { atomicWrite, writeTemp } from "../workspace/atomic-write";
 import { decodeText, statFile } from "../workspace/text-file";
 import type { Workspace } from "../workspace/workspace";
 import { type Hunk, parsePatch } from "./parse-patch";
+import { seekSequence } from "./seek-sequence";
 
 const PATCH_FILE_MAX_BYTES = 20 * 1024 * 1024;
 
@@ -24,6 +25,7 @@ export const applyPatchTool = defineTool({
   mutates: true,
   async run(args, { workspace }) {
     const ops = parsePatch(args.patch);
+    const format = args.patch.includes("*** Begin Patch") ? "envelope" : "unified-diff";
     const files = new Map<string, VirtualFile>();
     const load = (path: string) => loadFile(workspace, files, path);
 
@@ -32,9 +34,10 @@ export const applyPatchTool = defineTool({
     for (const op of ops) {
       const file = await load(op.path);
       if (op.type === "add") {
-        if (file.content !== null) fail("exists", `File already exists: ${op.path}`);
+        // Over an existing file, Add File replaces it (as Codex does); the lines it had count as removed.
+        const linesRemoved = file.content === null ? 0 : countLines(file.content);
         file.content = op.lines.length === 0 ? "" : op.lines.join("\n") + (op.finalNewline ? "\n" : "");
-        fileChanges.push({ path: file.rel, operation: "add", linesAdded: op.lines.length, linesRemoved: 0 });
+        fileChanges.push({ path: file.rel, operation: "add", linesAdded: op.lines.length, linesRemoved });
       } else if (op.type === "delete") {
         if (file.content === null) fail("not_found", `File does not exist: ${op.path}`);
         fileChanges.push({
@@ -46,12 +49,14 @@ export const applyPatchTool = defineTool({
         file.content = null;
       } else {
         if (file.content === null) fail("not_found", `File does not exist: ${op.path}`);
-        const { content, linesAdded, linesRemoved } = applyHunks(file.content as string, op.hunks, op.path);
+        const { content, linesAdded, linesRemoved } = applyHunks(file.content as string, op.hunks, op.path, {
+          codexFinalNewline: format === "envelope",
+        });
         const change: PatchFileChange = { path: file.rel, operation: "update", linesAdded, linesRemoved };
         if (op.movePath !== undefined) {
           const target = await load(op.movePath);
           if (target !== file) {
-            if (target.content !== null) fail("exists", `File already exists: ${op.movePath}`);
+            // Onto an existing file, Move to replaces it (as Codex does); the moved file keeps its own mode.
             target.mode = file.mode;
             target.content = content;
             file.content = null;
@@ -71,7 +76,7 @@ export const applyPatchTool = defineTool({
     const changed = [...files.values()].filter((f) => f.content !== f.original);
     await commit(changed);
     const details: ApplyPatchDetails = { filesChanged: changed.length, operationsApplied: ops.length, fileChanges };
-    return okResult(details, { format: args.patch.includes("*** Begin Patch") ? "envelope" : "unified-diff" });
+    return okResult(details, { format });
   },
 });
 
@@ -97,33 +102,19 @@ function countLines(text: string): number {
   return text === "" ? 0 : text.replace(/\r?\n$/, "").split(/\r?\n/).length;
 }
 
-type Compare = (a: string, b: string) => boolean;
-/** Exact first, then forgiving trailing whitespace, then any surrounding whitespace (as codex does). */
-const STRATEGIES: Compare[] = [
-  (a, b) => a === b,
-  (a, b) => a.trimEnd() === b.trimEnd(),
-  (a, b) => a.trim() === b.trim(),
-];
-
-function matchesAt(lines: string[], wanted: string[], at: number, same: Compare): boolean {
-  if (at < 0 || at + wanted.length > lines.length) return false;
-  return wanted.every((w, k) => same(lines[at + k] as string, w));
-}
-
-/** Finds `wanted` at or after `from`: at the unified diff's hint first, at the end for EOF hunks. */
-function locate(lines: string[], wanted: string[], from: number, hunk: Hunk): number {
-  for (const same of STRATEGIES) {
-    if (hunk.eof && matchesAt(lines, wanted, lines.length - wanted.length, same)) return lines.length - wanted.length;
-    if (hunk.hint !== undefined && hunk.hint >= from && matchesAt(lines, wanted, hunk.hint, same)) return hunk.hint;
-    for (let at = from; at + wanted.length <= lines.length; at++) if (matchesAt(lines, wanted, at, same)) return at;
-  }
-  return -1;
+export interface ApplyHunksOptions {
+  /**
+   * The `*** Begin Patch` format cannot say "no newline at end of file", so like Codex the result ends with
+   * one, unless the file had none and a hunk marked `*** End of File` says where the file ends.
+   */
+  codexFinalNewline?: boolean;
 }
 
 export function applyHunks(
   text: string,
   hunks: Hunk[],
   displayPath: string,
+  options: ApplyHunksOptions = {},
 ): { content: string; linesAdded: number; linesRemoved: number } {
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
   let finalNewline = text === "" || text.endsWith("\n");
@@ -134,15 +125,12 @@ export function applyHunks(
   for (const hunk of hunks) {
     if (hunk.anchor !== undefined) {
       const anchor = hunk.anchor;
-      let found = -1;
-      for (const same of STRATEGIES) {
-        found = lines.findIndex((line, k) => k >= cursor && same(line, anchor));
-        if (found !== -1) break;
-      }
+      const found = seekSequence(lines, [anchor], { from: cursor });
       if (found === -1)
         fail("hunk_not_found", `Failed to locate hunk in ${displayPath}\nAnchor line not found: ${anchor}`);
       cursor = found + 1;
     }
+    const seek = { from: cursor, eof: hunk.eof, ...(hunk.hint === undefined ? {} : { hint: hunk.hint }) };
     let body = hunk.lines;
     let old = body.filter((l) => l.kind !== "+").map((l) => l.text);
     let at: number;
@@ -154,12 +142,12 @@ export function applyHunks(
             ? Math.min(hunk.hint + 1, lines.length)
             : cursor;
     } else {
-      at = locate(lines, old, cursor, hunk);
+      at = seekSequence(lines, old, seek);
       // Models often leave a stray blank context line at a hunk's end; try without it.
       while (at === -1 && body.length > 0 && body.at(-1)?.kind === " " && body.at(-1)?.text.trim() === "") {
         body = body.slice(0, -1);
         old = body.filter((l) => l.kind !== "+").map((l) => l.text);
-        at = old.length === 0 ? -1 : locate(lines, old, cursor, hunk);
+        at = old.length === 0 ? -1 : seekSequence(lines, old, seek);
       }
       if (at === -1) {
         fail(
@@ -189,6 +177,7 @@ export function applyHunks(
     if (hunk.noNewlineNew) finalNewline = false;
     else if (hunk.noNewlineOld) finalNewline = true;
   }
+  if (options.codexFinalNewline && !(hunks.some((h) => h.eof) && !finalNewline)) finalNewline = true;
   return { content: lines.length === 0 ? "" : lines.join(eol) + (finalNewline ? eol : ""), linesAdded, linesRemoved };
 }
 

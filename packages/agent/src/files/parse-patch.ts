@@ -1,3 +1,4 @@
+import { posix } from "node:path";
 import { fail } from "../tools/tool-failure-error";
 
 export interface HunkLine {
@@ -28,15 +29,47 @@ const unsupported = (line: string): never => fail("invalid_patch", `Unsupported 
 
 /** Parses either the `*** Begin Patch` format or a unified diff (as `git diff` prints it). */
 export function parsePatch(patch: string): PatchOperation[] {
-  let lines = patch.split(/\r?\n/);
-  // Weak-model tolerance: drop a surrounding Markdown fence and blank edges.
-  while (lines.length > 0 && (lines[0] as string).trim() === "") lines.shift();
-  while (lines.length > 0 && (lines.at(-1) as string).trim() === "") lines.pop();
+  let lines = trimBlankEdges(patch.split(/\r?\n/));
+  // Weak-model tolerance: drop a surrounding Markdown fence.
   if (lines[0]?.startsWith("```")) lines = lines.slice(1, (lines.at(-1) ?? "").startsWith("```") ? -1 : undefined);
+  const heredoc = unwrapHeredoc(trimBlankEdges(lines));
+  lines = trimBlankEdges(heredoc?.body ?? lines);
   const first = lines[0]?.trim() ?? "";
-  if (first === "*** Begin Patch") return parseEnvelope(lines);
-  if (lines.some((l) => l.startsWith("--- ") || l.startsWith("diff --git "))) return parseUnified(lines);
-  return envelopeError("A patch starts with *** Begin Patch (or is a unified diff with ---/+++ headers).");
+  let ops: PatchOperation[];
+  if (first === "*** Begin Patch") ops = parseEnvelope(lines);
+  else if (lines.some((l) => l.startsWith("--- ") || l.startsWith("diff --git "))) ops = parseUnified(lines);
+  else return envelopeError("A patch starts with *** Begin Patch (or is a unified diff with ---/+++ headers).");
+  return heredoc?.workdir === undefined ? ops : ops.map((op) => inWorkdir(op, heredoc.workdir as string));
+}
+
+function trimBlankEdges(lines: string[]): string[] {
+  let start = 0;
+  let end = lines.length;
+  while (start < end && (lines[start] as string).trim() === "") start++;
+  while (end > start && (lines[end - 1] as string).trim() === "") end--;
+  return lines.slice(start, end);
+}
+
+/**
+ * The shell wrapper models put around a patch, as Codex accepts it: a first line `<<EOF` (or `<<'EOF'`,
+ * `<<"EOF"`), `apply_patch <<'EOF'`, or `cd <dir> && apply_patch <<'EOF'`, and a last line that is the
+ * delimiter. With `cd`, the patch's paths are relative to that folder.
+ */
+const HEREDOC_START =
+  /^\s*(?:cd\s+(?:"([^"]*)"|'([^']*)'|([^\s"'&;|<>]+))\s*&&\s*)?(?:(?:apply_patch|applypatch)\s*)?<<(["']?)([A-Za-z_][\w-]*)\4\s*$/;
+
+function unwrapHeredoc(lines: string[]): { body: string[]; workdir?: string } | undefined {
+  const m = HEREDOC_START.exec(lines[0] ?? "");
+  if (!m || lines.length < 3 || (lines.at(-1) as string).trim() !== m[5]) return undefined;
+  const body = lines.slice(1, -1);
+  const workdir = m[1] ?? m[2] ?? m[3];
+  return workdir === undefined ? { body } : { body, workdir };
+}
+
+function inWorkdir(op: PatchOperation, workdir: string): PatchOperation {
+  const join = (p: string) => (p === "" || posix.isAbsolute(p) ? p : posix.join(workdir, p));
+  if (op.type !== "update") return { ...op, path: join(op.path) };
+  return { ...op, path: join(op.path), ...(op.movePath === undefined ? {} : { movePath: join(op.movePath) }) };
 }
 
 const ADD = "*** Add File: ";
@@ -44,38 +77,46 @@ const DELETE = "*** Delete File: ";
 const UPDATE = "*** Update File: ";
 const MOVE = "*** Move to: ";
 const END_OF_FILE = "*** End of File";
-const isHeader = (line: string) =>
-  line.startsWith(ADD) || line.startsWith(DELETE) || line.startsWith(UPDATE) || line.trim() === "*** End Patch";
+const END_PATCH = "*** End Patch";
+/** Marker lines are recognised with any whitespace around them (models pad them; Codex trims them). */
+const isHeader = (line: string) => {
+  const marker = line.trim();
+  return marker.startsWith(ADD) || marker.startsWith(DELETE) || marker.startsWith(UPDATE) || marker === END_PATCH;
+};
+/** Inside an update a line starting with a space is context, even one that reads like a marker (as in Codex). */
+const endsUpdate = (line: string) => line[0] !== " " && isHeader(line);
 
 function parseEnvelope(lines: string[]): PatchOperation[] {
-  if ((lines.at(-1) ?? "").trim() !== "*** End Patch") envelopeError("The last line must be *** End Patch.");
+  if ((lines.at(-1) ?? "").trim() !== END_PATCH) envelopeError("The last line must be *** End Patch.");
   const end = lines.length - 1;
   const ops: PatchOperation[] = [];
   let i = 1;
   while (i < end) {
     const line = lines[i] as string;
-    if (line.trim() === "") {
+    const marker = line.trim();
+    if (marker === "") {
       i++;
-    } else if (line.startsWith(ADD)) {
+    } else if (marker.startsWith(ADD)) {
       const content: string[] = [];
       for (i++; i < end && !isHeader(lines[i] as string); i++) {
         const body = lines[i] as string;
         if (!body.startsWith("+")) unsupported(body);
         content.push(body.slice(1));
       }
-      ops.push({ type: "add", path: line.slice(ADD.length).trim(), lines: content, finalNewline: true });
-    } else if (line.startsWith(DELETE)) {
-      ops.push({ type: "delete", path: line.slice(DELETE.length).trim() });
+      ops.push({ type: "add", path: marker.slice(ADD.length).trim(), lines: content, finalNewline: true });
+    } else if (marker.startsWith(DELETE)) {
+      ops.push({ type: "delete", path: marker.slice(DELETE.length).trim() });
       i++;
-    } else if (line.startsWith(UPDATE)) {
+    } else if (marker.startsWith(UPDATE)) {
       const op: PatchOperation & { type: "update" } = {
         type: "update",
-        path: line.slice(UPDATE.length).trim(),
+        path: marker.slice(UPDATE.length).trim(),
         hunks: [],
       };
       i++;
-      if (lines[i]?.startsWith(MOVE)) {
-        op.movePath = (lines[i] as string).slice(MOVE.length).trim();
+      const move = lines[i]?.trim() ?? "";
+      if (move.startsWith(MOVE)) {
+        op.movePath = move.slice(MOVE.length).trim();
         i++;
       }
       let hunk: Hunk | undefined;
@@ -84,10 +125,10 @@ function parseEnvelope(lines: string[]): PatchOperation[] {
         op.hunks.push(hunk);
         return hunk;
       };
-      for (; i < end && !isHeader(lines[i] as string); i++) {
+      for (; i < end && !endsUpdate(lines[i] as string); i++) {
         const body = lines[i] as string;
         if (body.startsWith("@@")) newHunk(body.slice(2).trim() || undefined);
-        else if (body.trim() === END_OF_FILE) (hunk ?? unsupported(body)).eof = true;
+        else if (body[0] !== " " && body.trim() === END_OF_FILE) (hunk ?? unsupported(body)).eof = true;
         else if (body === "") (hunk ?? newHunk()).lines.push({ kind: " ", text: "" });
         else if (body[0] === " " || body[0] === "-" || body[0] === "+")
           (hunk ?? newHunk()).lines.push({ kind: body[0], text: body.slice(1) });
