@@ -50,7 +50,7 @@ export async function ensureDocker(dataDir) {
   }
   await step("start dockerd", async () => {
     fs.mkdirSync(dataDir, { recursive: true });
-    const log = fs.openSync(path.join(dataDir, "dockerd.log"), "a");
+    const log = fs.openSync(path.join(dataDir, "dockerd.log"), "a", 0o600);
     const child = spawn("dockerd", [], { detached: true, stdio: ["ignore", log, log] });
     child.unref();
     for (let i = 0; i < 60; i++) {
@@ -71,7 +71,9 @@ export async function ensureChromium() {
 /** A data dir we can write, or one line saying what to do. */
 export function ensureDataDir(dataDir) {
   try {
-    fs.mkdirSync(dataDir, { recursive: true });
+    // Private to this user: the database, run logs and keys go here (the runner fixes modes at start too).
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    fs.chmodSync(dataDir, 0o700);
     fs.accessSync(dataDir, fs.constants.W_OK);
     const probe = path.join(dataDir, `.write-probe-${process.pid}`);
     fs.writeFileSync(probe, "");

@@ -1,4 +1,4 @@
-import { createDatabase } from "@berth/db";
+import { createDatabase, restrictDataDir } from "@berth/db";
 import { DockerSandboxDriver } from "@berth/sandbox";
 import { McpClientGateway, createMcpToolProviders } from "@berth/mcp";
 import { ApprovalService, BUILTIN_TOOLS, LoopGuard, ToolRouter, dispatchTool, gatewayTool, monitorTool } from "@berth/tools";
@@ -15,6 +15,8 @@ import { SessionService } from "./sessions/session-service";
 import { ToolService } from "./tools/tool-service";
 import { RunnerMetrics } from "./metrics/runner-metrics";
 import { createSocketServer } from "./sockets/socket-server";
+import { CredentialRevocation } from "./auth/credential-revocation";
+import { hostAllowList } from "./http/request-guard";
 import { registerUserRoutes } from "./http/routes/users-routes";
 import { registerSessionRoutes } from "./http/routes/sessions-routes";
 import { registerRunRoutes } from "./http/routes/runs-routes";
@@ -59,6 +61,8 @@ export async function createRunner(env: Env): Promise<Runner> {
     const info = driver.get(sessionId);
     return info?.imageId ? { imageId: info.imageId, posture: driver.posture(sessionId) } : null;
   });
+  // Everything made so far (database, keys, the admin token, files from before) private to this user.
+  restrictDataDir(env.dataDir);
   const runs = new RunService({ db, dataDir: env.dataDir, events, driver, receipts });
   const builtins = [...BUILTIN_TOOLS, gatewayTool, dispatchTool, monitorTool];
   const builtinNames = new Set(builtins.map((spec) => spec.name));
@@ -133,8 +137,12 @@ export async function createRunner(env: Env): Promise<Runner> {
   await sessions.reconcile();
   await driver.start();
 
-  const app = buildServer({ db, dockerHealth, logLevel: env.BERTH_LOG_LEVEL });
-  registerUserRoutes(app, { db });
+  // The runner's own port is known once it listens (tests listen on port 0).
+  let listeningPort = env.BERTH_RUNNER_PORT;
+  const hosts = hostAllowList({ allowedHosts: env.BERTH_ALLOWED_HOSTS, ports: () => [env.BERTH_WEB_PORT, listeningPort] });
+  const revocation = new CredentialRevocation();
+  const app = buildServer({ db, dockerHealth, logLevel: env.BERTH_LOG_LEVEL, hosts });
+  registerUserRoutes(app, { db, revocation, sessions });
   registerSessionRoutes(app, { sessions, tools });
   registerRunRoutes(app, { db, dataDir: env.dataDir });
   registerReceiptRoutes(app, { db, dataDir: env.dataDir, receipts, webOrigin: env.webOrigin });
@@ -144,7 +152,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   registerMcpRoutes(app, { sessions, tools, approvalWaitMs: env.BERTH_MCP_APPROVAL_WAIT_MS });
   registerMcpServerRoutes(app, { mcpServers });
   app.get("/metrics", async (_request, reply) => reply.header("content-type", metrics.registry.contentType).send(await metrics.registry.metrics()));
-  const io = createSocketServer(app.server, { db, events, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin });
+  const io = createSocketServer(app.server, { db, events, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin, hosts, revocation });
   const expiry = setInterval(() => void approvals.expireDue().catch(() => undefined), 30_000);
   expiry.unref();
 
@@ -175,6 +183,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   }
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : env.BERTH_RUNNER_PORT;
+  listeningPort = port;
   return {
     url: `http://${env.BERTH_HOST}:${port}`,
     port,

@@ -19,4 +19,13 @@ describe("parseEnv", () => {
     expect(result.errors.join("\n")).toMatch(/DATABASE_URL="mysql:\/\/x": must start with postgresql/);
     expect(result.errors.join("\n")).toMatch(/BERTH_ADMIN_TOKEN="short": must be at least 16/);
   });
+
+  it("reads BERTH_ALLOWED_HOSTS as a list and names a bad entry", () => {
+    const good = parseEnv({ BERTH_ALLOWED_HOSTS: " berth.example.com, 10.0.0.5:3000 " });
+    expect(good.ok && good.env.BERTH_ALLOWED_HOSTS).toEqual(["berth.example.com", "10.0.0.5:3000"]);
+    const bad = parseEnv({ BERTH_ALLOWED_HOSTS: "berth.example.com,http://x/" });
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    expect(bad.errors.join("\n")).toMatch(/BERTH_ALLOWED_HOSTS="berth.example.com,http:\/\/x\/": must be a comma-separated list of host names/);
+  });
 });

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { splitHost } from "./http/request-guard";
 
 const port = z.coerce.number().int().min(1).max(65535);
 
@@ -20,7 +21,7 @@ export const EnvSchema = z.object({
     .string()
     .optional()
     .transform((value) => (value ? value : undefined))
-    .refine((value) => value === undefined || value.length >= 16, { message: "must be at least 16 characters" }),
+    .refine((value) => value === undefined || value.length >= 16, { message: "must be at least 16 characters (a short admin token can be guessed)" }),
   BERTH_SANDBOX_IMAGE: z.string().min(1).default("berth-sandbox:latest"),
   BERTH_WARM_POOL: z.coerce.number().int().min(0).max(32).default(2),
   BERTH_MCP_APPROVAL_WAIT_MS: z.coerce.number().int().min(0).default(120_000),
@@ -29,6 +30,14 @@ export const EnvSchema = z.object({
     .enum(["", "0", "1", "false", "true"])
     .default("")
     .transform((value) => value === "1" || value === "true"),
+  /** Public host names (or name:port) besides 127.0.0.1, localhost and [::1]: every other Host is refused. */
+  BERTH_ALLOWED_HOSTS: z
+    .string()
+    .default("")
+    .transform((value) => value.split(",").map((entry) => entry.trim()).filter(Boolean))
+    .refine((entries) => entries.every((entry) => splitHost(entry) !== null), {
+      message: "must be a comma-separated list of host names, each optionally with :port (e.g. berth.example.com,10.0.0.5:3000)",
+    }),
   BERTH_RUNNER_ID: z.string().regex(/^[a-z0-9-]{1,32}$/).default("local"),
   BERTH_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });

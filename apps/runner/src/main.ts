@@ -13,8 +13,10 @@ async function main(): Promise<void> {
   const parsed = parseEnv(process.env);
   if (!parsed.ok) fail(`bad configuration: ${parsed.errors.join("; ")}`);
   const { env } = parsed;
+  // Whatever the runner creates (the data dir, logs, keys) is for its own user only.
+  process.umask(0o077);
   try {
-    fs.mkdirSync(env.dataDir, { recursive: true });
+    fs.mkdirSync(env.dataDir, { recursive: true, mode: 0o700 });
     fs.accessSync(env.dataDir, fs.constants.W_OK);
   } catch {
     fail(`data dir ${env.dataDir} is not writable: set BERTH_DATA_DIR to a writable folder`);

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaClient } from "./generated/sqlite/client";
+import { restrictDataDir } from "./restrict-data-dir";
 
 /** The client type is the SQLite one; the PostgreSQL client is generated from the same model. */
 export type Database = PrismaClient;
@@ -37,7 +38,7 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
     // Both clients are generated from one model, so their query API is the same.
     return client as unknown as Database;
   }
-  fs.mkdirSync(options.dataDir, { recursive: true });
+  fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const adapter = new PrismaBetterSQLite3({ url: `file:${sqlitePath(options.dataDir)}` });
   const client = new PrismaClient({ adapter });
   // WAL lets readers proceed while a run's rows are written; busy_timeout rides out short write locks.
@@ -46,6 +47,8 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
   await client.$queryRawUnsafe("PRAGMA journal_mode = WAL");
   await client.$queryRawUnsafe("PRAGMA synchronous = NORMAL");
   await client.$queryRawUnsafe("PRAGMA busy_timeout = 5000");
+  // Once the WAL and SHM exist (SQLite gives them the database file's mode from then on).
+  restrictDataDir(options.dataDir);
   return client;
 }
 

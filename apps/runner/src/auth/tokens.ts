@@ -56,7 +56,8 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 /** Resolves a presented token to its user, or null. */
 export async function authenticate(db: Database, token: string): Promise<Principal | null> {
   const row = await db.apiToken.findUnique({ where: { tokenHash: hashToken(token) }, include: { user: true } });
-  if (!row || row.revokedAt) return null;
+  // A disabled or deleted user's tokens are refused like revoked ones (users-routes.ts).
+  if (!row || row.revokedAt || row.user.disabledAt || row.user.deletedAt) return null;
   // For the admin's token list; at most one write a minute per token, off the request's path.
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => undefined);

@@ -1,7 +1,9 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { AppError, toApiError } from "@berth/protocol";
 import { pingDatabase, type Database } from "@berth/db";
 import { authenticate, tokenFromHeaders, type Principal } from "../auth/tokens";
+import { requestGuardHook, type HostAllowList } from "./request-guard";
+import { loneSurrogateIssue } from "./validate";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -15,6 +17,8 @@ export type ServerDeps = {
   db: Database;
   dockerHealth: DockerHealth;
   logLevel: string;
+  /** Host and Origin headers answered (request-guard.ts); everything else is refused before auth. */
+  hosts: HostAllowList;
   /** Largest accepted JSON body: write_file takes up to 8 MiB of content, plus JSON escaping. */
   bodyLimitBytes?: number;
 };
@@ -33,6 +37,10 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     // One line per request is noise for a developer tool; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimitBytes ?? 12 * 1024 * 1024,
+    // A URL that does not decode (bad percent-encoding) gets our error shape, not Fastify's.
+    frameworkErrors: (error, _request, reply) => {
+      void (reply as unknown as FastifyReply).status(400).send({ error: { code: "bad_request", message: `Bad request URL: ${error.message}` } });
+    },
   });
   app.decorateRequest("principal", null);
 
@@ -43,8 +51,16 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
     const text = body.toString();
     if (text === "") return done(null, undefined);
-    void parseJson(request, text, done);
+    void parseJson(request, text, (error: Error | null, value?: unknown) => {
+      if (error) return done(error, undefined);
+      // JSON may spell a lone surrogate (\ud800) that no database column can store: a 400 naming the field.
+      const issue = loneSurrogateIssue(value);
+      if (issue) return done(new AppError({ code: "bad_request", message: `Invalid body: ${issue}` }), undefined);
+      done(null, value);
+    });
   });
+
+  app.addHook("onRequest", requestGuardHook(deps.hosts));
 
   app.addHook("onRequest", async (request) => {
     const token = tokenFromHeaders(request.headers);
@@ -55,11 +71,17 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     }
   });
 
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split("?")[0] ?? "";
+    return reply.status(404).send({ error: { code: "not_found", message: `No route ${request.method} ${path.slice(0, 200)}` } });
+  });
+
   app.setErrorHandler((error, request, reply) => {
     const fastifyError = error as { statusCode?: number; code?: string; message: string };
     if (!AppError.isInstance(error) && fastifyError.statusCode && fastifyError.statusCode < 500) {
-      // Fastify's own client errors (bad JSON, body too large) keep their status with our error shape.
-      const code = fastifyError.statusCode === 413 ? "payload_too_large" : "bad_request";
+      // Fastify's own client errors (bad JSON, body too large, unsupported content type) keep their
+      // status with our error shape.
+      const code = fastifyError.statusCode === 413 ? "payload_too_large" : fastifyError.statusCode === 404 ? "not_found" : "bad_request";
       return reply.status(fastifyError.statusCode).send({ error: { code, message: fastifyError.message } });
     }
     const { status, body } = toApiError(error);

@@ -5,8 +5,34 @@ import type { Principal, Role } from "../auth/tokens";
 import { formatIssues } from "../tools/tool-service";
 import { requirePrincipal } from "./build-server";
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The first string (or key) in `value` holding a lone UTF-16 surrogate, as "path: why", or null. JSON can
+ * spell one (`"\ud800"`) but UTF-8 cannot encode it, so a name or rule holding one would fail in the
+ * database (a 500) or be stored altered; it is refused at the boundary instead.
+ */
+export function loneSurrogateIssue(value: unknown, path: string[] = []): string | null {
+  const at = () => (path.length ? path.join(".") : "value");
+  if (typeof value === "string") {
+    const match = LONE_SURROGATE.exec(value);
+    if (!match) return null;
+    const unit = match[0].charCodeAt(0).toString(16);
+    return `${at()}: must be valid Unicode (a lone UTF-16 surrogate \\u${unit} at index ${match.index})`;
+  }
+  if (typeof value !== "object" || value === null) return null;
+  for (const [key, item] of Object.entries(value)) {
+    if (LONE_SURROGATE.test(key)) return `${at()}: keys must be valid Unicode (a key holds a lone UTF-16 surrogate)`;
+    const issue = loneSurrogateIssue(item, [...path, key]);
+    if (issue) return issue;
+  }
+  return null;
+}
+
 /** safeParse at the boundary: a 400 naming each bad field. */
 export function parse<T>(schema: z.ZodType<T>, value: unknown, what = "body"): T {
+  const surrogate = loneSurrogateIssue(value);
+  if (surrogate) throw new AppError({ code: "bad_request", message: `Invalid ${what}: ${surrogate}` });
   const parsed = schema.safeParse(value ?? {});
   if (!parsed.success) throw new AppError({ code: "bad_request", message: `Invalid ${what}: ${formatIssues(parsed.error)}` });
   return parsed.data;

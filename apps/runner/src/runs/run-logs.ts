@@ -26,10 +26,11 @@ export class RunLogs {
   }
 
   open(): void {
-    fs.mkdirSync(this.dir, { recursive: true });
+    // Private to the runner's user, like everything in the data dir (a log holds what a session printed).
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     for (const stream of ["stdout", "stderr", "combined"] as const) {
       const file = path.join(this.dir, `${stream}.log`);
-      this.fds.set(stream, fs.openSync(file, "a"));
+      this.fds.set(stream, fs.openSync(file, "a", 0o600));
       const existing = fs.existsSync(file) ? fs.readFileSync(file) : Buffer.alloc(0);
       this.sizes.set(stream, existing.length);
       this.hashes.set(stream, crypto.createHash("sha256").update(existing));

@@ -5,12 +5,15 @@ import type { Database } from "@berth/db";
 import type { ToolResult } from "@berth/protocol";
 import { AppError } from "@berth/protocol";
 import { authenticate, tokenFromHeaders, type Principal } from "../auth/tokens";
+import type { CredentialRevocation } from "../auth/credential-revocation";
+import { allowSocketRequest, type HostAllowList } from "../http/request-guard";
 import type { RunnerEvents } from "../events/runner-events";
 import type { LogStream } from "../runs/run-logs";
 import { LogFollower } from "./log-follower";
 import type { SessionService } from "../sessions/session-service";
 import type { ToolService } from "../tools/tool-service";
 import { formatIssues } from "../tools/tool-service";
+import { loneSurrogateIssue } from "../http/validate";
 
 type Ack = (error: { code: string; message: string } | null, result?: unknown) => void;
 
@@ -35,12 +38,25 @@ interface SocketData {
  */
 export function createSocketServer(
   server: http.Server,
-  deps: { db: Database; events: RunnerEvents; sessions: SessionService; tools: ToolService; dataDir: string; webOrigin: string },
+  deps: {
+    db: Database;
+    events: RunnerEvents;
+    sessions: SessionService;
+    tools: ToolService;
+    dataDir: string;
+    webOrigin: string;
+    /** Host/Origin allow-list, checked on every handshake and WebSocket upgrade. */
+    hosts: HostAllowList;
+    /** Sockets join their credential's and user's rooms, so revoking either ends them at once. */
+    revocation: CredentialRevocation;
+  },
 ): Server {
   const io = new Server(server, {
     path: "/socket.io",
     // Browsers come through the web app's origin (proxied); a direct connection is allowed only from it.
     cors: { origin: deps.webOrigin, credentials: true },
+    // `cors` does not cover a WebSocket upgrade (a foreign page's socket carries the cookie): this does.
+    allowRequest: allowSocketRequest(deps.hosts),
     maxHttpBufferSize: 12 * 1024 * 1024,
   });
 
@@ -51,7 +67,10 @@ export function createSocketServer(
       (principal) => {
         if (!principal) return next(new Error("unauthorized: invalid or revoked token"));
         (socket.data as SocketData).principal = principal;
-        next();
+        deps.revocation.track(socket, principal).then(
+          () => next(),
+          (error: unknown) => next(error instanceof Error ? error : new Error(String(error))),
+        );
       },
       (error: unknown) => next(error instanceof Error ? error : new Error(String(error))),
     );
@@ -75,6 +94,7 @@ export function createSocketServer(
   deps.events.on("approval:decided", (request) => io.to("approvals").emit("approval:decided", request));
 
   io.on("connection", (socket) => handleConnection(socket, deps, followers));
+  deps.revocation.attach(io);
   return io;
 }
 
@@ -118,8 +138,12 @@ function handleConnection(socket: Socket, deps: Parameters<typeof createSocketSe
   });
 
   const on = (event: string, handler: (payload: unknown) => Promise<unknown>) => {
-    socket.on(event, (payload: unknown, ack: unknown) => {
-      handler(payload).then(
+    socket.on(event, (...received: unknown[]) => {
+      // An event sent with only an ack (`emit(event, ack)`) still gets its answer through that ack.
+      const ack = received.at(-1);
+      const payload = received.length > 1 || typeof ack !== "function" ? received[0] : undefined;
+      const surrogate = loneSurrogateIssue(payload);
+      (surrogate ? Promise.reject(new AppError({ code: "bad_request", message: `Invalid ${event} payload: ${surrogate}` })) : handler(payload)).then(
         (result) => reply(ack, null, result),
         (error: unknown) => reply(ack, error),
       );

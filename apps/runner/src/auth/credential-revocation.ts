@@ -1,0 +1,33 @@
+import type { Server, Socket } from "socket.io";
+
+/** The rooms a socket joins on connect, so one credential's or one user's sockets can be found at once. */
+export const credentialRoom = (credentialId: string): string => `credential:${credentialId}`;
+export const userRoom = (userId: string): string => `user:${userId}`;
+
+/**
+ * Ends the sockets of a credential (a revoked token, a signed-out browser session) or of a user (removed
+ * or disabled) the moment that happens: a socket is authenticated once at its handshake, so without this
+ * it would keep acting on a credential that no longer exists. Rooms go through the socket.io adapter, so
+ * with the Redis adapter this reaches the sockets held by every runner.
+ */
+export class CredentialRevocation {
+  private io: Server | null = null;
+
+  /** Called once the socket.io server exists (it is created after the HTTP routes). */
+  attach(io: Server): void {
+    this.io = io;
+  }
+
+  /** Puts a newly authenticated socket in its credential's and its user's rooms. */
+  async track(socket: Socket, principal: { userId: string; tokenId: string }): Promise<void> {
+    await socket.join([credentialRoom(principal.tokenId), userRoom(principal.userId)]);
+  }
+
+  disconnectCredential(credentialId: string): void {
+    this.io?.in(credentialRoom(credentialId)).disconnectSockets(true);
+  }
+
+  disconnectUser(userId: string): void {
+    this.io?.in(userRoom(userId)).disconnectSockets(true);
+  }
+}
