@@ -13,6 +13,9 @@ import type { SessionService } from "../sessions/session-service";
 import type { RunnerMetrics } from "../metrics/runner-metrics";
 import type { ReceiptService } from "../receipts/receipt-service";
 import { createMonitorHost } from "./monitor-host";
+import { loopGuardKey } from "@berth/tools";
+import { ProcessClasses } from "./process-classes";
+import { WorkspaceGeneration, changesWorkspace } from "./workspace-generation";
 
 export type CallVia = "http" | "socket" | "mcp";
 
@@ -67,6 +70,9 @@ function runKindOf(tool: string, args: Record<string, unknown>, resolvedKind: st
  */
 export class ToolService {
   private policyCache: PolicyRule[] | null = null;
+  /** What the loop guard keys repeats on, and what `bash write` to a started process is admitted as. */
+  private readonly generation: WorkspaceGeneration;
+  private readonly processClasses: ProcessClasses;
 
   constructor(
     private readonly deps: {
@@ -84,7 +90,10 @@ export class ToolService {
       /** Connects and lists the scope's MCP servers before a call of `tool` (the router answers from that listing). */
       prepareScope?: (scope: ToolScope, tool: string) => Promise<void>;
     },
-  ) {}
+  ) {
+    this.generation = new WorkspaceGeneration(deps.driver);
+    this.processClasses = new ProcessClasses(deps.driver);
+  }
 
   /** Policy rules change rarely; the policy routes call this after a change. */
   invalidatePolicy(): void {
@@ -144,6 +153,7 @@ export class ToolService {
     }
     const scope: ToolScope = { userId: input.principal.userId, sessionId: session.id };
     await this.deps.prepareScope?.(scope, input.tool);
+    const generation = this.generation.observedBy(session.id, input.tool, input.args);
     const admission = admit(
       { sessionId: session.id, tool: input.tool, args: input.args, caller: input.caller },
       {
@@ -154,6 +164,8 @@ export class ToolService {
         writableRoots: ["/tmp"],
         policyRules: await this.policyRules(),
         loopGuard: this.deps.loopGuard,
+        workspaceGeneration: generation,
+        processClass: (processId) => this.processClasses.classOf(session.id, processId),
       },
     );
     const callId = newId("call");
@@ -207,6 +219,12 @@ export class ToolService {
     }
 
     const result = await this.execute(admission, input, session.env, callId, approval, approvalWaitMs);
+    if (input.caller === "agent") {
+      // The guard judges the next identical call against this one's result, unless something else changed meanwhile.
+      const after = this.generation.observedBy(session.id, input.tool, input.args);
+      const own = changesWorkspace({ actionClass: admission.actionClass, ok: result.ok }) ? 1 : 0;
+      this.deps.loopGuard.settle(loopGuardKey(session.id, admission.sha256), { callId, ...(result.runId ? { runId: result.runId } : {}), generation: after === generation + own ? after : undefined });
+    }
     await record({
       verdict: admission.verdict,
       ok: result.ok,
@@ -303,6 +321,8 @@ export class ToolService {
         result = { ...result, runId, ...(receiptId ? { receiptId } : {}) };
       }
     }
+    if (changesWorkspace({ actionClass: admission.actionClass, ok: result.ok })) this.generation.bump(input.sessionId);
+    if (spec.name === "bash" && args.action === "start" && result.ok && typeof result.details?.processId === "string") this.processClasses.remember(input.sessionId, result.details.processId, admission);
     this.announceFileChanges(input.sessionId, spec.name, args, result);
     return result;
   }

@@ -286,6 +286,12 @@ describe("apply_patch accepts what Codex accepts", () => {
     expect(await text("g.txt")).toBe("keep  \nx\nkeep\ny\n");
   });
 
+  it("narrows the search with several @@ anchor lines in a row", async () => {
+    await put("c.py", "class A:\n  def f():\n    return 1\nclass B:\n  def f():\n    return 1\n");
+    await apply(patch("*** Update File: c.py", "@@ class B:", "@@   def f():", "-    return 1", "+    return 2"));
+    expect(await text("c.py")).toBe("class A:\n  def f():\n    return 1\nclass B:\n  def f():\n    return 2\n");
+  });
+
   it("moves onto an existing file, replacing it (Codex fixture 010)", async () => {
     await put("a.txt", "from\n");
     await put("dir/b.txt", "existing\n");

@@ -7,8 +7,6 @@ export interface SeekOptions {
   hint?: number;
 }
 
-type Compare = (a: string, b: string) => boolean;
-
 const DASHES = /[\u2010-\u2015\u2212]/g;
 const SINGLE_QUOTES = /[\u2018-\u201B]/g;
 const DOUBLE_QUOTES = /[\u201C-\u201F]/g;
@@ -29,16 +27,17 @@ export function normalisePunctuation(line: string): string {
  * whitespace, then ignoring surrounding whitespace, then with Unicode punctuation normalised. A looser
  * pass runs only when no position matched under every stricter one.
  */
-const PASSES: readonly Compare[] = [
-  (a, b) => a === b,
-  (a, b) => a.trimEnd() === b.trimEnd(),
-  (a, b) => a.trim() === b.trim(),
-  (a, b) => normalisePunctuation(a) === normalisePunctuation(b),
+const exact = (line: string) => line;
+const PASSES: readonly ((line: string) => string)[] = [
+  exact,
+  (line) => line.trimEnd(),
+  (line) => line.trim(),
+  normalisePunctuation,
 ];
 
-function matchesAt(lines: readonly string[], pattern: readonly string[], at: number, same: Compare): boolean {
+function matchesAt(lines: readonly string[], pattern: readonly string[], at: number): boolean {
   if (at < 0 || at + pattern.length > lines.length) return false;
-  return pattern.every((p, k) => same(lines[at + k] as string, p));
+  return pattern.every((p, k) => lines[at + k] === p);
 }
 
 /** The first index at or after `from` where `pattern` occurs in `lines`, or -1. */
@@ -46,10 +45,13 @@ export function seekSequence(lines: readonly string[], pattern: readonly string[
   const { from, eof = false, hint } = options;
   if (pattern.length === 0) return from;
   const end = lines.length - pattern.length;
-  for (const same of PASSES) {
-    if (eof && end >= from && matchesAt(lines, pattern, end, same)) return end;
-    if (hint !== undefined && hint >= from && matchesAt(lines, pattern, hint, same)) return hint;
-    for (let at = from; at <= end; at++) if (matchesAt(lines, pattern, at, same)) return at;
+  for (const key of PASSES) {
+    // Each line is keyed once per pass (not once per position tried): a miss in a big file stays linear.
+    const keyed = key === exact ? lines : lines.map(key);
+    const wanted = key === exact ? pattern : pattern.map(key);
+    if (eof && end >= from && matchesAt(keyed, wanted, end)) return end;
+    if (hint !== undefined && hint >= from && matchesAt(keyed, wanted, hint)) return hint;
+    for (let at = from; at <= end; at++) if (matchesAt(keyed, wanted, at)) return at;
   }
   return -1;
 }

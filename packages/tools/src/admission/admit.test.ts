@@ -235,6 +235,51 @@ describe("admit: loop guard", () => {
   });
 });
 
+describe("admit: repeats are judged by what the call observes", () => {
+  const read = (loopGuard: LoopGuard, workspaceGeneration: number) =>
+    admit(
+      { sessionId: "s1", tool: "read_file", args: { path: "src.txt" }, caller: "agent" },
+      ctx("default", { loopGuard, workspaceGeneration }),
+    );
+
+  it("a read after the workspace generation moved is not a repeat; three at one generation block", () => {
+    const loopGuard = new LoopGuard();
+    for (let generation = 0; generation < 10; generation++) {
+      expect(read(loopGuard, generation).verdict, `generation ${generation}`).toBe("allow");
+      expect(read(loopGuard, generation).verdict, `generation ${generation}`).toBe("allow");
+    }
+    expect(read(loopGuard, 9)).toMatchObject({ verdict: "deny", stage: "loop_guard" });
+  });
+});
+
+describe("admit: bash write to a running process", () => {
+  const write = (autonomy: Autonomy, processClass?: AdmissionContext["processClass"]) =>
+    admit(
+      { sessionId: "s1", tool: "bash", args: { action: "write", processId: "proc_1", input: "rs\n" }, caller: "agent" },
+      ctx(autonomy, processClass ? { processClass } : {}),
+    );
+
+  it("inherits the class its start was admitted under", () => {
+    const started = { actionClass: "execute" as const, recognised: true, alwaysAsk: false, reasons: [] };
+    const result = write("default", (id) => (id === "proc_1" ? started : undefined));
+    expect(result).toMatchObject({ verdict: "allow", actionClass: "execute", recognised: true });
+    expect(result.reasons.join("\n")).toMatch(/admitted as its start was/);
+    const shell = {
+      actionClass: "unknown" as const,
+      recognised: false,
+      alwaysAsk: true,
+      reasons: ["bash reads commands from stdin [unknown, always asks]"],
+    };
+    expect(write("yolo", () => shell).verdict).toBe("ask");
+  });
+
+  it("to a process the session did not start: as a command of unknown class", () => {
+    expect(write("default")).toMatchObject({ verdict: "ask", actionClass: "unknown" });
+    expect(write("trusted").verdict).toBe("allow");
+    expect(write("read-only").verdict).toBe("deny");
+  });
+});
+
 describe("admit: dispatch plans", () => {
   const plan = (tasks: Array<{ tool: string; args: unknown }>, topology = "parallel") => ({
     sessionId: "s1",

@@ -5,6 +5,7 @@ import type { SimpleCommand } from "./classify-command";
 import { decide } from "./decide";
 import { evaluatePolicy } from "./evaluate-policy";
 import type { PolicyOutcome } from "./evaluate-policy";
+import { loopGuardKey } from "./loop-guard";
 import type { LoopGuard } from "./loop-guard";
 import { renderCallText } from "./render-call-text";
 import { strictestDecision } from "./severity";
@@ -61,6 +62,13 @@ export interface AdmissionContext {
   session?: SessionAllowlist;
   /** Shared per runner; omit to skip the loop guard (e.g. in a dry run). */
   loopGuard?: LoopGuard;
+  /**
+   * The session's workspace generation (bumped by every write, patch, edit and finished command): a
+   * repeat after a change is not a repeat. The runner keeps it; omitted, the guard counts arguments only.
+   */
+  workspaceGeneration?: number;
+  /** The class a running process's `bash start` was admitted under; `bash write` to it inherits it. */
+  processClass?: (processId: string) => ToolClassification | undefined;
 }
 
 export interface AdmissionResult {
@@ -100,7 +108,11 @@ const MAX_NESTING = 4;
 export function admit(call: AdmissionCall, ctx: AdmissionContext): AdmissionResult {
   const result = evaluate(call, ctx, 0);
   if (call.caller !== "agent" || ctx.loopGuard === undefined || result.verdict === "deny") return result;
-  const guard = ctx.loopGuard.checkKey(`${call.sessionId}\u0000${result.sha256}`, result.tool);
+  const guard = ctx.loopGuard.checkKey(
+    loopGuardKey(call.sessionId, result.sha256),
+    result.tool,
+    ctx.workspaceGeneration,
+  );
   if (!guard.blocked) return result;
   return { ...result, verdict: "deny", stage: "loop_guard", reason: guard.message };
 }
@@ -206,11 +218,23 @@ function classifyCall(tool: string, args: unknown, ctx: AdmissionContext): Class
       return classifyCommand(typeof a.command === "string" ? a.command : "", { ...opts, ...(cwd ? { cwd } : {}) });
     }
     if (action === "write") {
+      // Input to a process the session started is admitted as its start was; to any other, as a
+      // command of unknown class would be.
+      const processId = typeof a.processId === "string" ? a.processId : "";
+      const started = ctx.processClass?.(processId);
+      if (started !== undefined) {
+        return {
+          actionClass: started.actionClass,
+          recognised: started.recognised ?? false,
+          alwaysAsk: started.alwaysAsk ?? false,
+          reasons: [...(started.reasons ?? []), `bash write sends input to ${processId}, admitted as its start was`],
+        };
+      }
       return {
-        actionClass: "execute",
+        actionClass: "unknown",
         recognised: false,
         alwaysAsk: false,
-        reasons: ["bash write sends input to a running process [execute]"],
+        reasons: [`bash write sends input to ${processId || "a process"}, which this session did not start [unknown]`],
       };
     }
     if (action === "stop") return { actionClass: "execute", recognised: true, alwaysAsk: false, reasons: [] };

@@ -20,8 +20,8 @@ export type {
   SessionGrant,
   ToolClassification,
 } from "./admit";
-export { LoopGuard } from "./loop-guard";
-export type { LoopGuardOptions, LoopGuardVerdict } from "./loop-guard";
+export { LoopGuard, loopGuardKey } from "./loop-guard";
+export type { LoopGuardOptions, LoopGuardOutcome, LoopGuardVerdict } from "./loop-guard";
 export { systemClock } from "./clock";
 export type { Clock } from "./clock";
 export { InMemoryApprovalStore } from "./approval-store";
