@@ -11,6 +11,7 @@ import { RunnerEvents } from "./events/runner-events";
 import { PrismaApprovalStore } from "./approvals/prisma-approval-store";
 import { ReceiptService } from "./receipts/receipt-service";
 import { RunService } from "./runs/run-service";
+import { ActiveRuns } from "./runs/active-runs";
 import { SessionService } from "./sessions/session-service";
 import { ToolService } from "./tools/tool-service";
 import { RunnerMetrics } from "./metrics/runner-metrics";
@@ -64,6 +65,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   // Everything made so far (database, keys, the admin token, files from before) private to this user.
   restrictDataDir(env.dataDir);
   const runs = new RunService({ db, dataDir: env.dataDir, events, driver, receipts });
+  const activeRuns = new ActiveRuns();
   const builtins = [...BUILTIN_TOOLS, gatewayTool, dispatchTool, monitorTool];
   const builtinNames = new Set(builtins.map((spec) => spec.name));
   // MCP client gateway: http servers contacted by the runner, stdio servers started inside each session's container.
@@ -125,6 +127,7 @@ export async function createRunner(env: Env): Promise<Runner> {
     metrics,
     receipts,
     dataDir: env.dataDir,
+    activeRuns,
     prepareScope: async (scope, tool) => {
       if (!needsMcpTools(tool, builtinNames)) return;
       await mcpServers.refreshIfStale();
@@ -144,7 +147,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   const app = buildServer({ db, dockerHealth, logLevel: env.BERTH_LOG_LEVEL, hosts });
   registerUserRoutes(app, { db, revocation, sessions });
   registerSessionRoutes(app, { sessions, tools });
-  registerRunRoutes(app, { db, dataDir: env.dataDir });
+  registerRunRoutes(app, { db, dataDir: env.dataDir, cancel: { db, driver, events, activeRuns } });
   registerReceiptRoutes(app, { db, dataDir: env.dataDir, receipts, webOrigin: env.webOrigin });
   registerApprovalRoutes(app, { approvals, store: approvalStore });
   registerPolicyRoutes(app, { db, onChange: () => tools.invalidatePolicy() });
@@ -152,7 +155,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   registerMcpRoutes(app, { sessions, tools, approvalWaitMs: env.BERTH_MCP_APPROVAL_WAIT_MS });
   registerMcpServerRoutes(app, { mcpServers });
   app.get("/metrics", async (_request, reply) => reply.header("content-type", metrics.registry.contentType).send(await metrics.registry.metrics()));
-  const io = createSocketServer(app.server, { db, events, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin, hosts, revocation });
+  const io = createSocketServer(app.server, { db, events, cancel: { db, driver, events, activeRuns }, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin, hosts, revocation });
   const expiry = setInterval(() => void approvals.expireDue().catch(() => undefined), 30_000);
   expiry.unref();
 

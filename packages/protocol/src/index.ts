@@ -6,3 +6,4 @@ export * from "./tools";
 export * from "./sandbox";
 export * from "./admission";
 export * from "./mcp";
+export * from "./tool-progress";

@@ -23,7 +23,12 @@ export function toResolvedMcpTool(gateway: McpClientGateway, tool: ProjectedMcpT
     // A call that may change something outside (every MCP tool, unless an operator trusts its read-only
     // annotations) is an execution: a run with its result as the log and a sealed receipt, as bash is.
     createsRun: () => actionClass !== "read",
-    run: (args, ctx) => gateway.callTool(tool.name, args, scope, { allowHeld: true, ...(ctx.signal ? { signal: ctx.signal } : {}) }),
+    run: (args, ctx) =>
+      gateway.callTool(tool.name, args, scope, {
+        allowHeld: true,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+        ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
+      }),
   };
   return { spec, kind: "mcp", origin: tool.serverName, ...(tool.status === "held" ? { held: true } : {}) };
 }

@@ -10,6 +10,7 @@ import { allowSocketRequest, type HostAllowList } from "../http/request-guard";
 import type { RunnerEvents } from "../events/runner-events";
 import type { LogStream } from "../runs/run-logs";
 import { LogFollower } from "./log-follower";
+import { cancelRun, type CancelRunDeps } from "../runs/cancel-run";
 import type { SessionService } from "../sessions/session-service";
 import type { ToolService } from "../tools/tool-service";
 import { formatIssues } from "../tools/tool-service";
@@ -21,6 +22,7 @@ const SessionRefSchema = z.object({ sessionId: z.string().min(1) });
 const ToolCallSchema = z.object({ sessionId: z.string().min(1), tool: z.string().min(1), args: z.unknown().optional() });
 const Offset = z.number().int().min(0);
 const ProcessSubscribeSchema = z.object({ sessionId: z.string().min(1), processId: z.string().min(1), offset: Offset.default(0) });
+const RunRefSchema = z.object({ runId: z.string().min(1) });
 const RunSubscribeSchema = z.object({
   runId: z.string().min(1),
   /** One offset for both streams (0 = from the start), or one per stream. */
@@ -49,6 +51,8 @@ export function createSocketServer(
     hosts: HostAllowList;
     /** Sockets join their credential's and user's rooms, so revoking either ends them at once. */
     revocation: CredentialRevocation;
+    /** run:cancel, the IDE's Stop. */
+    cancel: CancelRunDeps;
   },
 ): Server {
   const io = new Server(server, {
@@ -184,6 +188,9 @@ function handleConnection(socket: Socket, deps: Parameters<typeof createSocketSe
     );
     return { processId: input.processId, runId: run.id, offset: sent, status: run.status };
   });
+
+  // The IDE's Stop: aborts a running run (docs/api.md); the ack's error is a conflict when it is not running.
+  on("run:cancel", async (payload) => cancelRun(deps.cancel, RunRefSchema.parse(payload).runId, principal, "socket"));
 
   on("run:subscribe", async (payload) => {
     const input = RunSubscribeSchema.parse(payload);

@@ -1,7 +1,7 @@
 import type { Database } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
 import { admit, renderCallText, type AdmissionRegistry, type AdmissionResult, type ApprovalService, type LoopGuard, type ToolRouter, type ToolScope, type AnyToolSpec, type ToolContext } from "@berth/tools";
-import type { ApprovalRequest, Autonomy, CallerKind, PolicyRule, ToolResult } from "@berth/protocol";
+import type { ApprovalRequest, Autonomy, CallerKind, PolicyRule, ToolProgressListener, ToolResult } from "@berth/protocol";
 import { toolFailure } from "@berth/protocol";
 import type { z } from "zod";
 import type { Principal } from "../auth/tokens";
@@ -13,6 +13,8 @@ import type { SessionService } from "../sessions/session-service";
 import type { RunnerMetrics } from "../metrics/runner-metrics";
 import type { ReceiptService } from "../receipts/receipt-service";
 import { createMonitorHost } from "./monitor-host";
+import type { ActiveRuns } from "../runs/active-runs";
+import { followRunProgress } from "../runs/run-progress";
 import { loopGuardKey } from "@berth/tools";
 import { ProcessClasses } from "./process-classes";
 import { WorkspaceGeneration, changesWorkspace } from "./workspace-generation";
@@ -29,6 +31,8 @@ export interface ToolCallInput {
   /** How long to hold a parked call for the operator's decision (0: answer `parked` at once). */
   waitMs?: number;
   signal?: AbortSignal;
+  /** The caller asked for progress (MCP progressToken): long tools report through it. */
+  onProgress?: ToolProgressListener;
 }
 
 interface CallRecord {
@@ -87,6 +91,8 @@ export class ToolService {
       metrics: RunnerMetrics;
       receipts: ReceiptService;
       dataDir: string;
+      /** Runs in flight, so an explicit cancel (Stop) can abort one. */
+      activeRuns?: ActiveRuns;
       /** Connects and lists the scope's MCP servers before a call of `tool` (the router answers from that listing). */
       prepareScope?: (scope: ToolScope, tool: string) => Promise<void>;
     },
@@ -271,6 +277,11 @@ export class ToolService {
       });
     }
 
+    // A run's call aborts on the caller's signal or on an explicit cancel; its live output is its progress.
+    const tracked = runId ? this.deps.activeRuns?.track(runId, input.sessionId, input.signal) : undefined;
+    const signal = tracked?.signal ?? input.signal;
+    const stopProgress = runId && input.onProgress ? followRunProgress(this.deps.events, runId, input.onProgress) : undefined;
+    const inner: ToolCallInput = { ...input, ...(signal ? { signal } : {}) };
     const timeoutMs = typeof args.timeoutMs === "number" ? args.timeoutMs + CALL_MARGIN_MS : undefined;
     const ctx: ToolContext = {
       sessionId: input.sessionId,
@@ -285,14 +296,15 @@ export class ToolService {
             { ...(timeoutMs ? { timeoutMs } : {}), ...(opts.signal ? { signal: opts.signal } : {}) },
           ),
       },
-      ...(input.signal ? { signal: input.signal } : {}),
+      ...(signal ? { signal } : {}),
+      ...(input.onProgress ? { onProgress: input.onProgress } : {}),
       host: {
         catalogue: () => this.deps.router.catalogue(scope),
         call: async (tool, toolArgs) => {
-          const outcome = await this.call({ ...input, tool, args: toolArgs });
+          const outcome = await this.call({ ...inner, tool, args: toolArgs });
           return outcome.kind === "result" ? outcome.result : toolFailure("parked", `${tool} is waiting for operator approval ${outcome.approvalId} (sha256 ${outcome.sha256})`, { approvalId: outcome.approvalId });
         },
-        callAdmitted: (tool, toolArgs) => this.runPlanTask(tool, toolArgs, input, env, admission, approval, approvalWaitMs),
+        callAdmitted: (tool, toolArgs) => this.runPlanTask(tool, toolArgs, withoutProgress(inner), env, admission, approval, approvalWaitMs),
       },
       monitor: createMonitorHost({
         db: this.deps.db,
@@ -309,6 +321,9 @@ export class ToolService {
       result = await spec.run(args, ctx);
     } catch (error) {
       result = toolFailure("sandbox_error", (error as Error).message);
+    } finally {
+      tracked?.done();
+      stopProgress?.();
     }
 
     if (runId) {
@@ -395,6 +410,12 @@ export class ToolService {
     if (ranCommand || tool === "update_agents_md") paths.push(".");
     for (const path of paths) this.deps.events.emit("file:changed", { sessionId, path });
   }
+}
+
+/** A plan's tasks report no progress of their own: dispatch reports tasks done (their output would mix in). */
+function withoutProgress(input: ToolCallInput): ToolCallInput {
+  const { onProgress: _onProgress, ...rest } = input;
+  return rest;
 }
 
 /** True when `args` validate to exactly the task admission judged. */

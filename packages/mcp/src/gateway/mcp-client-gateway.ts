@@ -1,5 +1,5 @@
 import { McpServerConfigSchema, toolFailure } from "@berth/protocol";
-import type { McpToolPin, ToolResult } from "@berth/protocol";
+import type { McpToolPin, ToolProgressListener, ToolResult } from "@berth/protocol";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { addressRefusal, guardedFetch, type PrivateAddressError } from "./address-guard";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -24,8 +24,10 @@ import type {
 import type { StdioLauncher } from "./stdio-launcher";
 import { UpstreamConnection, UpstreamUnavailableError, messageOf } from "./upstream-connection";
 
-/** docs/tools.md: every MCP call has a timeout, default 60 s. */
+/** docs/tools.md: every MCP call has a timeout, default 60 s, restarted by each progress notification. */
 export const DEFAULT_MCP_CALL_TIMEOUT_MS = 60_000;
+/** However much progress arrives, a call ends after this long (default 10 min). */
+export const DEFAULT_MCP_CALL_MAX_TOTAL_MS = 600_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 20_000;
 const ORIGIN_ORDER: readonly McpToolOrigin[] = ["user", "session", "global"];
 
@@ -41,8 +43,10 @@ export interface McpClientGatewayOptions {
    * Global servers are registered by operators and may be anywhere.
    */
   allowPrivateUserServers?: boolean;
-  /** Timeout of each tools/call (default 60 s); a call may pass its own. */
+  /** Timeout of each tools/call (default 60 s); a call may pass its own. Each upstream progress notification restarts it. */
   callTimeoutMs?: number;
+  /** The longest a tools/call may take while progress keeps restarting its timeout (default 10 min). */
+  callMaxTotalMs?: number;
   /** Timeout of each tools/list page (default 60 s). */
   listTimeoutMs?: number;
   connectTimeoutMs?: number;
@@ -60,7 +64,10 @@ export interface McpCallOptions {
   /** Set by the runner once admission asked and the operator approved this call of a held tool. */
   allowHeld?: boolean;
   timeoutMs?: number;
+  /** Aborting cancels the call upstream too (notifications/cancelled). */
   signal?: AbortSignal;
+  /** The upstream server's progress, forwarded with the caller's own token by whoever gave this. */
+  onProgress?: ToolProgressListener;
 }
 
 interface UpstreamTool {
@@ -227,7 +234,9 @@ export class McpClientGateway {
     try {
       const result = await this.#slotFor(entry, scope).connection.callTool(tool.upstreamName, parsedArgs, {
         timeoutMs,
+        maxTotalMs: Math.max(timeoutMs, this.#opts.callMaxTotalMs ?? DEFAULT_MCP_CALL_MAX_TOTAL_MS),
         ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
       });
       return fromCallToolResult(result, origin);
     } catch (error) {
@@ -444,10 +453,10 @@ function normaliseArgs(args: unknown): Record<string, unknown> | string {
 function callFailure(error: unknown, tool: ProjectedMcpTool, timeoutMs: number, signal?: AbortSignal): ToolResult {
   if (signal?.aborted) return toolFailure("aborted", `call of MCP tool ${tool.name} was aborted`);
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-    return toolFailure(
-      "mcp_timeout",
-      `MCP server ${tool.serverName} did not answer tools/call ${tool.upstreamName} within ${timeoutMs} ms`,
-    );
+    // The SDK names the total limit when progress kept the call alive past it.
+    const total = (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout;
+    const limit = typeof total === "number" ? `${total} ms in all (progress kept restarting the ${timeoutMs} ms timeout)` : `${timeoutMs} ms`;
+    return toolFailure("mcp_timeout", `MCP server ${tool.serverName} did not answer tools/call ${tool.upstreamName} within ${limit}`);
   }
   if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) {
     return toolFailure(

@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolProgressListener } from "@berth/protocol";
 import { backoffDelay } from "./backoff-delay";
 import type { BackoffOptions } from "./backoff-delay";
 
@@ -77,17 +78,26 @@ export class UpstreamConnection<T> {
     return this.#startConnect();
   }
 
+  /**
+   * One tools/call. Aborting `signal` cancels it upstream (the SDK sends notifications/cancelled). A
+   * progress handler is always given, so the server gets a progressToken and each of its progress
+   * notifications restarts `timeoutMs`; `maxTotalMs` bounds the whole call however much progress comes.
+   */
   async callTool(
     name: string,
     args: Record<string, unknown>,
-    opts: { timeoutMs: number; signal?: AbortSignal },
+    opts: { timeoutMs: number; maxTotalMs?: number; signal?: AbortSignal; onProgress?: ToolProgressListener },
   ): Promise<CallToolResult> {
     await this.ensureConnected();
     const client = this.#client;
     if (!client) throw new UpstreamUnavailableError(`MCP server ${this.opts.label} is not connected`);
+    const onProgress = opts.onProgress;
     try {
       return (await client.callTool({ name, arguments: args }, undefined, {
         timeout: opts.timeoutMs,
+        resetTimeoutOnProgress: true,
+        ...(opts.maxTotalMs !== undefined ? { maxTotalTimeout: opts.maxTotalMs } : {}),
+        onprogress: (p) => onProgress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) }),
         ...(opts.signal ? { signal: opts.signal } : {}),
       })) as CallToolResult;
     } catch (error) {

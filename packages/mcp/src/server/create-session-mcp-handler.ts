@@ -1,9 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolProgress } from "@berth/protocol";
 import { toolAnnotationsFor } from "./tool-annotations-for";
+import { InFlightCalls } from "./in-flight-calls";
+import { ProgressReporter } from "./progress-reporter";
 import { parkedCallResult, toCallToolResult } from "./to-call-tool-result";
 import { isParkedCall } from "./session-mcp-types";
 import type {
@@ -55,6 +58,7 @@ export function createSessionMcpHandler<P extends McpPrincipal = McpPrincipal>(
   const approvalWaitMs = opts.approvalWaitMs ?? DEFAULT_MCP_APPROVAL_WAIT_MS;
   const heartbeatMs = opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const serverInfo = opts.serverInfo ?? { name: "berth", version: "0.1.0" };
+  const inFlight = new InFlightCalls();
 
   return async (req, res, parsedBody, ctx) => {
     if (req.method !== "POST") {
@@ -69,7 +73,7 @@ export function createSessionMcpHandler<P extends McpPrincipal = McpPrincipal>(
       );
       return;
     }
-    const server = buildServer(deps, ctx, { approvalWaitMs, heartbeatMs, serverInfo, onError: opts.onError });
+    const server = buildServer(deps, ctx, { approvalWaitMs, heartbeatMs, serverInfo, onError: opts.onError }, inFlight);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on("close", () => {
       // Closing aborts in-flight handlers (their signal), so a parked wait stops when the client leaves.
@@ -85,6 +89,7 @@ function buildServer(
   deps: SessionMcpDeps,
   ctx: McpRequestContext,
   opts: Required<Omit<SessionMcpHandlerOptions, "onError">> & Pick<SessionMcpHandlerOptions, "onError">,
+  inFlight: InFlightCalls,
 ): Server {
   const query = { sessionId: ctx.sessionId, userId: ctx.principal.userId };
   const server = new Server(opts.serverInfo, {
@@ -123,19 +128,13 @@ function buildServer(
     }
 
     const progressToken = request.params._meta?.progressToken;
-    let progress = 0;
-    const notify = (message: string): void => {
-      if (progressToken === undefined) return;
-      progress += 1;
-      extra
-        .sendNotification({ method: "notifications/progress", params: { progressToken, progress, message } })
-        .catch(() => {
-          // The stream may already be gone; the result (or the abort) settles the call.
-        });
-    };
+    const progress = progressToken === undefined ? undefined : new ProgressReporter(progressToken, (n) => extra.sendNotification(n));
+    const notify = (message: string): void => progress?.beat(message);
     let parkedMessage: string | undefined;
     const heartbeat = setInterval(() => notify(parkedMessage ?? `running ${name}`), opts.heartbeatMs);
     heartbeat.unref();
+    // The client's notifications/cancelled arrives in another POST (stateless): it finds the call here.
+    const call = inFlight.track(query, extra.requestId, extra.signal);
     try {
       const result = await deps.callTool({
         ...query,
@@ -143,7 +142,8 @@ function buildServer(
         args: request.params.arguments ?? {},
         caller: "agent",
         waitForApprovalMs: opts.approvalWaitMs,
-        signal: extra.signal,
+        signal: call.signal,
+        ...(progress ? { onProgress: (update: ToolProgress) => progress.report(update) } : {}),
         onParked: (parked: ParkedCall) => {
           parkedMessage = `waiting for operator approval ${parked.approvalId}`;
           notify(parkedMessage);
@@ -154,7 +154,12 @@ function buildServer(
       throw internal(error, `calling ${name}`);
     } finally {
       clearInterval(heartbeat);
+      progress?.close();
+      call.done();
     }
+  });
+  server.setNotificationHandler(CancelledNotificationSchema, (notification) => {
+    inFlight.cancel(query, notification.params.requestId, notification.params.reason);
   });
   return server;
 }

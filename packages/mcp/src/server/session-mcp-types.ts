@@ -1,4 +1,4 @@
-import type { ActionClass, ToolResult } from "@berth/protocol";
+import type { ActionClass, ToolProgressListener, ToolResult } from "@berth/protocol";
 
 /** One tool of the session's direct surface, as the runner's registry describes it. */
 export interface SessionToolDescriptor {
@@ -36,6 +36,8 @@ export interface SessionToolCall extends SessionToolQuery {
   waitForApprovalMs: number;
   /** Aborted when the MCP client cancels the request or goes away. */
   signal: AbortSignal;
+  /** Present when the client sent a progressToken: the tool's progress, sent throttled with that token. */
+  onProgress?: ToolProgressListener;
   /** Tell the client at once that the call is parked (sent as a progress message when it asked for progress). */
   onParked?: (parked: ParkedCall) => void;
 }

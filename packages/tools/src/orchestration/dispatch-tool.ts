@@ -44,9 +44,16 @@ export const dispatchTool = defineTool({
     const host = ctx.host;
     if (!host) return toolFailure("unavailable", "dispatch: no tool host in this context");
     const ids = args.tasks.map((task, i) => task.id ?? `task${i + 1}`);
+    const started = Date.now();
+    let finished = 0;
     const runTask = async (i: number): Promise<TaskOutcome> => {
       const task = args.tasks[i]!;
+      // Cancelled (the caller went away, or Stop): tasks not yet started never start.
+      if (ctx.signal?.aborted) return { id: ids[i]!, tool: task.tool, ok: false, skipped: "cancelled", output: "" };
       const result: ToolResult = await host.callAdmitted(task.tool, task.args);
+      finished += 1;
+      const elapsed = ((Date.now() - started) / 1000).toFixed(1);
+      ctx.onProgress?.({ progress: finished, total: args.tasks.length, message: `${elapsed}s: ${finished}/${args.tasks.length} tasks done; ${ids[i]} ${task.tool} ${result.ok ? "ok" : "failed"}` });
       return {
         id: ids[i]!,
         tool: task.tool,

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { ActionClass, CallerKind, ToolResult } from "@berth/protocol";
+import type { ActionClass, CallerKind, ToolProgressListener, ToolResult } from "@berth/protocol";
 
 export type ExecutionMode = "parallel" | "sequential";
 export type Placement = "direct" | "gateway";
@@ -63,6 +63,8 @@ export interface ToolContext {
   caller: CallerKind;
   sandbox: SandboxCaller;
   signal?: AbortSignal;
+  /** Present when the caller asked for progress (MCP progressToken): long tools report through it. */
+  onProgress?: ToolProgressListener;
   /** Present for calls that may reach other tools (gateway, dispatch). */
   host?: GatewayHost;
   monitor?: MonitorHost;

@@ -27,6 +27,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: { sessions: Sessio
           via: "mcp",
           waitMs: call.waitForApprovalMs,
           signal: call.signal,
+          ...(call.onProgress ? { onProgress: call.onProgress } : {}),
         });
         return outcome.kind === "result" ? outcome.result : { status: "parked", approvalId: outcome.approvalId, text: outcome.text, sha256: outcome.sha256 };
       },

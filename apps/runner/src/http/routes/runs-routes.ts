@@ -5,6 +5,7 @@ import { AppError } from "@berth/protocol";
 import type { Database } from "@berth/db";
 import type { Principal } from "../../auth/tokens";
 import { RunLogs, readLog } from "../../runs/run-logs";
+import { cancelRun, type CancelRunDeps } from "../../runs/cancel-run";
 import { requirePrincipal } from "../build-server";
 import { parse } from "../validate";
 
@@ -57,7 +58,10 @@ export async function findVisibleRun(db: Database, id: string, principal: Princi
   return run;
 }
 
-export function registerRunRoutes(app: FastifyInstance, deps: { db: Database; dataDir: string }): void {
+export function registerRunRoutes(app: FastifyInstance, deps: { db: Database; dataDir: string; cancel: CancelRunDeps }): void {
+  // The IDE's Stop: aborts a running run (docs/api.md); 409 when it is not running.
+  app.post<{ Params: { id: string } }>("/api/runs/:id/cancel", async (request) => cancelRun(deps.cancel, request.params.id, requirePrincipal(request), "http"));
+
   app.get("/api/runs", async (request) => {
     const principal = requirePrincipal(request);
     const query = parse(ListRunsQuerySchema, request.query, "query");
