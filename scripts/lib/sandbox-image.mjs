@@ -23,7 +23,7 @@ export async function ensureSandboxImage(root, { agentBundle }) {
   const dir = path.join(root, "docker/sandbox");
   const baseInputs = [path.join(dir, "packages.txt"), path.join(dir, "build-base.sh")];
   const baseTag = `berth-base:bookworm-${hashFiles(baseInputs)}`;
-  const imageTag = `berth-sandbox:${hashFiles([...baseInputs, path.join(dir, "Dockerfile"), agentBundle])}`;
+  const imageTag = `berth-sandbox:${hashFiles([...baseInputs, path.join(dir, "Dockerfile"), path.join(dir, "berth-pty.py"), agentBundle])}`;
 
   if (imageExists(imageTag)) {
     run("docker", ["tag", imageTag, SANDBOX_IMAGE]);
@@ -47,7 +47,7 @@ export async function ensureSandboxImage(root, { agentBundle }) {
   // Build context: only what the Dockerfile copies (the agent bundle lives outside docker/).
   const context = fs.mkdtempSync(path.join(os.tmpdir(), "berth-image-"));
   try {
-    for (const name of ["Dockerfile", "packages.txt"]) fs.copyFileSync(path.join(dir, name), path.join(context, name));
+    for (const name of ["Dockerfile", "packages.txt", "berth-pty.py"]) fs.copyFileSync(path.join(dir, name), path.join(context, name));
     fs.copyFileSync(agentBundle, path.join(context, "berth-agent.mjs"));
     await step(`build sandbox image ${imageTag}`, () =>
       run("docker", ["build", "-q", "--build-arg", `BASE_IMAGE=${base}`, "-t", imageTag, "-t", SANDBOX_IMAGE, context], {

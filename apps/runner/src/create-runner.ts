@@ -16,6 +16,7 @@ import { SessionService } from "./sessions/session-service";
 import { ToolService } from "./tools/tool-service";
 import { RunnerMetrics } from "./metrics/runner-metrics";
 import { createSocketServer } from "./sockets/socket-server";
+import { TerminalService } from "./terminals";
 import { CredentialRevocation } from "./auth/credential-revocation";
 import { hostAllowList } from "./http/request-guard";
 import { registerUserRoutes } from "./http/routes/users-routes";
@@ -155,7 +156,8 @@ export async function createRunner(env: Env): Promise<Runner> {
   registerMcpRoutes(app, { sessions, tools, approvalWaitMs: env.BERTH_MCP_APPROVAL_WAIT_MS });
   registerMcpServerRoutes(app, { mcpServers });
   app.get("/metrics", async (_request, reply) => reply.header("content-type", metrics.registry.contentType).send(await metrics.registry.metrics()));
-  const io = createSocketServer(app.server, { db, events, cancel: { db, driver, events, activeRuns }, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin, hosts, revocation });
+  const terminals = new TerminalService({ db, driver, sessions, runs, dataDir: env.dataDir });
+  const io = createSocketServer(app.server, { db, events, cancel: { db, driver, events, activeRuns }, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin, hosts, revocation, terminals });
   const expiry = setInterval(() => void approvals.expireDue().catch(() => undefined), 30_000);
   expiry.unref();
 

@@ -7,3 +7,4 @@ export * from "./search";
 export * from "./memory";
 export * from "./files";
 export * from "./run-script";
+export * from "./terminals";

@@ -7,3 +7,4 @@ export * from "./sandbox";
 export * from "./admission";
 export * from "./mcp";
 export * from "./tool-progress";
+export * from "./terminal";

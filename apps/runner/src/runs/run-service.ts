@@ -7,8 +7,9 @@ import { newId } from "../auth/tokens";
 import { RunLogs } from "./run-logs";
 import { utf8Boundary } from "./utf8-boundary";
 
-/** `mcp`: a call of an upstream MCP tool through the gateway (its result text is the run's stdout). */
-export type RunKind = "run_script" | "bash" | "process" | "dispatch" | "mcp";
+/** `mcp`: a call of an upstream MCP tool through the gateway (its result text is the run's stdout). `terminal`: a PTY
+ * opened in the IDE (its transcript is the stdout log; apps/runner/src/terminals). */
+export type RunKind = "run_script" | "bash" | "process" | "dispatch" | "mcp" | "terminal";
 
 export interface StartRunInput {
   sessionId: string;
@@ -40,6 +41,10 @@ function outcomeOf(kind: RunKind, result: ToolResult): { outcome: RunOutcome; ex
   if (kind === "run_script" && typeof details.outcome === "string") return { outcome: details.outcome as RunOutcome, exitCode };
   if (details.timedOut === true) return { outcome: "timed-out", exitCode };
   if (result.error?.code === "aborted") return { outcome: "aborted", exitCode };
+  if (kind === "terminal") {
+    const code = result.error?.code;
+    return { outcome: code === "aborted" ? "aborted" : code === "interrupted" ? "interrupted" : exitCode === 0 ? "succeeded" : "failed", exitCode };
+  }
   if (kind === "mcp") return { outcome: result.error?.code === "mcp_timeout" ? "timed-out" : result.ok ? "succeeded" : "failed", exitCode: null };
   if (!result.ok && exitCode === null) return { outcome: "spawn-failed", exitCode };
   return { outcome: result.ok && (exitCode === 0 || exitCode === null) ? "succeeded" : "failed", exitCode };

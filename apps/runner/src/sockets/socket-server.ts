@@ -10,6 +10,7 @@ import { allowSocketRequest, type HostAllowList } from "../http/request-guard";
 import type { RunnerEvents } from "../events/runner-events";
 import type { LogStream } from "../runs/run-logs";
 import { LogFollower } from "./log-follower";
+import { registerTerminalEvents, type TerminalService } from "../terminals";
 import { cancelRun, type CancelRunDeps } from "../runs/cancel-run";
 import type { SessionService } from "../sessions/session-service";
 import type { ToolService } from "../tools/tool-service";
@@ -53,6 +54,8 @@ export function createSocketServer(
     revocation: CredentialRevocation;
     /** run:cancel, the IDE's Stop. */
     cancel: CancelRunDeps;
+    /** terminal:* events (docs/api.md "Terminals"). */
+    terminals?: TerminalService;
   },
 ): Server {
   const io = new Server(server, {
@@ -153,6 +156,8 @@ function handleConnection(socket: Socket, deps: Parameters<typeof createSocketSe
       );
     });
   };
+
+  if (deps.terminals) registerTerminalEvents(socket, principal, deps.terminals, on);
 
   on("session:join", async (payload) => {
     const { sessionId } = SessionRefSchema.parse(payload);

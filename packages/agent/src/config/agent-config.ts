@@ -9,6 +9,8 @@ export interface AgentConfig {
   memoryEventsPath: string;
   /** The clean environment every spawned process starts from (never the runner's). */
   baseEnv: Record<string, string>;
+  /** The PTY helper terminals run under (BERTH_PTY_HELPER, default /opt/berth/berth-pty.py, see docker/sandbox). */
+  ptyHelper: string;
 }
 
 const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -24,6 +26,7 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv = process.env): AgentConf
     workspace,
     stateDir: path.resolve(value("BERTH_AGENT_STATE", "/tmp/berth-agent")),
     memoryEventsPath: value("BERTH_MEMORY_EVENTS", "/sys/fs/cgroup/memory.events"),
+    ptyHelper: value("BERTH_PTY_HELPER", "/opt/berth/berth-pty.py"),
     baseEnv: {
       // The container's own PATH (the image's), so interpreters installed there are found.
       PATH: value("PATH", DEFAULT_PATH),

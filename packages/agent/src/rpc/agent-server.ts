@@ -9,11 +9,13 @@ import {
   ToolAbortParamsSchema,
   ToolCallParamsSchema,
   type ToolResult,
+  isTerminalMethod,
   toolFailure,
 } from "@berth/protocol";
 import pkg from "../../package.json" with { type: "json" };
 import type { AgentConfig } from "../config";
 import { ProcessManager } from "../processes/process-manager";
+import { TerminalFault, TerminalManager } from "../terminals";
 import { callTool } from "../tools/call-tool";
 import type { AgentTool, Notify } from "../tools/tool-context";
 import { AGENT_TOOLS } from "../tools/tool-registry";
@@ -62,6 +64,7 @@ export function startAgentServer(options: AgentServerOptions): {
   };
   const notify: Notify = (method, params) => send({ method, params });
   const processes = new ProcessManager(config.stateDir, notify);
+  const terminals = new TerminalManager(config, log);
   const activeCalls = new Map<string, AbortController>();
   let writeQueue: Promise<unknown> = Promise.resolve();
   const inFlight = new Set<Promise<void>>();
@@ -110,7 +113,7 @@ export function startAgentServer(options: AgentServerOptions): {
           workspace: config.workspace,
         } satisfies AgentHelloResult;
       case AgentMethod.Ping:
-        return { now: Date.now(), rssBytes: process.memoryUsage().rss, runningProcesses: processes.runningCount() } satisfies AgentPingResult;
+        return { now: Date.now(), rssBytes: process.memoryUsage().rss, runningProcesses: processes.runningCount() + terminals.openCount() } satisfies AgentPingResult;
       case AgentMethod.ToolCall:
         return toolCall(params, lineWasInvalidUtf8);
       case AgentMethod.ToolAbort: {
@@ -122,6 +125,13 @@ export function startAgentServer(options: AgentServerOptions): {
         return { aborted: controller !== undefined };
       }
       default:
+        if (isTerminalMethod(method)) {
+          try {
+            return await terminals.dispatch(method, params);
+          } catch (error) {
+            throw error instanceof TerminalFault ? new RpcFault(error.code, error.message) : error;
+          }
+        }
         throw new RpcFault(RpcErrorCode.MethodNotFound, `Method not found: ${method}`);
     }
   }
@@ -194,10 +204,10 @@ export function startAgentServer(options: AgentServerOptions): {
       // The runner closed our stdin: answer what was already asked (it may still read stdout), then
       // stop the session's background processes and finish.
       void Promise.allSettled([...inFlight])
-        .then(() => processes.stopAll())
+        .then(() => (terminals.closeAll(), processes.stopAll()))
         .finally(resolve);
     });
   });
   // A signal from the container runtime: end the session's process groups before going.
-  return { closed, shutdown: () => processes.stopAll() };
+  return { closed, shutdown: () => (terminals.closeAll(), processes.stopAll()) };
 }

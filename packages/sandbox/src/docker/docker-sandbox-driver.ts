@@ -13,7 +13,7 @@ import type {
   ToolCallParams,
   ToolResult,
 } from "@berth/protocol";
-import { AgentConnection } from "../agent-connection";
+import { AgentConnection, type ResultSchema } from "../agent-connection";
 import { callDeadlineMs } from "../driver/call-deadline";
 import type {
   LiveSession,
@@ -294,6 +294,15 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
       state.inFlight--;
       this.markActive(state);
     }
+  }
+
+  async request<T>(sessionId: string, method: string, params: unknown, schema: ResultSchema<T>, opts: SandboxCallOptions = {}): Promise<T> {
+    const state = await this.runningState(sessionId);
+    this.markActive(state);
+    return (state.attached as Attached).conn.request(method, params, schema, {
+      timeoutMs: opts.timeoutMs ?? this.opts.callTimeoutMs,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
   }
 
   async abort(sessionId: string, callId: string): Promise<boolean> {

@@ -9,6 +9,7 @@ import type {
   ToolCallParams,
   ToolResult,
 } from "@berth/protocol";
+import type { ResultSchema } from "../agent-connection";
 
 /** What a session asks of its sandbox. */
 export interface SandboxSpec {
@@ -79,6 +80,11 @@ export interface SandboxDriver {
   /** Runs one tool in the session's sandbox. A dead sandbox fails at once with its termination cause. */
   call(sessionId: string, params: ToolCallParams, opts?: SandboxCallOptions): Promise<ToolResult>;
   abort(sessionId: string, callId: string): Promise<boolean>;
+  /**
+   * One agent method other than tool.call (the terminal.* methods of packages/protocol), its result
+   * checked with `schema`: the container is untrusted. Counts as activity for the idle timeout.
+   */
+  request<T>(sessionId: string, method: string, params: unknown, schema: ResultSchema<T>, opts?: SandboxCallOptions): Promise<T>;
   ping(sessionId: string): Promise<AgentPingResult>;
   /** Marks activity that is not a call (the user is typing), so the idle timeout waits. */
   touch(sessionId: string): void;

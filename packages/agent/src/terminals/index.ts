@@ -1,0 +1,2 @@
+export * from "./terminal-manager";
+export * from "./terminal-fault";
