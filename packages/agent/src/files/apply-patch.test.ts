@@ -185,6 +185,14 @@ describe("apply_patch (unified diff)", () => {
     await expect(stat(file("w.txt"))).rejects.toThrow();
   });
 
+  it("is read as a diff even when its text quotes the envelope, and keeps an untouched missing final newline", async () => {
+    await put("doc.md", "intro\n*** Begin Patch\nend");
+    const diff = ["--- a/doc.md", "+++ b/doc.md", "@@ -1,2 +1,2 @@", "-intro", "+INTRO", " *** Begin Patch"].join("\n");
+    const result = await h.call("apply_patch", { patch: diff });
+    expect(result.trace).toEqual({ format: "unified-diff" });
+    expect(await text("doc.md")).toBe("INTRO\n*** Begin Patch\nend");
+  });
+
   it("finds a hunk by context when the line numbers are off", async () => {
     await put("a.txt", "zero\nzero\nalpha\nbeta\n");
     await apply(["--- a/a.txt", "+++ b/a.txt", "@@ -1,2 +1,2 @@", " alpha", "-beta", "+BETA"].join("\n"));

@@ -24,8 +24,7 @@ export const applyPatchTool = defineTool({
   schema: ApplyPatchArgsSchema,
   mutates: true,
   async run(args, { workspace }) {
-    const ops = parsePatch(args.patch);
-    const format = args.patch.includes("*** Begin Patch") ? "envelope" : "unified-diff";
+    const { format, ops } = parsePatch(args.patch);
     const files = new Map<string, VirtualFile>();
     const load = (path: string) => loadFile(workspace, files, path);
 

@@ -27,19 +27,26 @@ export type PatchOperation =
 const envelopeError = (reason: string): never => fail("invalid_patch", `Invalid patch envelope\n${reason}`);
 const unsupported = (line: string): never => fail("invalid_patch", `Unsupported patch line: ${line}`);
 
+export interface ParsedPatch {
+  format: "envelope" | "unified-diff";
+  ops: PatchOperation[];
+}
+
 /** Parses either the `*** Begin Patch` format or a unified diff (as `git diff` prints it). */
-export function parsePatch(patch: string): PatchOperation[] {
+export function parsePatch(patch: string): ParsedPatch {
   let lines = trimBlankEdges(patch.split(/\r?\n/));
   // Weak-model tolerance: drop a surrounding Markdown fence.
   if (lines[0]?.startsWith("```")) lines = lines.slice(1, (lines.at(-1) ?? "").startsWith("```") ? -1 : undefined);
   const heredoc = unwrapHeredoc(trimBlankEdges(lines));
   lines = trimBlankEdges(heredoc?.body ?? lines);
   const first = lines[0]?.trim() ?? "";
-  let ops: PatchOperation[];
-  if (first === "*** Begin Patch") ops = parseEnvelope(lines);
-  else if (lines.some((l) => l.startsWith("--- ") || l.startsWith("diff --git "))) ops = parseUnified(lines);
+  let parsed: ParsedPatch;
+  if (first === "*** Begin Patch") parsed = { format: "envelope", ops: parseEnvelope(lines) };
+  else if (lines.some((l) => l.startsWith("--- ") || l.startsWith("diff --git ")))
+    parsed = { format: "unified-diff", ops: parseUnified(lines) };
   else return envelopeError("A patch starts with *** Begin Patch (or is a unified diff with ---/+++ headers).");
-  return heredoc?.workdir === undefined ? ops : ops.map((op) => inWorkdir(op, heredoc.workdir as string));
+  const workdir = heredoc?.workdir;
+  return workdir === undefined ? parsed : { ...parsed, ops: parsed.ops.map((op) => inWorkdir(op, workdir)) };
 }
 
 function trimBlankEdges(lines: string[]): string[] {
