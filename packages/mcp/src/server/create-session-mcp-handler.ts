@@ -149,6 +149,8 @@ function buildServer(
           notify(parkedMessage);
         },
       });
+      // Cancelled by the client: no response (the MCP spec); closing aborts the SDK's own signal, so it sends none.
+      if (call.cancelledByClient()) await server.close();
       return isParkedCall(result) ? parkedCallResult(result, opts.approvalWaitMs) : toCallToolResult(result);
     } catch (error) {
       throw internal(error, `calling ${name}`);

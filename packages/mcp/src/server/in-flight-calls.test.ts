@@ -14,6 +14,7 @@ describe("InFlightCalls", () => {
     expect(a.signal.aborted).toBe(true);
     expect(String(a.signal.reason)).toContain("user pressed stop");
     expect([b.signal.aborted, other.signal.aborted, asString.signal.aborted]).toEqual([false, false, false]);
+    expect(a.cancelledByClient()).toBe(true);
   });
 
   it("follows the request's own signal, and forgets a call once it is done", () => {
@@ -22,6 +23,8 @@ describe("InFlightCalls", () => {
     const call = calls.track(owner, 7, parent.signal);
     parent.abort();
     expect(call.signal.aborted).toBe(true);
+    // The request's own end (the client went away) is not a cancellation by the client.
+    expect(call.cancelledByClient()).toBe(false);
     call.done();
     expect(calls.size).toBe(0);
     expect(calls.cancel(owner, 7)).toBe(false);

@@ -13,7 +13,11 @@ export class InFlightCalls {
   readonly #calls = new Map<string, Set<AbortController>>();
 
   /** Registers a call; its signal aborts when `parent` does or when the client cancels it. */
-  track(owner: { sessionId: string; userId: string }, requestId: RequestId, parent: AbortSignal): { signal: AbortSignal; done: () => void } {
+  track(
+    owner: { sessionId: string; userId: string },
+    requestId: RequestId,
+    parent: AbortSignal,
+  ): { signal: AbortSignal; cancelledByClient: () => boolean; done: () => void } {
     const key = keyOf(owner, requestId);
     const controller = new AbortController();
     const onParentAbort = () => controller.abort(parent.reason);
@@ -24,6 +28,7 @@ export class InFlightCalls {
     set.add(controller);
     return {
       signal: controller.signal,
+      cancelledByClient: () => controller.signal.aborted && !parent.aborted,
       done: () => {
         parent.removeEventListener("abort", onParentAbort);
         const current = this.#calls.get(key);
