@@ -38,6 +38,8 @@ export const EnvSchema = z.object({
     .refine((entries) => entries.every((entry) => splitHost(entry) !== null), {
       message: "must be a comma-separated list of host names, each optionally with :port (e.g. berth.example.com,10.0.0.5:3000)",
     }),
+  /** How long a browser sign-in lasts before the person signs in again (browser-sessions.ts). */
+  BERTH_BROWSER_SESSION_HOURS: z.coerce.number().min(0.05, "must be at least 0.05 (3 minutes)").max(24 * 30, "must be at most 720 (30 days)").default(12),
   BERTH_RUNNER_ID: z.string().regex(/^[a-z0-9-]{1,32}$/).default("local"),
   BERTH_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });

@@ -25,8 +25,12 @@ export type Autonomy = z.infer<typeof AutonomySchema>;
 export const DecisionSchema = z.enum(["allow", "ask", "deny"]);
 export type Decision = z.infer<typeof DecisionSchema>;
 
-/** Who made a call. The loop guard applies to agent callers only. */
-export const CallerKindSchema = z.enum(["agent", "user", "api"]);
+/**
+ * Who made a call: `browser` is a person signed in to the web app (only a browser-session cookie counts),
+ * `api` a script holding an API token (REST or socket.io), `agent` an MCP client. The loop guard applies
+ * to agents; autonomy does not ask a person acting in their own session.
+ */
+export const CallerKindSchema = z.enum(["agent", "browser", "api"]);
 export type CallerKind = z.infer<typeof CallerKindSchema>;
 
 /** The admission step that settled a verdict, in the spec's order. */
@@ -38,9 +42,10 @@ const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex c
 const IsoTime = z.iso.datetime({ offset: true });
 
 /**
- * pending → approved | denied | expired; approved → consumed (an approval is single-use).
+ * pending → approved | denied | expired | cancelled (by whoever asked); approved → consumed (an approval is
+ * single-use).
  */
-export const ApprovalStatusSchema = z.enum(["pending", "approved", "denied", "expired", "consumed"]);
+export const ApprovalStatusSchema = z.enum(["pending", "approved", "denied", "expired", "consumed", "cancelled"]);
 export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
 
 export const ApprovalRequestSchema = z.object({
@@ -73,9 +78,12 @@ export function isApprovalRequest(value: unknown): value is ApprovalRequest {
 export const ApprovalDecisionSchema = z.enum(["approve", "deny"]);
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
 
-/** REST body of `POST /approvals/:id/decision`; the decider comes from auth, never from the body. */
+/**
+ * REST body of `POST /api/approvals/:id`; the decider comes from auth, never from the body. `cancel` is
+ * the requester withdrawing their own parked call (operators approve or deny).
+ */
 export const ApprovalDecisionBodySchema = z.object({
-  decision: ApprovalDecisionSchema,
+  decision: z.enum(["approve", "deny", "cancel"]),
   sha256: Sha256Hex,
   note: z.string().max(2000, "must be at most 2000 characters").optional(),
 });
@@ -88,15 +96,24 @@ export const ApprovalEvent = {
 } as const;
 export type ApprovalEventName = (typeof ApprovalEvent)[keyof typeof ApprovalEvent];
 
+/** Whom a policy rule governs: agents and scripts (MCP and API-token callers), people in the browser, or both. */
+export const POLICY_TARGETS = ["agents", "people", "everyone"] as const;
+export const PolicyTargetSchema = z.enum(POLICY_TARGETS);
+export type PolicyTarget = z.infer<typeof PolicyTargetSchema>;
+
 /**
  * An operator's rule. `tool` is a tool name or "*"; `commandPrefix` (shell tools only) matches the
  * parsed words of every simple command at token boundaries. `mustMatch` / `mustNotMatch` are example
- * commands checked when the rule is saved.
+ * commands checked when the rule is saved. A shell rule without a prefix matches every command, so it is
+ * saved only with `matchAll: true` (the operator said so; never by leaving the prefix empty).
  */
 export const PolicyRuleSchema = z.object({
   id: z.string().min(1, "must not be empty"),
   tool: z.string().min(1, "must not be empty"),
   commandPrefix: z.string().min(1, "must not be empty").optional(),
+  matchAll: z.boolean().optional(),
+  /** Absent: everyone. */
+  appliesTo: PolicyTargetSchema.optional(),
   effect: DecisionSchema,
   mustMatch: z.array(z.string()).default([]),
   mustNotMatch: z.array(z.string()).default([]),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CallerKindSchema } from "./admission";
 
 /**
  * A receipt is the sealed record of one run (packages/receipts seals and verifies it).
@@ -41,6 +42,8 @@ export const ReceiptRunSchema = z.strictObject({
   userId: z.string().min(1),
   tool: z.string().min(1),
   actionClass: z.string().nullable(),
+  /** Who started the run (browser: a person; api: a script; agent: MCP). Absent on receipts sealed before it was recorded, which still verify. */
+  caller: CallerKindSchema.nullable().optional(),
 });
 export type ReceiptRun = z.infer<typeof ReceiptRunSchema>;
 

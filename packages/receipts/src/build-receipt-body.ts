@@ -1,5 +1,6 @@
 import { AppError, RECEIPT_VERSION, ReceiptBodySchema } from "@berth/protocol";
 import type {
+  CallerKind,
   ReceiptBody,
   ReceiptFileHash,
   ReceiptLog,
@@ -19,7 +20,7 @@ export interface ReceiptInput {
   id?: string;
   /** When the receipt is sealed; now when absent. */
   issuedAt?: Time;
-  run: { id: string; sessionId: string; userId: string; tool: string; actionClass?: string | null };
+  run: { id: string; sessionId: string; userId: string; tool: string; actionClass?: string | null; caller?: CallerKind | null };
   /** The tool arguments as called. Redacted here (redactArgs): env values and secrets never get in. */
   args: unknown;
   /** The declared env of the run (session + call); only its keys are kept. Keys of `args.env` are added. */
@@ -61,6 +62,7 @@ export function buildReceiptBody(input: ReceiptInput, position: ChainPosition): 
       userId: input.run.userId,
       tool: input.run.tool,
       actionClass: input.run.actionClass ?? null,
+      caller: input.run.caller ?? null,
     },
     args,
     envKeys: [...new Set([...envKeys(input.env), ...envKeys(argsEnv)])].sort(),

@@ -6,7 +6,11 @@ import type { Database } from "@berth/db";
 export const ROLES = ["admin", "operator", "developer", "viewer"] as const;
 export type Role = (typeof ROLES)[number];
 
-export type Principal = { userId: string; name: string; role: Role; tokenId: string };
+/**
+ * Who is calling. `tokenId` is the id of the credential presented (an API token's, or a browser session's
+ * when `credential` is "browser": browser-sessions.ts); sockets join its room so revoking it ends them.
+ */
+export type Principal = { userId: string; name: string; role: Role; tokenId: string; credential?: "token" | "browser" };
 
 /** Tokens are random and shown once; only their sha256 is stored. */
 export function newToken(): string {
@@ -63,18 +67,16 @@ export async function authenticate(db: Database, token: string): Promise<Princip
     db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => undefined);
   }
   const role = (ROLES as readonly string[]).includes(row.user.role) ? (row.user.role as Role) : "viewer";
-  return { userId: row.userId, name: row.user.name, role, tokenId: row.id };
+  return { userId: row.userId, name: row.user.name, role, tokenId: row.id, credential: "token" };
 }
 
-/** Extracts the token from `Authorization: Bearer …` or the web app's httpOnly cookie. */
-export function tokenFromHeaders(headers: { authorization?: string | undefined; cookie?: string | undefined }): string | null {
+/**
+ * Extracts an API token from `Authorization: Bearer …`, and only from there: a token in a cookie (the old
+ * `berth_token`) is not read, so a page cannot spend it without the script that holds it. The browser
+ * signs in with a browser session of its own (browser-sessions.ts).
+ */
+export function tokenFromHeaders(headers: { authorization?: string | undefined }): string | null {
   const auth = headers.authorization;
   if (auth?.startsWith("Bearer ")) return auth.slice("Bearer ".length).trim() || null;
-  const cookie = headers.cookie;
-  if (!cookie) return null;
-  for (const part of cookie.split(";")) {
-    const [name, ...rest] = part.trim().split("=");
-    if (name === "berth_token") return decodeURIComponent(rest.join("=")) || null;
-  }
   return null;
 }

@@ -9,7 +9,17 @@ export type RunnerEventMap = {
   "process:output": [{ sessionId: string; processId: string; stream: "combined"; offset: number; data: string; bytes: number }];
   "process:status": [{ sessionId: string; processId: string; status: string; exitCode: number | null }];
   "file:changed": [{ sessionId: string; path: string }];
-  "session:status": [{ sessionId: string; status: string; terminationCause: string | null }];
+  "session:status": [
+    {
+      sessionId: string;
+      status: string;
+      terminationCause: string | null;
+      /** Set when autonomy changed (PATCH /api/sessions/:id), with who changed it. */
+      autonomy?: string;
+      autonomyChangedBy?: string;
+      autonomyChangedAt?: string | null;
+    },
+  ];
   "approval:created": [ApprovalRequest];
   "approval:decided": [ApprovalRequest];
 };

@@ -1,7 +1,9 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { AppError, toApiError } from "@berth/protocol";
 import { pingDatabase, type Database } from "@berth/db";
-import { authenticate, tokenFromHeaders, type Principal } from "../auth/tokens";
+import type { Principal } from "../auth/tokens";
+import type { BrowserSessions } from "../auth/browser-sessions";
+import { createRequestAuthenticator } from "../auth/authenticate-request";
 import { requestGuardHook, type HostAllowList } from "./request-guard";
 import { loneSurrogateIssue } from "./validate";
 
@@ -17,6 +19,8 @@ export type ServerDeps = {
   db: Database;
   dockerHealth: DockerHealth;
   logLevel: string;
+  /** Browser sign-ins: their cookie is the one credential besides a bearer token (auth/authenticate-request.ts). */
+  browserSessions?: BrowserSessions;
   /** Host and Origin headers answered (request-guard.ts); everything else is refused before auth. */
   hosts: HostAllowList;
   /** Largest accepted JSON body: write_file takes up to 8 MiB of content, plus JSON escaping. */
@@ -62,12 +66,13 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
 
   app.addHook("onRequest", requestGuardHook(deps.hosts));
 
+  const authenticateRequest = createRequestAuthenticator(deps.db, deps.browserSessions);
   app.addHook("onRequest", async (request) => {
-    const token = tokenFromHeaders(request.headers);
-    request.principal = token ? await authenticate(deps.db, token) : null;
+    const { principal, presented } = await authenticateRequest(request.headers);
+    request.principal = principal;
     const url = request.url.split("?")[0] ?? "";
     if (!request.principal && !PUBLIC_ROUTES.some((route) => route.test(url))) {
-      throw new AppError({ code: "unauthorized", message: token ? "Invalid or revoked token" : "Missing bearer token (Authorization: Bearer <token>)" });
+      throw new AppError({ code: "unauthorized", message: presented ? "Invalid, expired or revoked credential" : "Missing bearer token (Authorization: Bearer <token>)" });
     }
   });
 

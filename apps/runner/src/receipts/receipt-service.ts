@@ -2,12 +2,12 @@ import crypto from "node:crypto";
 import type { Database } from "@berth/db";
 import { Ledger, loadOrCreateSigningKey, verifyReceipt } from "@berth/receipts";
 import type { ReceiptSigner } from "@berth/receipts";
-import type { Receipt, RunOutcome, SandboxPosture } from "@berth/protocol";
+import type { CallerKind, Receipt, RunOutcome, SandboxPosture } from "@berth/protocol";
 import { AppError } from "@berth/protocol";
 import { hashToken, newId } from "../auth/tokens";
 
 export interface SealRunInput {
-  run: { id: string; sessionId: string; userId: string; tool: string; actionClass: string };
+  run: { id: string; sessionId: string; userId: string; tool: string; actionClass: string; caller?: CallerKind | null };
   args: unknown;
   env: Record<string, string>;
   details: Record<string, unknown>;

@@ -1,6 +1,6 @@
 import type { Database } from "@berth/db";
 import type { SandboxDriver, SessionOutputEvent, SessionProcessStatusEvent } from "@berth/sandbox";
-import type { RunOutcome, ToolResult } from "@berth/protocol";
+import type { CallerKind, RunOutcome, ToolResult } from "@berth/protocol";
 import type { RunnerEvents } from "../events/runner-events";
 import type { ReceiptService } from "../receipts/receipt-service";
 import { newId } from "../auth/tokens";
@@ -22,6 +22,8 @@ export interface StartRunInput {
   env?: Record<string, string>;
   approvals?: { id: string; approvedBy: string; approvedAt: string; sha256: string }[];
   approvalWaitMs?: number | null;
+  /** Who started it: recorded on the run and in its receipt. */
+  caller?: CallerKind;
 }
 
 interface ActiveRun {
@@ -80,6 +82,7 @@ export class RunService {
         kind: input.kind,
         status: "running",
         argsJson: JSON.stringify(redactEnvValues(input.args)),
+        caller: input.caller ?? null,
         startedAt,
       },
     });
@@ -161,7 +164,7 @@ export class RunService {
       },
     });
     const receiptId = await this.deps.receipts.sealRun({
-      run: { id: run.id, sessionId: run.input.sessionId, userId: run.input.userId, tool: run.input.tool, actionClass: run.input.actionClass },
+      run: { id: run.id, sessionId: run.input.sessionId, userId: run.input.userId, tool: run.input.tool, actionClass: run.input.actionClass, caller: run.input.caller ?? null },
       args: run.input.args,
       env: run.input.env ?? {},
       details: end.details,

@@ -1,10 +1,11 @@
 import type { Database } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
-import { AppError } from "@berth/protocol";
+import { AppError, AUTONOMY_LEVELS, AutonomySchema, type Autonomy } from "@berth/protocol";
 import type { SandboxTermination } from "@berth/protocol";
 import { z } from "zod";
 import type { Principal } from "../auth/tokens";
 import { newId } from "../auth/tokens";
+import { authorize } from "../auth/authorize";
 import type { RunnerEvents } from "../events/runner-events";
 
 export const CreateSessionBodySchema = z.strictObject({
@@ -18,6 +19,11 @@ export const CreateSessionBodySchema = z.strictObject({
 });
 export type CreateSessionBody = z.infer<typeof CreateSessionBodySchema>;
 
+export const UpdateSessionBodySchema = z.strictObject({ autonomy: AutonomySchema });
+
+/** The highest autonomy a developer may give their own session after creation: yolo is an operator's call. */
+export const DEVELOPER_MAX_AUTONOMY: Autonomy = "trusted";
+
 export interface SessionView {
   id: string;
   name: string;
@@ -27,6 +33,9 @@ export interface SessionView {
   network: string;
   terminationCause: string | null;
   terminatedAt: string | null;
+  /** Who last changed autonomy after creation, and when (null: as created). */
+  autonomyChangedBy: string | null;
+  autonomyChangedAt: string | null;
   createdAt: string;
 }
 
@@ -42,6 +51,8 @@ function view(row: SessionRow): SessionView {
     network: row.network,
     terminationCause: row.terminationCause,
     terminatedAt: row.terminatedAt?.toISOString() ?? null,
+    autonomyChangedBy: row.autonomyChangedBy,
+    autonomyChangedAt: row.autonomyChangedAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
   };
 }
@@ -120,6 +131,32 @@ export class SessionService {
     await this.deps.driver.destroy(id, row.volumeName ? { volumeName: row.volumeName } : {});
     await this.deps.onRemoved?.(id);
     this.deps.events.emit("session:status", { sessionId: id, status: "deleted", terminationCause: "deleted" });
+  }
+
+  /**
+   * Changes a session's autonomy after creation (PATCH /api/sessions/:id): its owner up to `trusted` as a
+   * developer (yolo, which never asks, needs an operator), an operator or admin to any level in any session.
+   * Recorded on the row with who and when, and sent to the session's room as session:status.
+   */
+  async setAutonomy(id: string, autonomy: Autonomy, principal: Principal): Promise<SessionView> {
+    const session = await this.get(id, principal);
+    authorize(principal, "session", "update", { id: session.id, ownerId: session.ownerId });
+    if (principal.role === "developer" && AUTONOMY_LEVELS.indexOf(autonomy) > AUTONOMY_LEVELS.indexOf(DEVELOPER_MAX_AUTONOMY)) {
+      throw new AppError({ code: "forbidden", message: `autonomy: a developer may set at most ${DEVELOPER_MAX_AUTONOMY} (got ${autonomy}); ask an operator for ${autonomy}` });
+    }
+    const row = await this.deps.db.session.update({
+      where: { id: session.id },
+      data: { autonomy, autonomyChangedBy: principal.name, autonomyChangedAt: new Date() },
+    });
+    this.deps.events.emit("session:status", {
+      sessionId: row.id,
+      status: row.status,
+      terminationCause: row.terminationCause,
+      autonomy,
+      autonomyChangedBy: principal.name,
+      autonomyChangedAt: row.autonomyChangedAt?.toISOString() ?? null,
+    });
+    return view(row);
   }
 
   /** A fresh container on the same workspace volume. */

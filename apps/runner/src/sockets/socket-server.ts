@@ -4,7 +4,9 @@ import { z } from "zod";
 import type { Database } from "@berth/db";
 import type { ToolResult } from "@berth/protocol";
 import { AppError } from "@berth/protocol";
-import { authenticate, tokenFromHeaders, type Principal } from "../auth/tokens";
+import type { Principal } from "../auth/tokens";
+import { callerOf, type BrowserSessions } from "../auth/browser-sessions";
+import { createRequestAuthenticator } from "../auth/authenticate-request";
 import type { CredentialRevocation } from "../auth/credential-revocation";
 import { allowSocketRequest, type HostAllowList } from "../http/request-guard";
 import type { RunnerEvents } from "../events/runner-events";
@@ -20,7 +22,13 @@ import { loneSurrogateIssue } from "../http/validate";
 type Ack = (error: { code: string; message: string } | null, result?: unknown) => void;
 
 const SessionRefSchema = z.object({ sessionId: z.string().min(1) });
-const ToolCallSchema = z.object({ sessionId: z.string().min(1), tool: z.string().min(1), args: z.unknown().optional() });
+const ToolCallSchema = z.object({
+  sessionId: z.string().min(1),
+  tool: z.string().min(1),
+  args: z.unknown().optional(),
+  /** The client's id for this call, echoed in `run:started` so it learns the run id as soon as the run exists. */
+  callId: z.string().min(1).max(128, "must be at most 128 characters").optional(),
+});
 const Offset = z.number().int().min(0);
 const ProcessSubscribeSchema = z.object({ sessionId: z.string().min(1), processId: z.string().min(1), offset: Offset.default(0) });
 const RunRefSchema = z.object({ runId: z.string().min(1) });
@@ -43,6 +51,8 @@ export function createSocketServer(
   server: http.Server,
   deps: {
     db: Database;
+    /** Browser sign-ins: their cookie makes a `browser` principal; auth.token and Bearer are API tokens. */
+    browserSessions?: BrowserSessions;
     events: RunnerEvents;
     sessions: SessionService;
     tools: ToolService;
@@ -67,12 +77,12 @@ export function createSocketServer(
     maxHttpBufferSize: 12 * 1024 * 1024,
   });
 
+  const authenticateRequest = createRequestAuthenticator(deps.db, deps.browserSessions);
   io.use((socket, next) => {
-    const token = (typeof socket.handshake.auth?.token === "string" ? socket.handshake.auth.token : null) ?? tokenFromHeaders(socket.handshake.headers);
-    if (!token) return next(new Error("unauthorized: missing token"));
-    authenticate(deps.db, token).then(
-      (principal) => {
-        if (!principal) return next(new Error("unauthorized: invalid or revoked token"));
+    const socketToken = typeof socket.handshake.auth?.token === "string" ? socket.handshake.auth.token : undefined;
+    authenticateRequest({ ...socket.handshake.headers, socketToken }).then(
+      ({ principal, presented }) => {
+        if (!principal) return next(new Error(presented ? "unauthorized: invalid, expired or revoked credential" : "unauthorized: missing token"));
         (socket.data as SocketData).principal = principal;
         deps.revocation.track(socket, principal).then(
           () => next(),
@@ -173,7 +183,15 @@ function handleConnection(socket: Socket, deps: Parameters<typeof createSocketSe
 
   on("tool:call", async (payload) => {
     const input = ToolCallSchema.parse(payload);
-    const outcome = await deps.tools.call({ sessionId: input.sessionId, principal, tool: input.tool, args: input.args ?? {}, caller: "user", via: "socket" });
+    const outcome = await deps.tools.call({
+      sessionId: input.sessionId,
+      principal,
+      tool: input.tool,
+      args: input.args ?? {},
+      caller: callerOf(principal),
+      via: "socket",
+      onRunStarted: (runId) => socket.emit("run:started", { callId: input.callId ?? null, runId, sessionId: input.sessionId }),
+    });
     if (outcome.kind === "parked") return { status: "parked", approvalId: outcome.approvalId, text: outcome.text, sha256: outcome.sha256 };
     return outcome.result satisfies ToolResult;
   });

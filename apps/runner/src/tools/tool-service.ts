@@ -30,6 +30,8 @@ export interface ToolCallInput {
   via: CallVia;
   /** How long to hold a parked call for the operator's decision (0: answer `parked` at once). */
   waitMs?: number;
+  /** Told the run id as soon as the call's run row exists (socket `run:started`), before the run ends. */
+  onRunStarted?: (runId: string) => void;
   signal?: AbortSignal;
   /** The caller asked for progress (MCP progressToken): long tools report through it. */
   onProgress?: ToolProgressListener;
@@ -114,6 +116,7 @@ export class ToolService {
       tool: row.tool,
       ...(row.commandPrefix ? { commandPrefix: row.commandPrefix } : {}),
       effect: row.effect as PolicyRule["effect"],
+      appliesTo: row.appliesTo as PolicyRule["appliesTo"],
       mustMatch: JSON.parse(row.mustMatchJson) as string[],
       mustNotMatch: JSON.parse(row.mustNotMatchJson) as string[],
     })) as PolicyRule[];
@@ -161,7 +164,8 @@ export class ToolService {
     await this.deps.prepareScope?.(scope, input.tool);
     const generation = this.generation.observedBy(session.id, input.tool, input.args);
     const admission = admit(
-      { sessionId: session.id, tool: input.tool, args: input.args, caller: input.caller },
+      // The session's owner in the browser acts as themselves (admit: autonomy does not ask them).
+      { sessionId: session.id, tool: input.tool, args: input.args, caller: input.caller, ownSession: session.ownerId === input.principal.userId },
       {
         registry: this.registryFor(scope),
         autonomy: session.autonomy as Autonomy,
@@ -217,8 +221,9 @@ export class ToolService {
             await record({ verdict: "ask", approvalId: parked.id });
             return { kind: "parked", approvalId: parked.id, text: parked.text, sha256: parked.sha256, expiresAt: parked.expiresAt };
           }
-          const result = toolFailure("denied", `Approval ${parked.id} was ${"request" in outcome ? outcome.request.status : outcome.status}: the call did not run`, { approvalId: parked.id });
-          await record({ verdict: "ask", ok: false, errorCode: "denied", approvalId: parked.id });
+          const code = outcome.status === "cancelled" ? "cancelled" : "denied";
+          const result = toolFailure(code, `Approval ${parked.id} was ${"request" in outcome ? outcome.request.status : outcome.status}: the call did not run`, { approvalId: parked.id });
+          await record({ verdict: "ask", ok: false, errorCode: code, approvalId: parked.id });
           return { kind: "result", result };
         }
       }
@@ -274,7 +279,9 @@ export class ToolService {
         env: { ...env, ...((args.env as Record<string, string> | undefined) ?? {}) },
         approvals,
         approvalWaitMs,
+        caller: input.caller,
       });
+      input.onRunStarted?.(runId);
     }
 
     // A run's call aborts on the caller's signal or on an explicit cancel; its live output is its progress.
@@ -379,7 +386,8 @@ export class ToolService {
         id: fields.id,
         sessionId: input.sessionId,
         userId: input.principal.userId,
-        caller: input.via,
+        caller: input.caller,
+        via: input.via,
         tool: admission.tool,
         argsSha256: admission.sha256,
         argsJson: JSON.stringify(redactEnvValues(admission.args)),

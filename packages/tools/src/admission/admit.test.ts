@@ -36,7 +36,7 @@ const ctx = (autonomy: Autonomy, extra: Partial<AdmissionContext> = {}): Admissi
   ...extra,
 });
 const bash = (command: string, autonomy: Autonomy = "default", extra: Partial<AdmissionContext> = {}) =>
-  admit({ sessionId: "s1", tool: "bash", args: { command }, caller: "user" }, ctx(autonomy, extra));
+  admit({ sessionId: "s1", tool: "bash", args: { command }, caller: "api" }, ctx(autonomy, extra));
 
 const LEVELS: Autonomy[] = ["read-only", "default", "trusted", "yolo"];
 
@@ -119,15 +119,15 @@ describe("admit: order of steps", () => {
 
   it("non-shell tools take their class from the registry", () => {
     expect(
-      admit({ sessionId: "s1", tool: "read_file", args: { path: "a" }, caller: "user" }, ctx("read-only")).verdict,
+      admit({ sessionId: "s1", tool: "read_file", args: { path: "a" }, caller: "api" }, ctx("read-only")).verdict,
     ).toBe("allow");
     expect(
-      admit({ sessionId: "s1", tool: "write_file", args: { path: "a" }, caller: "user" }, ctx("read-only")).verdict,
+      admit({ sessionId: "s1", tool: "write_file", args: { path: "a" }, caller: "api" }, ctx("read-only")).verdict,
     ).toBe("deny");
     expect(
-      admit({ sessionId: "s1", tool: "write_file", args: { path: "a" }, caller: "user" }, ctx("default")).verdict,
+      admit({ sessionId: "s1", tool: "write_file", args: { path: "a" }, caller: "api" }, ctx("default")).verdict,
     ).toBe("allow");
-    expect(admit({ sessionId: "s1", tool: "web_fetch", args: {}, caller: "user" }, ctx("default")).verdict).toBe("ask");
+    expect(admit({ sessionId: "s1", tool: "web_fetch", args: {}, caller: "api" }, ctx("default")).verdict).toBe("ask");
   });
 
   it("the session allowlist refuses tools not on it", () => {
@@ -187,16 +187,16 @@ describe("admit: order of steps", () => {
   it("classifies bash with its cwd, and bash process actions", () => {
     expect(
       admit(
-        { sessionId: "s1", tool: "bash", args: { command: "touch x", cwd: "/tmp" }, caller: "user" },
+        { sessionId: "s1", tool: "bash", args: { command: "touch x", cwd: "/tmp" }, caller: "api" },
         ctx("default"),
       ).actionClass,
     ).toBe("system_modify");
     expect(
-      admit({ sessionId: "s1", tool: "bash", args: { action: "list" }, caller: "user" }, ctx("read-only")).verdict,
+      admit({ sessionId: "s1", tool: "bash", args: { action: "list" }, caller: "api" }, ctx("read-only")).verdict,
     ).toBe("allow");
     expect(
       admit(
-        { sessionId: "s1", tool: "bash", args: { action: "write", processId: "p", input: "sudo x\n" }, caller: "user" },
+        { sessionId: "s1", tool: "bash", args: { action: "write", processId: "p", input: "sudo x\n" }, caller: "api" },
         ctx("default"),
       ).verdict,
     ).toBe("ask");
@@ -207,7 +207,7 @@ describe("admit: order of steps", () => {
       sessionId: "s1",
       tool: "run_script",
       args: { interpreter: "python3", script: "train.py" },
-      caller: "user" as const,
+      caller: "api" as const,
     };
     expect(admit(call, ctx("default"))).toMatchObject({ verdict: "ask", actionClass: "execute", recognised: false });
     expect(admit(call, ctx("trusted")).verdict).toBe("allow");
@@ -228,9 +228,9 @@ describe("admit: loop guard", () => {
     expect(third.reason).toMatch(/3rd identical bash call/);
   });
 
-  it("does not apply to users", () => {
+  it("does not apply to API callers", () => {
     const loopGuard = new LoopGuard();
-    const call = { sessionId: "s1", tool: "bash", args: { command: "ls" }, caller: "user" as const };
+    const call = { sessionId: "s1", tool: "bash", args: { command: "ls" }, caller: "api" as const };
     for (let i = 0; i < 5; i++) expect(admit(call, ctx("default", { loopGuard })).verdict).toBe("allow");
   });
 });
@@ -365,5 +365,45 @@ describe("admit: gateway", () => {
       ctx("read-only"),
     );
     expect(result).toMatchObject({ verdict: "allow", tool: "gateway", actionClass: "read" });
+  });
+});
+
+describe("admit: a person in their own session acts as themselves", () => {
+  const as = (caller: "browser" | "api" | "agent", ownSession: boolean, tool: string, args: unknown, autonomy: Autonomy, extra: Partial<AdmissionContext> = {}) =>
+    admit({ sessionId: "s1", tool, args, caller, ownSession }, ctx(autonomy, extra));
+  const script = { interpreter: "python3", script: "train.py" };
+
+  it("runs at once at every level but read-only, where writes and executes stay denied", () => {
+    for (const autonomy of ["default", "trusted", "yolo"] as const) {
+      expect(as("browser", true, "run_script", script, autonomy).verdict, autonomy).toBe("allow");
+      expect(as("browser", true, "bash", { command: "sudo apt-get update" }, autonomy).verdict, autonomy).toBe("allow");
+      expect(as("browser", true, "bash", { command: "echo $(date)" }, autonomy).verdict, autonomy).toBe("allow");
+      expect(as("browser", true, "bash", { command: "git push --force" }, autonomy).verdict, autonomy).toBe("allow");
+    }
+    const atDefault = as("browser", true, "run_script", script, "default");
+    expect(atDefault).toMatchObject({ stage: "autonomy" });
+    expect(atDefault.reason).toMatch(/session's owner, who acts as themselves at autonomy default/);
+    expect(as("browser", true, "run_script", script, "read-only").verdict).toBe("deny");
+    expect(as("browser", true, "write_file", { path: "a" }, "read-only").verdict).toBe("deny");
+    expect(as("browser", true, "read_file", { path: "a" }, "read-only").verdict).toBe("allow");
+  });
+
+  it("agents, scripts and people in someone else's session are governed as before", () => {
+    expect(as("agent", true, "run_script", script, "default").verdict).toBe("ask");
+    expect(as("api", true, "run_script", script, "default").verdict).toBe("ask");
+    expect(as("browser", false, "run_script", script, "default").verdict).toBe("ask");
+    expect(as("api", true, "bash", { command: "git push --force" }, "yolo").verdict).toBe("deny");
+  });
+
+  it("policy rules still apply to them, by target", () => {
+    const base = { tool: "bash", commandPrefix: "git push", mustMatch: [], mustNotMatch: [] };
+    const people: PolicyRule = { ...base, id: "no-push-people", effect: "deny", appliesTo: "people" };
+    const agents: PolicyRule = { ...base, id: "no-push-agents", effect: "deny", appliesTo: "agents" };
+    const ask: PolicyRule = { ...base, id: "ask-push", effect: "ask", appliesTo: "everyone" };
+    const push = { command: "git push origin main" };
+    expect(as("browser", true, "bash", push, "yolo", { policyRules: [people] })).toMatchObject({ verdict: "deny", stage: "policy", ruleId: "no-push-people" });
+    expect(as("browser", true, "bash", push, "default", { policyRules: [agents] }).verdict).toBe("allow");
+    expect(as("agent", true, "bash", push, "yolo", { policyRules: [agents] }).verdict).toBe("deny");
+    expect(as("browser", true, "bash", push, "default", { policyRules: [ask] })).toMatchObject({ verdict: "ask", stage: "policy" });
   });
 });

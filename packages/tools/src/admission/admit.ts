@@ -38,6 +38,11 @@ export interface AdmissionCall {
   args: unknown;
   /** The loop guard applies to agent callers only. */
   caller: CallerKind;
+  /**
+   * The caller owns the session. A `browser` caller who does acts as themselves: autonomy does not ask
+   * them (read-only still denies); policy rules still apply (decide.ts `person`).
+   */
+  ownSession?: boolean;
 }
 
 /** A grant remembered for this session ("allow `npm run dev` here"): acts like an allow rule. */
@@ -139,7 +144,7 @@ function evaluate(call: AdmissionCall, ctx: AdmissionContext, depth: number): Ad
 
   const classified = classifyCall(tool, args, ctx);
   const rendered = renderCallText(tool, args);
-  const settled = settle(tool, classified, ctx, classified.commands);
+  const settled = settle(tool, classified, ctx, classified.commands, call);
   return {
     verdict: settled.verdict,
     stage: settled.stage,
@@ -161,7 +166,9 @@ function settle(
   c: Classified,
   ctx: AdmissionContext,
   commands: readonly SimpleCommand[] | undefined,
+  call: Pick<AdmissionCall, "caller" | "ownSession">,
 ): { verdict: Decision; stage: AdmissionStage; reason: string; ruleId?: string } {
+  const person = call.caller === "browser" && call.ownSession === true;
   const allowed = ctx.session?.tools;
   if (allowed !== undefined && !allowed.includes(tool)) {
     return { verdict: "deny", stage: "allowlist", reason: `Tool ${tool} is not on this session's allowlist` };
@@ -180,9 +187,9 @@ function settle(
       )
     : ({ effect: undefined } satisfies PolicyOutcome);
   const policy = ctx.policyRules?.length
-    ? evaluatePolicy(ctx.policyRules, { tool, commands })
+    ? evaluatePolicy(ctx.policyRules, { tool, commands, caller: call.caller })
     : ({ effect: undefined } satisfies PolicyOutcome);
-  const raw = decide(c.actionClass, c.recognised, ctx.autonomy);
+  const raw = decide(c.actionClass, c.recognised, ctx.autonomy, { person });
   const what = describeClass(c);
   const why = c.reasons.length ? `: ${c.reasons.slice(-1)[0]}` : "";
   const rule = policy.ruleId === undefined ? {} : { ruleId: policy.ruleId };
@@ -190,7 +197,8 @@ function settle(
   if (policy.effect === "deny") return { verdict: "deny", stage: "policy", reason: policy.reason!, ...rule };
   if (raw === "deny")
     return { verdict: "deny", stage: "autonomy", reason: `${what} is denied at autonomy ${ctx.autonomy}${why}` };
-  if (c.alwaysAsk) {
+  // Unseen code ($(…)) asks an agent; a person typed it themselves.
+  if (c.alwaysAsk && !person) {
     const unseen = c.reasons.find((r) => r.includes("always asks")) ?? "runs code that cannot be seen first";
     return { verdict: "ask", stage: "autonomy", reason: `asks at every autonomy level: ${unseen}` };
   }
@@ -198,6 +206,8 @@ function settle(
   if (policy.effect === "allow") return { verdict: "allow", stage: "policy", reason: policy.reason!, ...rule };
   if (grant.effect === "allow")
     return { verdict: "allow", stage: "allowlist", reason: `allowed for this session (${grant.ruleId})` };
+  if (person && raw === "allow" && (c.alwaysAsk || decide(c.actionClass, c.recognised, ctx.autonomy) !== "allow"))
+    return { verdict: "allow", stage: "autonomy", reason: `${what} by the session's owner, who acts as themselves at autonomy ${ctx.autonomy}` };
   return {
     verdict: raw,
     stage: "autonomy",
@@ -325,6 +335,7 @@ function evaluatePlan(call: AdmissionCall, args: unknown, ctx: AdmissionContext,
     { actionClass: "dispatch", recognised: true, alwaysAsk: false, reasons: [] },
     ctx,
     undefined,
+    call,
   );
   // The plan asks if the dispatch row says so or any task asks on its own ($(…) asks even in yolo).
   const verdict = strictestDecision(settled.verdict, ...tasks.map((t) => t.verdict));

@@ -51,7 +51,7 @@ export type ApprovalOutcome<K extends string> =
   { ok: true; request: ApprovalRequest } | { ok: false; error: ApprovalError<K> };
 
 export type WaitOutcome =
-  | { status: "approved" | "denied" | "expired" | "consumed"; request: ApprovalRequest }
+  | { status: "approved" | "denied" | "expired" | "consumed" | "cancelled"; request: ApprovalRequest }
   | { status: "timeout" | "aborted" }
   | { status: "not_found" };
 
@@ -160,6 +160,31 @@ export class ApprovalService {
     }
     this.emitDecided(decided);
     return { ok: true, request: decided };
+  }
+
+  /**
+   * The requester withdraws a pending call (the route checks who asked). Hash-bound like a decision, so a
+   * stale page cannot cancel a newer request; the waiting caller is released with `cancelled`.
+   */
+  async cancel(id: string, input: { sha256: string; cancelledBy: string }): Promise<ApprovalOutcome<DecideErrorKind>> {
+    const current = await this.store.get(id);
+    if (current === undefined) return fail("not_found", `Unknown approval request: ${id}`);
+    if (current.status !== "pending")
+      return fail("already_decided", `Approval request ${id} was already decided (${current.status})`, current);
+    if (input.sha256 !== current.sha256)
+      return fail("hash_mismatch", `sha256 does not match approval request ${id}: got ${input.sha256}, the request is ${current.sha256}`, current);
+    const cancelled = await this.store.transition(id, "pending", {
+      status: "cancelled",
+      decidedBy: input.cancelledBy,
+      decidedAt: iso(this.clock.now()),
+      cause: `cancelled by ${input.cancelledBy}, who asked`,
+    });
+    if (cancelled === undefined) {
+      const now = await this.store.get(id);
+      return fail("already_decided", `Approval request ${id} was already decided (${now?.status ?? "unknown"})`, now);
+    }
+    this.emitDecided(cancelled);
+    return { ok: true, request: cancelled };
   }
 
   /** Uses an approval to run its call: once, and only for the exact call (same sha256). */
@@ -307,6 +332,7 @@ function outcomeOf(request: ApprovalRequest): WaitOutcome {
     case "denied":
     case "expired":
     case "consumed":
+    case "cancelled":
       return { status: request.status, request };
     case "pending":
       return { status: "timeout" };

@@ -20,6 +20,12 @@ export const AUTONOMY_TABLE: Record<SeverityLevel, Row> = {
 export interface DecideOptions {
   /** `$(…)`, backticks and other unseen code: an allow becomes ask, even in yolo; deny stays deny. */
   alwaysAsk?: boolean;
+  /**
+   * The session's owner at the keyboard (caller `browser`, own session): autonomy governs agents and
+   * scripts, not the person, so every class is allowed at every level but `read-only`, which still
+   * denies what it denies. Policy rules are applied apart from this (admit's settle).
+   */
+  person?: boolean;
 }
 
 /** What autonomy alone says about a class. `recognised` only matters for execute. */
@@ -30,5 +36,6 @@ export function decide(
   options: DecideOptions = {},
 ): Decision {
   const decision = AUTONOMY_TABLE[severityLevel(actionClass, recognised)][autonomy];
+  if (options.person) return autonomy === "read-only" ? decision : "allow";
   return options.alwaysAsk && decision === "allow" ? "ask" : decision;
 }

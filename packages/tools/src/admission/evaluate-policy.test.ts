@@ -6,6 +6,7 @@ import { validatePolicyRule } from "./validate-policy-rule";
 
 const rule = (r: Partial<PolicyRule> & Pick<PolicyRule, "id" | "effect">): PolicyRule => ({
   tool: "bash",
+  appliesTo: "everyone",
   mustMatch: [],
   mustNotMatch: [],
   ...r,
@@ -122,5 +123,53 @@ describe("validatePolicyRule", () => {
     const prefix = validatePolicyRule({ id: "x", tool: "bash", effect: "deny", commandPrefix: "ls | rm" });
     expect(prefix.ok).toBe(false);
     if (!prefix.ok) expect(prefix.errors[0]).toMatch(/commandPrefix must be one simple command/);
+  });
+
+  it("never saves a shell rule that would match every command by accident", () => {
+    // An empty prefix with a "must match" example used to save a rule matching every bash call.
+    for (const commandPrefix of [undefined, "", "   "]) {
+      const result = validatePolicyRule({ id: "r", tool: "bash", effect: "deny", ...(commandPrefix === undefined ? {} : { commandPrefix }), mustMatch: ["npm test"] });
+      expect(result.ok, JSON.stringify(commandPrefix)).toBe(false);
+      if (!result.ok) expect(result.errors.join("\n")).toMatch(/commandPrefix: .*matchAll: true/);
+    }
+    expect(validatePolicyRule({ id: "r", tool: "run_script", effect: "ask" }).ok).toBe(false);
+    expect(validatePolicyRule({ id: "r", tool: "*", effect: "deny" }).ok).toBe(false);
+    const every = validatePolicyRule({ id: "r", tool: "bash", effect: "ask", matchAll: true, mustMatch: ["npm test"] });
+    expect(every.ok).toBe(true);
+    const both = validatePolicyRule({ id: "r", tool: "bash", effect: "ask", matchAll: true, commandPrefix: "npm test" });
+    expect(both.ok).toBe(false);
+    if (!both.ok) expect(both.errors[0]).toMatch(/matchAll: must not be set with a commandPrefix \(got "npm test"\)/);
+    // Tools that run no command line need no prefix.
+    expect(validatePolicyRule({ id: "r", tool: "write_file", effect: "ask" }).ok).toBe(true);
+  });
+
+  it("keeps a rule's target, everyone by default, and refuses an unknown one", () => {
+    const saved = validatePolicyRule({ id: "r", tool: "bash", commandPrefix: "git push", effect: "deny" });
+    expect(saved.ok && (saved.rule.appliesTo ?? "everyone")).toBe("everyone");
+    const bad = validatePolicyRule({ id: "r", tool: "bash", commandPrefix: "git push", effect: "deny", appliesTo: "robots" });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.errors[0]).toMatch(/^appliesTo: /);
+  });
+});
+
+describe("policy rules: targets", () => {
+  const forPeople = rule({ id: "people-no-push", commandPrefix: "git push", effect: "deny", appliesTo: "people" });
+  const forAgents = rule({ id: "agents-no-push", commandPrefix: "git push", effect: "deny", appliesTo: "agents" });
+  const push = (caller: "browser" | "api" | "agent") => ({ ...input("git push origin main"), caller });
+
+  it("a people rule governs browser callers only; an agents rule MCP and API callers only", () => {
+    expect(evaluatePolicy([forPeople], push("browser")).effect).toBe("deny");
+    expect(evaluatePolicy([forPeople], push("agent")).effect).toBeUndefined();
+    expect(evaluatePolicy([forPeople], push("api")).effect).toBeUndefined();
+    expect(evaluatePolicy([forAgents], push("browser")).effect).toBeUndefined();
+    expect(evaluatePolicy([forAgents], push("agent")).effect).toBe("deny");
+    expect(evaluatePolicy([forAgents], push("api")).effect).toBe("deny");
+    expect(evaluatePolicy([rule({ id: "all", commandPrefix: "git push", effect: "deny" })], push("browser")).effect).toBe("deny");
+  });
+
+  it("an allow rule for agents does not allow a person's call, nor the reverse", () => {
+    const allowAgents = rule({ id: "a", commandPrefix: "npm test", effect: "allow", appliesTo: "agents" });
+    expect(evaluatePolicy([allowAgents], { ...input("npm test"), caller: "agent" }).effect).toBe("allow");
+    expect(evaluatePolicy([allowAgents], { ...input("npm test"), caller: "browser" }).effect).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import { parse } from "unbash";
-import type { Decision, PolicyRule } from "@berth/protocol";
+import type { CallerKind, Decision, PolicyRule } from "@berth/protocol";
 import type { SimpleCommand } from "./classify-command";
 
 /** What policy rules look at: the tool, and for shell tools the parsed simple commands. */
@@ -8,6 +8,8 @@ export interface PolicyInput {
   tool: string;
   /** Simple commands of a bash/run_script call; undefined for tools that run no command line. */
   commands?: readonly SimpleCommand[] | undefined;
+  /** Who calls, for a rule's `appliesTo`; undefined (a rule's own examples) is matched by every target. */
+  caller?: CallerKind | undefined;
 }
 
 export interface PolicyOutcome {
@@ -63,13 +65,20 @@ function startsWith(words: readonly string[], prefix: readonly string[]): boolea
 
 const toolMatches = (rule: PolicyRule, tool: string): boolean => rule.tool === "*" || rule.tool === tool;
 
+/** `people` are browser callers (a person signed in); `agents` are MCP agents and API-token scripts. */
+export function targetMatches(rule: Pick<PolicyRule, "appliesTo">, caller: CallerKind | undefined): boolean {
+  const target = rule.appliesTo ?? "everyone";
+  if (target === "everyone" || caller === undefined) return true;
+  return target === "people" ? caller === "browser" : caller !== "browser";
+}
+
 /**
  * Whether a rule applies to a call. deny/ask rules apply when any simple command, in any of its
  * unwrapped forms (`sudo x` → `x`), starts with the prefix. An allow rule applies only when every
  * simple command itself starts with the prefix: allowing `npm test` must not allow `npm test && curl …`.
  */
 export function ruleApplies(rule: PolicyRule, input: PolicyInput): boolean {
-  if (!toolMatches(rule, input.tool)) return false;
+  if (!toolMatches(rule, input.tool) || !targetMatches(rule, input.caller)) return false;
   if (rule.commandPrefix === undefined) return true;
   const prefix = parseCommandPrefix(rule.commandPrefix);
   if (typeof prefix === "string" || input.commands === undefined || input.commands.length === 0) return false;
@@ -84,7 +93,7 @@ export function evaluatePolicy(rules: readonly PolicyRule[], input: PolicyInput)
     if (rule)
       return { effect, ruleId: rule.id, reason: `policy rule ${rule.id} (${describeRule(rule)}) says ${effect}` };
   }
-  const allows = rules.filter((r) => r.effect === "allow" && toolMatches(r, input.tool));
+  const allows = rules.filter((r) => r.effect === "allow" && toolMatches(r, input.tool) && targetMatches(r, input.caller));
   if (allows.length === 0) return { effect: undefined };
   const toolWide = allows.find((r) => r.commandPrefix === undefined);
   if (toolWide)
@@ -97,7 +106,7 @@ export function evaluatePolicy(rules: readonly PolicyRule[], input: PolicyInput)
   if (commands.length === 0) return { effect: undefined };
   let first: PolicyRule | undefined;
   for (const command of commands) {
-    const rule = allows.find((r) => ruleApplies(r, { tool: input.tool, commands: [command] }));
+    const rule = allows.find((r) => ruleApplies(r, { tool: input.tool, commands: [command], caller: input.caller }));
     if (!rule) return { effect: undefined };
     first ??= rule;
   }
@@ -109,4 +118,5 @@ export function evaluatePolicy(rules: readonly PolicyRule[], input: PolicyInput)
 }
 
 export const describeRule = (rule: PolicyRule): string =>
-  `tool ${rule.tool}${rule.commandPrefix === undefined ? "" : `, prefix ${JSON.stringify(rule.commandPrefix)}`}`;
+  `tool ${rule.tool}${rule.commandPrefix === undefined ? "" : `, prefix ${JSON.stringify(rule.commandPrefix)}`}` +
+  (rule.appliesTo && rule.appliesTo !== "everyone" ? `, for ${rule.appliesTo}` : "");

@@ -8,11 +8,22 @@ export type PolicyRuleValidation = { ok: true; rule: PolicyRule } | { ok: false;
 /** Examples are commands, checked against this root (only paths in them depend on it). */
 const EXAMPLE_ROOT = "/workspace";
 
+/** Tools whose rules match command lines: without a prefix such a rule matches every command. */
+const SHELL_TOOLS = new Set(["bash", "run_script", "*"]);
+
 /**
  * Checks a rule when it is saved: its shape, its prefix, and its examples: every `mustMatch`
  * example must match and no `mustNotMatch` example may. Errors name the example.
  */
 export function validatePolicyRule(input: unknown): PolicyRuleValidation {
+  const prefix = (input as { commandPrefix?: unknown } | null)?.commandPrefix;
+  if (typeof prefix === "string" && prefix.trim() === "") {
+    // A blank prefix would be read as "no prefix": every command. Only matchAll says that on purpose.
+    return {
+      ok: false,
+      errors: [`commandPrefix: must name a command (got ${JSON.stringify(prefix)}); leave it out and set matchAll: true to match every command`],
+    };
+  }
   const parsed = PolicyRuleSchema.safeParse(input);
   if (!parsed.success) {
     return { ok: false, errors: parsed.error.issues.map((i) => `${i.path.join(".") || "rule"}: ${i.message}`) };
@@ -22,6 +33,11 @@ export function validatePolicyRule(input: unknown): PolicyRuleValidation {
   if (rule.commandPrefix !== undefined) {
     const prefix = parseCommandPrefix(rule.commandPrefix);
     if (typeof prefix === "string") errors.push(prefix);
+    if (rule.matchAll) errors.push(`matchAll: must not be set with a commandPrefix (got ${JSON.stringify(rule.commandPrefix)})`);
+  } else if (SHELL_TOOLS.has(rule.tool) && rule.matchAll !== true) {
+    errors.push(
+      `commandPrefix: required for tool ${rule.tool} (a rule without one matches every command); set matchAll: true to mean every command`,
+    );
   }
   // A "*" rule's examples are read as bash commands.
   const tool = rule.tool === "*" ? "bash" : rule.tool;

@@ -1,31 +1,45 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { AppError, ApprovalDecisionBodySchema } from "@berth/protocol";
+import { AppError, ApprovalDecisionBodySchema, ApprovalStatusSchema } from "@berth/protocol";
 import { APPROVAL_ERROR_STATUS, type ApprovalService } from "@berth/tools";
 import type { PrismaApprovalStore } from "../../approvals/prisma-approval-store";
-import { parse, requireRole } from "../validate";
+import { authorized, listScopeOf } from "../authorized";
+import { parse } from "../validate";
+import { requirePrincipal } from "../build-server";
 
 const ListQuerySchema = z.object({
-  status: z.enum(["pending", "approved", "denied", "expired", "consumed"]).optional(),
+  status: ApprovalStatusSchema.optional(),
   limit: z.coerce.number().int().min(1).max(500).default(200),
 });
 
-/** Operators see and decide approvals; a decision binds to the sha256 the operator saw. */
+/**
+ * Operators see and decide approvals; a decision binds to the sha256 the operator saw. Whoever asked may
+ * cancel their own parked call (`decision: "cancel"`): recorded as cancelled, and the waiting caller gets a
+ * `cancelled` result.
+ */
 export function registerApprovalRoutes(app: FastifyInstance, deps: { approvals: ApprovalService; store: PrismaApprovalStore }): void {
+  const cancel = async (request: FastifyRequest<{ Params: { id: string } }>, sha256: string) => {
+    const principal = requirePrincipal(request);
+    const current = await deps.approvals.get(request.params.id);
+    // Someone else's request is "not found" to the caller: they cannot cancel it, nor learn of it here.
+    if (!current || current.requestedBy !== principal.name) throw new AppError({ code: "not_found", message: `Unknown approval request you asked for: ${request.params.id}` });
+    return deps.approvals.cancel(current.id, { sha256, cancelledBy: principal.name });
+  };
+
   app.get("/api/approvals", async (request) => {
-    requireRole(request, "viewer");
+    // A developer sees their own sessions' approvals only (docs/api.md, Roles: approval list).
+    const { ownerId } = listScopeOf(request, "approval", "list");
     const query = parse(ListQuerySchema, request.query, "query");
     await deps.approvals.expireDue();
-    return { approvals: await deps.store.list(query.status, query.limit) };
+    return { approvals: await deps.store.list(query.status, query.limit, ownerId) };
   });
 
   app.post<{ Params: { id: string } }>("/api/approvals/:id", async (request) => {
-    const principal = requireRole(request, "operator");
     const body = parse(ApprovalDecisionBodySchema, request.body);
-    const outcome = await deps.approvals.decide(request.params.id, {
+    const outcome = body.decision === "cancel" ? await cancel(request, body.sha256) : await deps.approvals.decide(request.params.id, {
       decision: body.decision,
       sha256: body.sha256,
-      decidedBy: principal.name,
+      decidedBy: authorized(request, "approval", "decide").name,
       ...(body.note ? { note: body.note } : {}),
     });
     if (!outcome.ok) {

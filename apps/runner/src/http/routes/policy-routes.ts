@@ -7,7 +7,8 @@ import { requireRole } from "../validate";
 
 /**
  * Operators' policy rules live in the database, never in a workspace an agent can write. A rule's
- * example commands are checked when it is saved.
+ * example commands are checked when it is saved; a shell rule without a prefix needs `matchAll: true`
+ * (validatePolicyRule). `appliesTo` says whom it governs: agents (MCP and API callers), people, or everyone.
  */
 export function registerPolicyRoutes(app: FastifyInstance, deps: { db: Database; onChange: () => void }): void {
   app.get("/api/policy-rules", async (request) => {
@@ -19,6 +20,7 @@ export function registerPolicyRoutes(app: FastifyInstance, deps: { db: Database;
         tool: r.tool,
         commandPrefix: r.commandPrefix,
         effect: r.effect,
+        appliesTo: r.appliesTo,
         mustMatch: JSON.parse(r.mustMatchJson) as string[],
         mustNotMatch: JSON.parse(r.mustNotMatchJson) as string[],
         createdBy: r.createdBy,
@@ -39,6 +41,7 @@ export function registerPolicyRoutes(app: FastifyInstance, deps: { db: Database;
         tool: rule.tool,
         commandPrefix: rule.commandPrefix ?? null,
         effect: rule.effect,
+        appliesTo: rule.appliesTo ?? "everyone",
         mustMatchJson: JSON.stringify(rule.mustMatch),
         mustNotMatchJson: JSON.stringify(rule.mustNotMatch),
         createdBy: principal.name,

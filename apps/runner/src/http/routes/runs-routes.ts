@@ -30,6 +30,8 @@ export function runView(run: RunRow) {
     id: run.id,
     sessionId: run.sessionId,
     userId: run.userId,
+    /** Who started it: browser (a person), api (a script), agent (MCP); null on runs from before it was recorded. */
+    caller: run.caller,
     tool: run.tool,
     kind: run.kind,
     status: run.status,
@@ -89,6 +91,7 @@ export function registerRunRoutes(app: FastifyInstance, deps: { db: Database; da
         id: c.id,
         tool: c.tool,
         caller: c.caller,
+        via: c.via,
         actionClass: c.actionClass,
         verdict: c.verdict,
         approvalId: c.approvalId,

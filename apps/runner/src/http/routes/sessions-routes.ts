@@ -1,8 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { CreateSessionBodySchema, type SessionService } from "../../sessions/session-service";
+import { CreateSessionBodySchema, UpdateSessionBodySchema, type SessionService } from "../../sessions/session-service";
 import type { ToolService } from "../../tools/tool-service";
 import { requirePrincipal } from "../build-server";
+import { callerOf } from "../../auth/browser-sessions";
 import { parse } from "../validate";
 
 const ToolCallBodySchema = z.object({ args: z.unknown().optional() });
@@ -22,6 +23,11 @@ export function registerSessionRoutes(app: FastifyInstance, deps: { sessions: Se
     const { env, ...session } = await deps.sessions.get(request.params.id, requirePrincipal(request));
     // Declared env values are secrets: only their names leave the runner.
     return { ...session, envKeys: Object.keys(env) };
+  });
+
+  app.patch<{ Params: { id: string } }>("/api/sessions/:id", async (request) => {
+    const body = parse(UpdateSessionBodySchema, request.body);
+    return deps.sessions.setAutonomy(request.params.id, body.autonomy, requirePrincipal(request));
   });
 
   app.delete<{ Params: { id: string } }>("/api/sessions/:id", async (request, reply) => {
@@ -51,7 +57,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: { sessions: Se
       principal,
       tool: request.params.tool,
       args: body.args ?? {},
-      caller: "api",
+      caller: callerOf(principal),
       via: "http",
       waitMs: wait ?? 0,
       signal: abort.signal,

@@ -1,0 +1,139 @@
+import crypto from "node:crypto";
+import type { Database } from "@berth/db";
+import type { CallerKind } from "@berth/protocol";
+import { AppError } from "@berth/protocol";
+import type { CredentialRevocation } from "./credential-revocation";
+import { ROLES, hashToken, newId, type Principal, type Role } from "./tokens";
+
+/**
+ * The browser's own credential, in a cookie of its own name (HttpOnly, SameSite=Strict, Path=/). It is
+ * minted by the web app's sign-in from a token and is the only thing that makes a call `caller: browser`:
+ * an API token is never read from a cookie, so a script cannot pass itself off as the person at the keyboard
+ * by naming its token after this cookie or by any header.
+ */
+export const BROWSER_SESSION_COOKIE = "berth_browser";
+export const DEFAULT_BROWSER_SESSION_HOURS = 12;
+
+const SECRET_PREFIX = "berthb_";
+const LAST_USED_RESOLUTION_MS = 60_000;
+const USER_AGENT_MAX = 512;
+
+export interface BrowserSessionView {
+  id: string;
+  userId: string;
+  userName: string;
+  userAgent: string;
+  createdAt: string;
+  expiresAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  /** The session making this request. */
+  current: boolean;
+}
+
+/** Who a principal's calls are recorded as: a browser session is a person, an API token a script. */
+export function callerOf(principal: Principal): Extract<CallerKind, "browser" | "api"> {
+  return principal.credential === "browser" ? "browser" : "api";
+}
+
+/** The browser-session secret from a Cookie header, or null. Other cookies (berth_token included) are ignored. */
+export function browserSecretFromCookie(cookie: string | undefined): string | null {
+  if (!cookie) return null;
+  for (const part of cookie.split(";")) {
+    const [name, ...rest] = part.trim().split("=");
+    if (name !== BROWSER_SESSION_COOKIE) continue;
+    try {
+      return decodeURIComponent(rest.join("=")) || null;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+export class BrowserSessions {
+  constructor(
+    private readonly deps: {
+      db: Database;
+      /** How long a sign-in lasts (BERTH_BROWSER_SESSION_HOURS). */
+      ttlMs: number;
+      revocation?: CredentialRevocation;
+    },
+  ) {}
+
+  /** Signs a browser in as the token's user; the secret is in this answer only (its sha256 is stored). */
+  async mint(principal: Principal, userAgent: string): Promise<{ session: BrowserSessionView; secret: string }> {
+    if (principal.credential === "browser") {
+      throw new AppError({ code: "forbidden", message: "A browser session cannot mint another: sign in with an API token" });
+    }
+    const secret = `${SECRET_PREFIX}${crypto.randomBytes(32).toString("base64url")}`;
+    const row = await this.deps.db.browserSession.create({
+      data: {
+        id: newId("bs"),
+        userId: principal.userId,
+        secretHash: hashToken(secret),
+        userAgent: userAgent.slice(0, USER_AGENT_MAX),
+        expiresAt: new Date(Date.now() + this.deps.ttlMs),
+      },
+    });
+    return { session: view(row, principal.name, row.id), secret };
+  }
+
+  /** Resolves a cookie's secret to its user, or null (unknown, expired, revoked, or the user disabled). */
+  async authenticate(secret: string): Promise<Principal | null> {
+    if (!secret.startsWith(SECRET_PREFIX)) return null;
+    const row = await this.deps.db.browserSession.findUnique({ where: { secretHash: hashToken(secret) } });
+    if (!row || row.revokedAt || row.expiresAt.getTime() <= Date.now()) return null;
+    const user = await this.deps.db.user.findUnique({ where: { id: row.userId } });
+    if (!user || user.disabledAt || user.deletedAt) return null;
+    if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+      this.deps.db.browserSession.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => undefined);
+    }
+    const role = (ROLES as readonly string[]).includes(user.role) ? (user.role as Role) : "viewer";
+    return { userId: user.id, name: user.name, role, tokenId: row.id, credential: "browser" };
+  }
+
+  /** The caller's own sign-ins, newest first; an admin sees everyone's. */
+  async list(principal: Principal): Promise<BrowserSessionView[]> {
+    const rows = await this.deps.db.browserSession.findMany({
+      where: principal.role === "admin" ? {} : { userId: principal.userId },
+      orderBy: { createdAt: "desc" },
+      take: 500,
+    });
+    const users = await this.deps.db.user.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.userId))] } } });
+    const names = new Map(users.map((u) => [u.id, u.name]));
+    const current = principal.credential === "browser" ? principal.tokenId : null;
+    return rows.map((row) => view(row, names.get(row.userId) ?? row.userId, current));
+  }
+
+  /** Ends a sign-in (one's own, or anyone's for an admin) and its open sockets at once. */
+  async revoke(id: string, principal: Principal): Promise<BrowserSessionView> {
+    const row = await this.deps.db.browserSession.findUnique({ where: { id } });
+    // Someone else's session is "not found" to a non-admin: its id says nothing.
+    if (!row || (row.userId !== principal.userId && principal.role !== "admin")) {
+      throw new AppError({ code: "not_found", message: `Browser session not found: ${id}` });
+    }
+    const revoked = row.revokedAt ? row : await this.deps.db.browserSession.update({ where: { id }, data: { revokedAt: new Date() } });
+    this.deps.revocation?.disconnectCredential(id);
+    const user = await this.deps.db.user.findUnique({ where: { id: row.userId } });
+    return view(revoked, user?.name ?? row.userId, principal.credential === "browser" ? principal.tokenId : null);
+  }
+}
+
+function view(
+  row: { id: string; userId: string; userAgent: string; createdAt: Date; expiresAt: Date; lastUsedAt: Date | null; revokedAt: Date | null },
+  userName: string,
+  currentId: string | null,
+): BrowserSessionView {
+  return {
+    id: row.id,
+    userId: row.userId,
+    userName,
+    userAgent: row.userAgent,
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+    current: row.id === currentId,
+  };
+}
