@@ -185,6 +185,7 @@ describe("progress end to end", () => {
     expect(seen.map((p) => p.progress)).toEqual([...seen.map((p) => p.progress)].sort((a, b) => a - b));
     expect(seen.some((p) => /line-2/.test(p.message ?? ""))).toBe(true);
     expect(seen.at(-1)?.message).toMatch(/^\d+\.\ds, \d+ bytes/);
+    console.info(`progress: ${seen.length} notifications for a 3 s bash; last: ${seen.at(-1)?.message ?? ""}`);
   });
 
   it("dispatch reports the tasks done, with the task count as total", async () => {
@@ -227,6 +228,7 @@ describe("progress end to end", () => {
       const result = await client.callTool({ name: "gateway", arguments: { op: "call", capability, args } }, undefined, { onprogress: (p) => void seen.push(p), timeout: 60_000 });
       expect(result.isError, JSON.stringify(result)).toBeFalsy();
       expect(seen.length).toBeGreaterThanOrEqual(directCount);
+      console.info(`progress: server-everything ${LONG_OP} ${JSON.stringify(args)}: ${directCount} to a direct client, ${seen.length} through Berth`);
       expect(seen.some((p) => p.total === 4)).toBe(true);
 
       const abort = new AbortController();
