@@ -68,8 +68,13 @@ export class PrismaApprovalStore implements ApprovalStore {
     return rows.map(toRequest);
   }
 
-  async list(status?: ApprovalStatus, limit = 200): Promise<ApprovalRequest[]> {
-    const rows = await this.db.approval.findMany({ where: status ? { status } : {}, orderBy: { createdAt: "desc" }, take: limit });
+  /** Newest first; `ownerId` keeps only the approvals of that user's sessions. */
+  async list(status?: ApprovalStatus, limit = 200, ownerId?: string): Promise<ApprovalRequest[]> {
+    const rows = await this.db.approval.findMany({
+      where: { ...(status ? { status } : {}), ...(ownerId ? { session: { ownerId } } : {}) },
+      orderBy: { createdAt: "desc" },
+      take: limit,
+    });
     return rows.map(toRequest);
   }
 

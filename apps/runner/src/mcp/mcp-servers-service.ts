@@ -3,6 +3,7 @@ import { SchemaPinError } from "@berth/mcp";
 import type { McpClientGateway, McpServerEntry } from "@berth/mcp";
 import { AppError, McpServerConfigSchema, redactMcpServer } from "@berth/protocol";
 import type { McpServerConfig, McpToolPin, McpToolPinStatus } from "@berth/protocol";
+import { authorize, listScope } from "../auth/authorize";
 import type { Principal } from "../auth/tokens";
 import { newId } from "../auth/tokens";
 
@@ -18,8 +19,8 @@ export interface McpToolPinView extends McpToolPin {
 /** Another runner of a scale-out may have changed the servers: reload them at most this often. */
 const RELOAD_AFTER_MS = 10_000;
 
-const canRegisterGlobal = (p: Principal) => p.role === "admin" || p.role === "operator";
-const canAccept = canRegisterGlobal;
+/** Global servers and users' own are two resources of the Roles table (docs/api.md). */
+const resourceOf = (scope: string) => (scope === "global" ? "globalMcpServer" : "mcpServer");
 
 /**
  * MCP servers registered through `/api/mcp-servers`: rows in McpServer (headers in headersJson, never
@@ -62,10 +63,7 @@ export class McpServersService {
   }
 
   async create(body: McpServerConfig, principal: Principal): Promise<McpServerView> {
-    if (principal.role === "viewer") throw new AppError({ code: "forbidden", message: "Viewers cannot register MCP servers" });
-    if (body.scope === "global" && !canRegisterGlobal(principal)) {
-      throw new AppError({ code: "forbidden", message: `scope: "global" needs the operator or admin role (you are ${principal.role}); register it with scope: "user" instead` });
-    }
+    authorize(principal, resourceOf(body.scope), "create");
     const refused = await this.deps.gateway.addressRefusal(body);
     if (refused) throw new AppError({ code: "bad_request", message: `url: ${refused.message}` });
     // Unique per scope: global names among all global servers, user names among the caller's own.
@@ -95,8 +93,10 @@ export class McpServersService {
 
   /** Global servers and the caller's own; an admin sees every user's too (to be able to remove them). */
   async list(principal: Principal): Promise<McpServerView[]> {
+    authorize(principal, "globalMcpServer", "list");
+    const { ownerId } = listScope(principal, "mcpServer", "list");
     const rows = await this.deps.db.mcpServer.findMany({
-      where: principal.role === "admin" ? {} : { OR: [{ scope: "global" }, { scope: "user", ownerId: principal.userId }] },
+      where: ownerId ? { OR: [{ scope: "global" }, { scope: "user", ownerId }] } : {},
       orderBy: [{ scope: "asc" }, { name: "asc" }],
     });
     const views: McpServerView[] = [];
@@ -107,12 +107,9 @@ export class McpServersService {
     return views;
   }
 
-  /** The owner or an admin; someone else's user server is 404 (its existence is not leaked). */
+  /** A user server: its owner or an admin; a global one: an operator or admin. Someone else's user server is 404. */
   async remove(id: string, principal: Principal): Promise<void> {
-    const row = await this.#visibleRow(id, principal);
-    if (row.ownerId !== principal.userId && principal.role !== "admin") {
-      throw new AppError({ code: "forbidden", message: `Only the MCP server's owner or an admin can remove ${row.name}` });
-    }
+    const row = await this.#authorizedRow(id, principal, "delete");
     // Pins go with the server (onDelete: Cascade).
     await this.deps.db.mcpServer.delete({ where: { id: row.id } });
     await this.deps.gateway.removeServer(row.id);
@@ -120,7 +117,7 @@ export class McpServersService {
 
   /** The server's tools as last seen with their pin status; an operator reads the hash to accept here. */
   async pins(id: string, principal: Principal): Promise<McpToolPinView[]> {
-    const row = await this.#visibleRow(id, principal);
+    const row = await this.#authorizedRow(id, principal, "read");
     const pins = await this.deps.db.mcpToolPin.findMany({ where: { serverId: row.id }, orderBy: { toolName: "asc" } });
     return pins.map((pin) => ({
       serverId: pin.serverId,
@@ -133,8 +130,7 @@ export class McpServersService {
 
   /** An operator accepts the changed schema they reviewed (by its hash); the tool stops asking at once. */
   async acceptTool(id: string, body: { toolName: string; schemaHash: string }, principal: Principal): Promise<McpToolPinView> {
-    if (!canAccept(principal)) throw new AppError({ code: "forbidden", message: `Accepting a changed MCP tool needs the operator role (you are ${principal.role})` });
-    const row = await this.#visibleRow(id, principal);
+    const row = await this.#authorizedRow(id, principal, "accept");
     try {
       const pin = await this.deps.gateway.acceptToolSchema(row.id, body.toolName, body.schemaHash);
       return { ...pin, status: "accepted" };
@@ -146,10 +142,11 @@ export class McpServersService {
     }
   }
 
-  async #visibleRow(id: string, principal: Principal): Promise<ServerRow> {
+  /** The row if the principal may `action` it (docs/api.md, Roles); 404 when they may not even read it. */
+  async #authorizedRow(id: string, principal: Principal, action: "read" | "delete" | "accept"): Promise<ServerRow> {
     const row = await this.deps.db.mcpServer.findUnique({ where: { id } });
-    const visible = row && (row.scope === "global" || row.ownerId === principal.userId || principal.role === "admin" || principal.role === "operator");
-    if (!row || !visible) throw new AppError({ code: "not_found", message: `MCP server not found: ${id}` });
+    if (!row) throw new AppError({ code: "not_found", message: `MCP server not found: ${id}` });
+    authorize(principal, resourceOf(row.scope), action, { id: row.id, ownerId: row.ownerId });
     return row;
   }
 

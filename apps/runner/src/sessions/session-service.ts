@@ -3,9 +3,9 @@ import type { SandboxDriver } from "@berth/sandbox";
 import { AppError, AUTONOMY_LEVELS, AutonomySchema, type Autonomy } from "@berth/protocol";
 import type { SandboxTermination } from "@berth/protocol";
 import { z } from "zod";
+import { authorize, listScope, type Target } from "../auth/authorize";
 import type { Principal } from "../auth/tokens";
 import { newId } from "../auth/tokens";
-import { authorize } from "../auth/authorize";
 import type { RunnerEvents } from "../events/runner-events";
 
 export const CreateSessionBodySchema = z.strictObject({
@@ -57,11 +57,6 @@ function view(row: SessionRow): SessionView {
   };
 }
 
-/** Admins, operators and viewers see every session; a developer sees their own (others are 404). */
-function canSeeAll(principal: Principal): boolean {
-  return principal.role !== "developer";
-}
-
 /**
  * Sessions: the database row is the system of record, the sandbox driver runs the container. Driver
  * lifecycle events land on the row with their machine-readable cause.
@@ -91,7 +86,7 @@ export class SessionService {
   }
 
   async create(body: CreateSessionBody, principal: Principal): Promise<SessionView> {
-    if (principal.role === "viewer") throw new AppError({ code: "forbidden", message: "Viewers cannot create sessions" });
+    authorize(principal, "session", "create");
     const id = newId("ses");
     await this.deps.db.session.create({
       data: { id, name: body.name ?? `session ${new Date().toISOString().slice(0, 16).replace("T", " ")}`, ownerId: principal.userId, autonomy: body.autonomy, network: body.network, envJson: JSON.stringify(body.env), status: "starting" },
@@ -108,24 +103,30 @@ export class SessionService {
 
   async list(principal: Principal): Promise<SessionView[]> {
     const rows = await this.deps.db.session.findMany({
-      where: { status: { not: "deleted" }, ...(canSeeAll(principal) ? {} : { ownerId: principal.userId }) },
+      where: { status: { not: "deleted" }, ...listScope(principal, "session", "list") },
       orderBy: { createdAt: "desc" },
     });
     return rows.map(view);
   }
 
-  /** The session if this principal may see it; 404 otherwise (never 403: existence is not leaked). */
-  async get(id: string, principal: Principal): Promise<SessionView & { env: Record<string, string> }> {
+  /**
+   * The session if `check` passes: by default the principal may read it (docs/api.md, Roles); callers about
+   * to act on it pass their own cell, e.g. `(t) => authorize(principal, "toolCall", "call", t)`. Someone
+   * who may not read it gets a 404, never a 403: its existence is not leaked.
+   */
+  async get(
+    id: string,
+    principal: Principal,
+    check: (target: Target) => unknown = (target) => authorize(principal, "session", "read", target),
+  ): Promise<SessionView & { env: Record<string, string> }> {
     const row = await this.deps.db.session.findUnique({ where: { id } });
-    if (!row || row.status === "deleted" || (!canSeeAll(principal) && row.ownerId !== principal.userId)) {
-      throw new AppError({ code: "not_found", message: `Session not found: ${id}` });
-    }
+    if (!row || row.status === "deleted") throw new AppError({ code: "not_found", message: `Session not found: ${id}` });
+    check({ id: row.id, ownerId: row.ownerId });
     return { ...view(row), env: JSON.parse(row.envJson) as Record<string, string> };
   }
 
   async remove(id: string, principal: Principal): Promise<void> {
-    const session = await this.get(id, principal);
-    if (principal.role === "viewer") throw new AppError({ code: "forbidden", message: "Viewers cannot delete sessions" });
+    const session = await this.get(id, principal, (target) => authorize(principal, "session", "delete", target));
     const row = await this.deps.db.session.findUniqueOrThrow({ where: { id: session.id } });
     await this.deps.db.session.update({ where: { id }, data: { status: "deleted", terminationCause: "deleted", terminatedAt: new Date() } });
     await this.deps.driver.destroy(id, row.volumeName ? { volumeName: row.volumeName } : {});
@@ -161,7 +162,7 @@ export class SessionService {
 
   /** A fresh container on the same workspace volume. */
   async restart(id: string, principal: Principal): Promise<SessionView> {
-    const session = await this.get(id, principal);
+    const session = await this.get(id, principal, (target) => authorize(principal, "session", "restart", target));
     const row = await this.deps.db.session.findUniqueOrThrow({ where: { id: session.id } });
     const info = this.deps.driver.get(id)
       ? await this.deps.driver.restart(id)

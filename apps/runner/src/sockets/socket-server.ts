@@ -9,7 +9,9 @@ import { callerOf, type BrowserSessions } from "../auth/browser-sessions";
 import { createRequestAuthenticator } from "../auth/authenticate-request";
 import type { CredentialRevocation } from "../auth/credential-revocation";
 import { allowSocketRequest, type HostAllowList } from "../http/request-guard";
+import { authorize } from "../auth/authorize";
 import type { RunnerEvents } from "../events/runner-events";
+import { SessionOwners, ownApprovalsRoom, ownRunsRoom } from "./session-owners";
 import type { LogStream } from "../runs/run-logs";
 import { LogFollower } from "./log-follower";
 import { registerTerminalEvents, type TerminalService } from "../terminals";
@@ -106,9 +108,26 @@ export function createSocketServer(
   for (const event of ["file:changed", "session:status", "process:status"] as const) {
     deps.events.on(event, (payload: { sessionId: string }) => io.to(`session:${payload.sessionId}`).emit(event, payload));
   }
-  deps.events.on("run:status", (payload) => io.to(`session:${payload.sessionId}`).to("runs").emit("run:status", payload));
-  deps.events.on("approval:created", (request) => io.to("approvals").emit("approval:created", request));
-  deps.events.on("approval:decided", (request) => io.to("approvals").emit("approval:decided", request));
+  // Live events go to whoever may see them (docs/api.md, Roles: liveEvents): the session's room and the
+  // "any" rooms at once, and the owner's own room once the session's owner is known (the same socket is
+  // not sent an event twice).
+  const owners = new SessionOwners(deps.db);
+  const toOwner = (sessionId: string, room: (ownerId: string) => string, except: string[], event: string, payload: unknown) => {
+    owners.of(sessionId).then(
+      (ownerId) => ownerId && io.to(room(ownerId)).except(except).emit(event, payload),
+      () => undefined,
+    );
+  };
+  deps.events.on("run:status", (payload) => {
+    io.to(`session:${payload.sessionId}`).to("runs").emit("run:status", payload);
+    toOwner(payload.sessionId, ownRunsRoom, [`session:${payload.sessionId}`, "runs"], "run:status", payload);
+  });
+  for (const event of ["approval:created", "approval:decided"] as const) {
+    deps.events.on(event, (request) => {
+      io.to("approvals").emit(event, request);
+      toOwner(request.sessionId, ownApprovalsRoom, ["approvals"], event, request);
+    });
+  }
 
   io.on("connection", (socket) => handleConnection(socket, deps, followers));
   deps.revocation.attach(io);
@@ -197,15 +216,17 @@ function handleConnection(socket: Socket, deps: Parameters<typeof createSocketSe
   });
 
   on("runs:subscribe", async () => {
-    await socket.join("runs");
-    return { ok: true };
+    const scope = authorize(principal, "liveEvents", "runs:subscribe");
+    await socket.join(scope === "any" ? "runs" : ownRunsRoom(principal.userId));
+    return { ok: true, scope };
   });
 
   on("process:subscribe", async (payload) => {
     const input = ProcessSubscribeSchema.parse(payload);
-    await deps.sessions.get(input.sessionId, principal);
+    const session = await deps.sessions.get(input.sessionId, principal);
     const run = await deps.db.run.findFirst({ where: { sessionId: input.sessionId, kind: "process", detailsJson: { contains: input.processId } } });
     if (!run) throw new AppError({ code: "not_found", message: `Unknown processId: ${input.processId}` });
+    authorize(principal, "run", "logs", { id: run.id, ownerId: session.ownerId });
     const sent = follow(`process:${input.processId}`, { runId: run.id, stream: "combined" }, input.offset, (offset, data) =>
       socket.emit("process:output", { sessionId: input.sessionId, processId: input.processId, stream: "combined", offset, data }),
     );
@@ -219,7 +240,7 @@ function handleConnection(socket: Socket, deps: Parameters<typeof createSocketSe
     const input = RunSubscribeSchema.parse(payload);
     const run = await deps.db.run.findUnique({ where: { id: input.runId } });
     if (!run) throw new AppError({ code: "not_found", message: `Run not found: ${input.runId}` });
-    await deps.sessions.get(run.sessionId, principal);
+    await deps.sessions.get(run.sessionId, principal, (session) => authorize(principal, "run", "logs", { id: run.id, ownerId: session.ownerId }));
     const offsets = typeof input.offset === "number" ? { stdout: input.offset, stderr: input.offset } : input.offset;
     const sent = {
       stdout: follow(`run:${run.id}:stdout`, { runId: run.id, stream: "stdout" }, offsets.stdout, (offset, data) => socket.emit("run:output", { runId: run.id, stream: "stdout", offset, data })),
@@ -230,8 +251,8 @@ function handleConnection(socket: Socket, deps: Parameters<typeof createSocketSe
   });
 
   on("approvals:subscribe", async () => {
-    if (principal.role === "developer") throw new AppError({ code: "forbidden", message: "Approvals are for operators" });
-    await socket.join("approvals");
-    return { ok: true };
+    const scope = authorize(principal, "liveEvents", "approvals:subscribe");
+    await socket.join(scope === "any" ? "approvals" : ownApprovalsRoom(principal.userId));
+    return { ok: true, scope };
   });
 }

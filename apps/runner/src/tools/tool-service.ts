@@ -4,6 +4,7 @@ import { admit, renderCallText, type AdmissionRegistry, type AdmissionResult, ty
 import type { ApprovalRequest, Autonomy, CallerKind, PolicyRule, ToolProgressListener, ToolResult } from "@berth/protocol";
 import { toolFailure } from "@berth/protocol";
 import type { z } from "zod";
+import { authorize } from "../auth/authorize";
 import type { Principal } from "../auth/tokens";
 import { newId } from "../auth/tokens";
 import type { RunnerEvents } from "../events/runner-events";
@@ -156,10 +157,8 @@ export class ToolService {
 
   async call(input: ToolCallInput): Promise<ToolCallOutcome> {
     const started = performance.now();
-    const session = await this.deps.sessions.get(input.sessionId, input.principal);
-    if (input.principal.role === "viewer") {
-      return { kind: "result", result: toolFailure("forbidden", "Viewers cannot call tools") };
-    }
+    // docs/api.md, Roles: toolCall call (a viewer's refusal is a 403, another developer's session a 404).
+    const session = await this.deps.sessions.get(input.sessionId, input.principal, (target) => authorize(input.principal, "toolCall", "call", target));
     const scope: ToolScope = { userId: input.principal.userId, sessionId: session.id };
     await this.deps.prepareScope?.(scope, input.tool);
     const generation = this.generation.observedBy(session.id, input.tool, input.args);

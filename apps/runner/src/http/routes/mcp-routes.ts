@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { createSessionMcpHandler } from "@berth/mcp";
 import { AppError, type ActionClass } from "@berth/protocol";
+import { authorize } from "../../auth/authorize";
 import type { Principal } from "../../auth/tokens";
 import type { SessionService } from "../../sessions/session-service";
 import type { ToolService } from "../../tools/tool-service";
@@ -44,8 +45,8 @@ export function registerMcpRoutes(app: FastifyInstance, deps: { sessions: Sessio
       throw new AppError({ code: "unauthorized", message: "MCP needs Authorization: Bearer <token> (cookies are not accepted here)" });
     }
     const principal = requirePrincipal(request);
-    // Unknown or someone else's session: a plain 404 before any MCP exchange.
-    const session = await deps.sessions.get(request.params.sessionId, principal);
+    // Before any MCP exchange: an unknown or hidden session is a 404, one the caller may not call tools in a 403.
+    const session = await deps.sessions.get(request.params.sessionId, principal, (target) => authorize(principal, "toolCall", "call", target));
     principals.set(principal.userId, principal);
     reply.hijack();
     await handler(request.raw, reply.raw, request.body, { sessionId: session.id, principal });

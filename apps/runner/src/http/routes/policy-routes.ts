@@ -2,8 +2,9 @@ import type { FastifyInstance } from "fastify";
 import { AppError } from "@berth/protocol";
 import type { Database } from "@berth/db";
 import { validatePolicyRule } from "@berth/tools";
+import { authorize } from "../../auth/authorize";
 import { newId } from "../../auth/tokens";
-import { requireRole } from "../validate";
+import { requirePrincipal } from "../build-server";
 
 /**
  * Operators' policy rules live in the database, never in a workspace an agent can write. A rule's
@@ -12,7 +13,7 @@ import { requireRole } from "../validate";
  */
 export function registerPolicyRoutes(app: FastifyInstance, deps: { db: Database; onChange: () => void }): void {
   app.get("/api/policy-rules", async (request) => {
-    requireRole(request, "viewer");
+    authorize(requirePrincipal(request), "policyRule", "list");
     const rows = await deps.db.policyRule.findMany({ orderBy: { createdAt: "asc" } });
     return {
       rules: rows.map((r) => ({
@@ -30,7 +31,8 @@ export function registerPolicyRoutes(app: FastifyInstance, deps: { db: Database;
   });
 
   app.post("/api/policy-rules", async (request, reply) => {
-    const principal = requireRole(request, "operator");
+    const principal = requirePrincipal(request);
+    authorize(principal, "policyRule", "create");
     const id = newId("rule");
     const validation = validatePolicyRule({ ...(request.body as object), id });
     if (!validation.ok) throw new AppError({ code: "bad_request", message: `Invalid policy rule: ${validation.errors.join("; ")}` });
@@ -52,7 +54,7 @@ export function registerPolicyRoutes(app: FastifyInstance, deps: { db: Database;
   });
 
   app.delete<{ Params: { id: string } }>("/api/policy-rules/:id", async (request, reply) => {
-    requireRole(request, "operator");
+    authorize(requirePrincipal(request), "policyRule", "delete");
     const { count } = await deps.db.policyRule.deleteMany({ where: { id: request.params.id } });
     if (!count) throw new AppError({ code: "not_found", message: `Policy rule not found: ${request.params.id}` });
     deps.onChange();

@@ -2,11 +2,12 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { AppError } from "@berth/protocol";
 import type { Database } from "@berth/db";
+import { authorize } from "../../auth/authorize";
 import type { ReceiptService } from "../../receipts/receipt-service";
 import { readLog } from "../../runs/run-logs";
 import { requirePrincipal } from "../build-server";
 import { parse } from "../validate";
-import { findVisibleRun, runView } from "./runs-routes";
+import { runView } from "./runs-routes";
 
 const VerifyBodySchema = z.object({ receipt: z.unknown() });
 const SHARED_LOG_TAIL_BYTES = 64 * 1024;
@@ -15,30 +16,36 @@ export function registerReceiptRoutes(app: FastifyInstance, deps: { db: Database
   app.get("/api/receipts/public-key", async () => deps.receipts.publicKey());
 
   app.post("/api/receipts/verify", async (request) => {
+    authorize(requirePrincipal(request), "receipt", "verify");
     const body = parse(VerifyBodySchema, request.body);
     return deps.receipts.verify(body.receipt);
   });
 
-  const visibleReceipt = async (id: string, request: Parameters<typeof requirePrincipal>[0]) => {
+  /** The receipt if the caller may do `action` (docs/api.md, Roles); it belongs to its run's session's owner. */
+  const receiptFor = async (id: string, request: Parameters<typeof requirePrincipal>[0], action: "read" | "share" | "unshare") => {
+    const principal = requirePrincipal(request);
     const found = await deps.receipts.get(id);
     if (!found) throw new AppError({ code: "not_found", message: `Receipt not found: ${id}` });
-    await findVisibleRun(deps.db, found.runId, requirePrincipal(request));
+    const run = await deps.db.run.findUnique({ where: { id: found.runId }, select: { session: { select: { ownerId: true } } } });
+    const target = { id, ownerId: run?.session.ownerId ?? null };
+    authorize(principal, "receipt", "read", target);
+    if (action !== "read") authorize(principal, "run", action, target);
     return found;
   };
 
   app.get<{ Params: { id: string } }>("/api/receipts/:id", async (request) => {
-    const { receipt } = await visibleReceipt(request.params.id, request);
+    const { receipt } = await receiptFor(request.params.id, request, "read");
     return receipt;
   });
 
   app.post<{ Params: { id: string } }>("/api/receipts/:id/share", async (request, reply) => {
-    await visibleReceipt(request.params.id, request);
+    await receiptFor(request.params.id, request, "share");
     const { token } = await deps.receipts.share(request.params.id);
     return reply.status(201).send({ token, url: `${deps.webOrigin}/share/${token}` });
   });
 
   app.delete<{ Params: { id: string } }>("/api/receipts/:id/share", async (request, reply) => {
-    await visibleReceipt(request.params.id, request);
+    await receiptFor(request.params.id, request, "unshare");
     await deps.receipts.revokeShares(request.params.id);
     return reply.status(204).send();
   });

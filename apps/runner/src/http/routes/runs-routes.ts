@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { AppError } from "@berth/protocol";
 import type { Database } from "@berth/db";
+import { authorize, listScope, type Action } from "../../auth/authorize";
 import type { Principal } from "../../auth/tokens";
 import { RunLogs, readLog } from "../../runs/run-logs";
 import { cancelRun, type CancelRunDeps } from "../../runs/cancel-run";
@@ -49,14 +50,17 @@ export function runView(run: RunRow) {
   };
 }
 
-/** Runs the principal may see: a developer their own sessions', others every run. */
+/** Runs the principal may list: a developer their own sessions' (docs/api.md, Roles: run list). */
 function visibleWhere(principal: Principal) {
-  return principal.role === "developer" ? { session: { ownerId: principal.userId } } : {};
+  const { ownerId } = listScope(principal, "run", "list");
+  return ownerId ? { session: { ownerId } } : {};
 }
 
-export async function findVisibleRun(db: Database, id: string, principal: Principal) {
-  const run = await db.run.findFirst({ where: { id, ...visibleWhere(principal) }, include: { receipt: { select: { id: true } } } });
+/** The run if the principal may `action` it (a run belongs to its session's owner); 404 if they may not even read it. */
+export async function findVisibleRun(db: Database, id: string, principal: Principal, action: Action<"run"> = "read") {
+  const run = await db.run.findUnique({ where: { id }, include: { receipt: { select: { id: true } }, session: { select: { ownerId: true } } } });
   if (!run) throw new AppError({ code: "not_found", message: `Run not found: ${id}` });
+  authorize(principal, "run", action, { id: run.id, ownerId: run.session.ownerId });
   return run;
 }
 
@@ -104,7 +108,7 @@ export function registerRunRoutes(app: FastifyInstance, deps: { db: Database; da
   });
 
   app.get<{ Params: { id: string } }>("/api/runs/:id/logs", async (request, reply) => {
-    const run = await findVisibleRun(deps.db, request.params.id, requirePrincipal(request));
+    const run = await findVisibleRun(deps.db, request.params.id, requirePrincipal(request), "logs");
     const query = parse(LogsQuerySchema, request.query, "query");
     if (query.download === "1") {
       // Streamed from disk: a 100 MB log never sits in the runner's memory.

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { authorize } from "../../auth/authorize";
 import { CreateSessionBodySchema, UpdateSessionBodySchema, type SessionService } from "../../sessions/session-service";
 import type { ToolService } from "../../tools/tool-service";
 import { requirePrincipal } from "../build-server";
@@ -39,7 +40,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: { sessions: Se
 
   app.get<{ Params: { id: string } }>("/api/sessions/:id/tools", async (request) => {
     const principal = requirePrincipal(request);
-    const session = await deps.sessions.get(request.params.id, principal);
+    const session = await deps.sessions.get(request.params.id, principal, (target) => authorize(principal, "toolCall", "list", target));
     return { tools: deps.tools.surface(session.id, principal) };
   });
 

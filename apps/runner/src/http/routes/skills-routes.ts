@@ -3,8 +3,10 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { AppError } from "@berth/protocol";
 import type { Database } from "@berth/db";
+import { authorize } from "../../auth/authorize";
 import { newId } from "../../auth/tokens";
-import { parse, requireRole } from "../validate";
+import { requirePrincipal } from "../build-server";
+import { parse } from "../validate";
 
 const SKILL_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const SkillBodySchema = z.strictObject({
@@ -25,6 +27,7 @@ function view(row: SkillRow) {
     allowedTools: JSON.parse(row.allowedTools) as string[],
     contentHash: row.contentHash,
     version: row.version,
+    ownerId: row.ownerId,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -43,30 +46,31 @@ export function registerSkillRoutes(app: FastifyInstance, deps: { db: Database }
   };
 
   app.get("/api/skills", async (request) => {
-    requireRole(request, "viewer");
+    authorize(requirePrincipal(request), "skill", "list");
     const rows = await deps.db.skill.findMany({ orderBy: { name: "asc" } });
     return { skills: rows.map(view) };
   });
 
   app.post("/api/skills", async (request, reply) => {
-    requireRole(request, "developer");
+    const principal = requirePrincipal(request);
+    authorize(principal, "skill", "create");
     const body = parse(SkillBodySchema, request.body);
     if (await deps.db.skill.findUnique({ where: { name: body.name } })) throw new AppError({ code: "conflict", message: `Skill already exists: ${body.name}` });
     const allowedTools = body.allowedTools ?? [];
     const row = await deps.db.skill.create({
-      data: { id: newId("skill"), name: body.name, description: body.description, body: body.body, allowedTools: JSON.stringify(allowedTools), contentHash: contentHash({ ...body, allowedTools }) },
+      data: { id: newId("skill"), name: body.name, description: body.description, body: body.body, allowedTools: JSON.stringify(allowedTools), contentHash: contentHash({ ...body, allowedTools }), ownerId: principal.userId },
     });
     return reply.status(201).send(view(row));
   });
 
   app.get<{ Params: { name: string } }>("/api/skills/:name", async (request) => {
-    requireRole(request, "viewer");
+    authorize(requirePrincipal(request), "skill", "read");
     return view(await find(request.params.name));
   });
 
   app.put<{ Params: { name: string } }>("/api/skills/:name", async (request) => {
-    requireRole(request, "developer");
     const current = await find(request.params.name);
+    authorize(requirePrincipal(request), "skill", "update", { id: current.name, ownerId: current.ownerId });
     const body = parse(SkillUpdateSchema, request.body);
     const allowedTools = body.allowedTools ?? (JSON.parse(current.allowedTools) as string[]);
     const hash = contentHash({ name: current.name, description: body.description, body: body.body, allowedTools });
@@ -79,8 +83,8 @@ export function registerSkillRoutes(app: FastifyInstance, deps: { db: Database }
   });
 
   app.delete<{ Params: { name: string } }>("/api/skills/:name", async (request, reply) => {
-    requireRole(request, "developer");
-    await find(request.params.name);
+    const current = await find(request.params.name);
+    authorize(requirePrincipal(request), "skill", "delete", { id: current.name, ownerId: current.ownerId });
     await deps.db.skill.delete({ where: { name: request.params.name } });
     return reply.status(204).send();
   });

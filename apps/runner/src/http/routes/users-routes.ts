@@ -5,7 +5,8 @@ import type { Database } from "@berth/db";
 import { ROLES, hashToken, newId, newToken, type Principal } from "../../auth/tokens";
 import type { CredentialRevocation } from "../../auth/credential-revocation";
 import type { SessionService } from "../../sessions/session-service";
-import { parse, requireRole } from "../validate";
+import { authorized } from "../authorized";
+import { parse } from "../validate";
 
 const CreateUserSchema = z.strictObject({ name: z.string().trim().min(1, "must not be empty").max(100), role: z.enum(ROLES) });
 const CreateTokenSchema = z.strictObject({ userId: z.string().min(1), name: z.string().max(100).optional() });
@@ -29,14 +30,14 @@ export function registerUserRoutes(app: FastifyInstance, deps: { db: Database; r
   };
 
   app.post("/api/users", async (request, reply) => {
-    requireRole(request, "admin");
+    authorized(request, "user", "create");
     const body = parse(CreateUserSchema, request.body);
     const user = await deps.db.user.create({ data: { id: newId("user"), name: body.name, role: body.role } });
     return reply.status(201).send({ id: user.id, name: user.name, role: user.role });
   });
 
   app.get("/api/users", async (request) => {
-    requireRole(request, "admin");
+    authorized(request, "user", "list");
     const users = await deps.db.user.findMany({ where: { deletedAt: null }, orderBy: { createdAt: "asc" } });
     return { users: users.map(userView) };
   });
@@ -44,7 +45,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: { db: Database; r
   // Disabling refuses the user's tokens from now on and ends their open sockets; enabling lets the same
   // tokens work again (nothing was revoked).
   app.patch<{ Params: { id: string } }>("/api/users/:id", async (request) => {
-    const principal = requireRole(request, "admin");
+    const principal = authorized(request, "user", "update");
     const body = parse(UpdateUserSchema, request.body);
     const user = await otherUser(principal, request.params.id, body.disabled ? "disable" : "enable");
     const updated = await deps.db.user.update({ where: { id: user.id }, data: { disabledAt: body.disabled ? (user.disabledAt ?? new Date()) : null } });
@@ -55,7 +56,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: { db: Database; r
   // The row stays (marked deleted) so the runs and receipts they made keep their name; their sessions go
   // (containers and workspaces), their tokens are revoked and their sockets ended.
   app.delete<{ Params: { id: string } }>("/api/users/:id", async (request, reply) => {
-    const principal = requireRole(request, "admin");
+    const principal = authorized(request, "user", "delete");
     const user = await otherUser(principal, request.params.id, "delete");
     const now = new Date();
     await deps.db.user.update({ where: { id: user.id }, data: { deletedAt: now, disabledAt: user.disabledAt ?? now } });
@@ -67,7 +68,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: { db: Database; r
   });
 
   app.post("/api/tokens", async (request, reply) => {
-    requireRole(request, "admin");
+    authorized(request, "token", "create");
     const body = parse(CreateTokenSchema, request.body);
     const user = await deps.db.user.findUnique({ where: { id: body.userId } });
     if (!user || user.deletedAt) throw new AppError({ code: "not_found", message: `User not found: ${body.userId}` });
@@ -78,7 +79,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: { db: Database; r
 
   // Never the token itself (only its hash is stored): what an admin needs to see and revoke it.
   app.get("/api/tokens", async (request) => {
-    requireRole(request, "admin");
+    authorized(request, "token", "list");
     const tokens = await deps.db.apiToken.findMany({ orderBy: { createdAt: "asc" }, include: { user: { select: { name: true } } } });
     return {
       tokens: tokens.map((t) => ({
@@ -93,7 +94,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: { db: Database; r
     };
   });
   app.delete<{ Params: { id: string } }>("/api/tokens/:id", async (request, reply) => {
-    requireRole(request, "admin");
+    authorized(request, "token", "revoke");
     const { count } = await deps.db.apiToken.updateMany({ where: { id: request.params.id, revokedAt: null }, data: { revokedAt: new Date() } });
     if (!count) throw new AppError({ code: "not_found", message: `Token not found: ${request.params.id}` });
     deps.revocation.disconnectCredential(request.params.id);
