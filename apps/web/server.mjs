@@ -4,10 +4,18 @@ import http from "node:http";
 import net from "node:net";
 import next from "next";
 import { createStaticAssets } from "./static-assets.mjs";
+import { checkRequest, hostAllowList, pageSecurityHeaders, refusalBody } from "./request-guard.mjs";
 
 const host = process.env.BERTH_HOST || "127.0.0.1";
 const port = Number(process.env.BERTH_WEB_PORT || 3000);
 const runner = new URL(process.env.BERTH_RUNNER_URL || `http://127.0.0.1:${process.env.BERTH_RUNNER_PORT || 4000}`);
+let hosts;
+try {
+  hosts = hostAllowList({ allowedHosts: process.env.BERTH_ALLOWED_HOSTS ?? "", ports: [port, Number(runner.port || 80)] });
+} catch (error) {
+  process.stderr.write(`berth-web: bad configuration: ${error.message}\n`);
+  process.exit(1);
+}
 const PROXIED = /^\/(api|socket\.io|mcp|healthz|metrics)(\/|\?|$)/;
 
 // Routes the web app answers itself even under /api (sign-in sets the cookie on this origin).
@@ -51,11 +59,30 @@ const handle = app.getRequestHandler();
 const assets = createStaticAssets(`${dir}.next/static`);
 
 const server = http.createServer((req, res) => {
+  // Host, Origin and cross-site state changes are checked here for every request, pages included (the
+  // runner checks the proxied ones again).
+  const refusal = checkRequest(req, hosts);
+  if (refusal) {
+    res.writeHead(refusal.status, { "content-type": "application/json; charset=utf-8" });
+    return res.end(refusalBody(req.url, refusal));
+  }
+  res.setHeader("x-content-type-options", "nosniff");
   if (PROXIED.test(req.url ?? "") && !OWN.test(req.url ?? "")) return proxyHttp(req, res);
   if (assets.handle(req, res)) return;
+  // Next reads the nonce from the request's CSP header and puts it on its inline scripts.
+  const { headers } = pageSecurityHeaders();
+  req.headers["content-security-policy"] = headers["content-security-policy"];
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   return handle(req, res);
 });
 server.on("upgrade", (req, socket, head) => {
+  // A foreign page's WebSocket carries the user's cookie: refused before it reaches the runner.
+  const refusal = checkRequest({ method: "GET", headers: req.headers }, hosts);
+  if (refusal) {
+    const body = refusalBody(req.url, refusal);
+    socket.end(`HTTP/1.1 ${refusal.status} ${refusal.status === 421 ? "Misdirected Request" : "Forbidden"}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    return;
+  }
   if (PROXIED.test(req.url ?? "")) return proxyUpgrade(req, socket, head);
   socket.destroy();
 });

@@ -271,7 +271,7 @@ export const deleteSkill = async (name: string) => void (await request<unknown>(
 // ---- users and tokens (admin) ----
 export const ROLES = ["admin", "operator", "developer", "viewer"] as const;
 export type Role = (typeof ROLES)[number];
-export type User = { id: string; name: string; role: Role; createdAt: string };
+export type User = { id: string; name: string; role: Role; createdAt: string; disabled?: boolean };
 export type ApiTokenInfo = { id: string; userId: string; userName: string; name: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null };
 export const listUsers = async () => (await get<{ users: User[] }>("/api/users")).users;
 export const createUser = async (name: string, role: Role) => (await request<User>("POST", "/api/users", { name, role })).data;
@@ -280,6 +280,10 @@ export const listTokens = async () => (await get<{ tokens: ApiTokenInfo[] }>("/a
 export const issueToken = async (userId: string, name: string) =>
   (await request<{ id: string; token: string }>("POST", "/api/tokens", { userId, ...(name ? { name } : {}) })).data;
 export const revokeToken = async (id: string) => void (await request<unknown>("DELETE", `/api/tokens/${enc(id)}`));
+/** Disabled: their tokens are refused and their open sockets end; enabling lets the same tokens work again. */
+export const setUserDisabled = async (id: string, disabled: boolean) => (await request<User>("PATCH", `/api/users/${enc(id)}`, { disabled })).data;
+/** Their sessions are deleted and their tokens revoked; their runs and receipts stay, under their name. */
+export const deleteUser = async (id: string) => void (await request<unknown>("DELETE", `/api/users/${enc(id)}`));
 
 // ---- policy rules (operators) ----
 export type PolicyEffect = "allow" | "ask" | "deny";

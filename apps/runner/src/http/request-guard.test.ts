@@ -67,6 +67,8 @@ describe("checkRequest", () => {
     // No cookie: a bearer-token client (curl, the SDK) has no ambient credential to abuse.
     expect(checkRequest({ method: "POST", headers: ours }, list)).toBeNull();
     expect(checkRequest({ method: "GET", headers: cookie }, list)).toBeNull();
+    // A bearer token beside the cookie: the caller holds the token, a foreign page cannot add the header.
+    expect(checkRequest({ method: "POST", headers: { ...cookie, authorization: "Bearer x" } }, list)).toBeNull();
   });
 });
 

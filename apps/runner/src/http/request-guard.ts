@@ -85,8 +85,9 @@ function header(headers: GuardedHeaders, name: string): string | undefined {
 
 /**
  * The checks every request passes before anything else: Host on the allow-list; Origin, when sent, one
- * of ours; and a state-changing request that carries a cookie (the browser's ambient credential) proven
- * same-origin by Origin or Sec-Fetch-Site, so a cross-site form or bodyless POST cannot act with it.
+ * of ours; and a state-changing request that rides on a cookie (the browser's ambient credential, with no
+ * Authorization header) proven same-origin by Origin or Sec-Fetch-Site, so a cross-site form or bodyless
+ * POST cannot act with it.
  */
 export function checkRequest(request: { method?: string | undefined; headers: GuardedHeaders }, list: HostAllowList): Refusal | null {
   const host = header(request.headers, "host");
@@ -102,7 +103,10 @@ export function checkRequest(request: { method?: string | undefined; headers: Gu
     return { status: 403, code: "forbidden", message: `Origin ${JSON.stringify(origin)} is not allowed (allowed: ${describe(list)})` };
   }
   const method = (request.method ?? "GET").toUpperCase();
-  if (!SAFE_METHODS.has(method) && header(request.headers, "cookie") && origin === undefined) {
+  // A request with an Authorization header is not riding on the cookie (a page cannot add that header
+  // across origins without a preflight, which nothing here answers).
+  const ambient = header(request.headers, "cookie") !== undefined && header(request.headers, "authorization") === undefined;
+  if (!SAFE_METHODS.has(method) && ambient && origin === undefined) {
     const site = header(request.headers, "sec-fetch-site");
     if (site !== "same-origin") {
       return {

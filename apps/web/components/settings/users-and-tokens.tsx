@@ -1,6 +1,6 @@
 "use client";
 import { useState, type FormEvent } from "react";
-import { ROLES, createUser, issueToken, listTokens, listUsers, revokeToken, type ApiTokenInfo, type Role } from "@/lib/api";
+import { ROLES, createUser, deleteUser, issueToken, listTokens, listUsers, revokeToken, setUserDisabled, type ApiTokenInfo, type Role, type User } from "@/lib/api";
 import { confirmThen, useAction } from "@/components/ui/use-action";
 import { formatRelative } from "@/lib/format";
 import { useAsync } from "@/components/ui/use-async";
@@ -15,11 +15,15 @@ const ROLE_HELP: Record<Role, string> = {
   viewer: "reads runs, receipts and approvals",
 };
 
+/** The user BERTH_ADMIN_TOKEN (or the generated admin token) belongs to: the runner keeps it enabled. */
+const BUILT_IN_ADMIN_ID = "user_admin";
+
 /**
  * Admin only: the people who use this runner and their API tokens. A token is shown once, when it is
- * issued (the runner stores only its hash); revoking one refuses it at once.
+ * issued (the runner stores only its hash); revoking one refuses it at once. Disabling a user refuses
+ * all their tokens and ends their open connections; deleting one also removes their sessions.
  */
-export function UsersAndTokens() {
+export function UsersAndTokens({ meId }: { meId: string }) {
   const users = useAsync(listUsers, []);
   const tokens = useAsync(listTokens, []);
   const [name, setName] = useState("");
@@ -52,6 +56,25 @@ export function UsersAndTokens() {
     });
   };
 
+  const toggle = (user: User) =>
+    confirmThen(
+      user.disabled
+        ? `Enable ${user.name}? Their tokens work again.`
+        : `Disable ${user.name}? Their tokens are refused and their open connections end at once.`,
+      async () => void (await setUserDisabled(user.id, !user.disabled)),
+      users.reload,
+    );
+
+  const remove = (user: User) =>
+    confirmThen(
+      `Delete ${user.name}? Their sessions (containers and workspaces) are deleted and their tokens revoked; their runs and receipts stay, under their name.`,
+      () => deleteUser(user.id),
+      async () => {
+        await users.reload();
+        await tokens.reload();
+      },
+    );
+
   const revoke = (token: ApiTokenInfo) =>
     confirmThen(
       `Revoke ${token.userName}'s token${token.name ? ` "${token.name}"` : ""}? Anything signed in with it is refused from now on.`,
@@ -74,13 +97,14 @@ export function UsersAndTokens() {
                 <th>Role</th>
                 <th>Tokens</th>
                 <th>Added</th>
+                <th />
               </tr>
             </thead>
             <tbody>
               {list.map((user) => {
                 const active = tokens.data?.filter((t) => t.userId === user.id && !t.revokedAt).length;
                 return (
-                  <tr key={user.id} data-testid="user-row" data-user={user.name}>
+                  <tr key={user.id} data-testid="user-row" data-user={user.name} data-disabled={user.disabled ? "true" : "false"}>
                     <td>
                       {user.name} <span className="muted mono tiny">{user.id}</span>
                     </td>
@@ -89,8 +113,28 @@ export function UsersAndTokens() {
                         {user.role}
                       </span>
                     </td>
-                    <td className="muted">{active === undefined ? "…" : `${active} active`}</td>
+                    <td className="muted">
+                      {active === undefined ? "…" : `${active} active`}
+                      {user.disabled ? (
+                        <>
+                          {" "}
+                          <span className="badge bad">disabled</span>
+                        </>
+                      ) : null}
+                    </td>
                     <td className="muted">{formatRelative(user.createdAt)}</td>
+                    <td className="actions">
+                      {user.id === meId || user.id === BUILT_IN_ADMIN_ID ? null : (
+                        <span className="row">
+                          <button className="btn small ghost" onClick={() => void toggle(user)} data-testid="toggle-user">
+                            {user.disabled ? "Enable" : "Disable"}
+                          </button>
+                          <button className="btn small ghost danger" onClick={() => void remove(user)} data-testid="delete-user">
+                            Delete
+                          </button>
+                        </span>
+                      )}
+                    </td>
                   </tr>
                 );
               })}

@@ -18,7 +18,7 @@ export default async function SettingsPage() {
       </div>
       <PolicyRules canEdit={operator} />
       <McpServers canManageGlobal={operator} userId={me.userId} />
-      {me.role === "admin" ? <UsersAndTokens /> : null}
+      {me.role === "admin" ? <UsersAndTokens meId={me.userId} /> : null}
     </main>
   );
 }
