@@ -157,6 +157,18 @@ describe("cancellation end to end (real SDK client, runner and sandbox)", () => 
     expect(await exists(session, "stopped-http.txt")).toBe(false);
   });
 
+  it("cancelling a background process's run stops the process: the run ends aborted", async () => {
+    const started = await kit.tool<ToolBody>(session, "bash", { action: "start", command: "sleep 30; echo ran > stopped-process.txt" });
+    expect(started.body.ok, JSON.stringify(started.body)).toBe(true);
+    const runId = started.body.runId!;
+    const cancelled = await kit.api<{ runId: string; status: string; outcome: string }>("POST", `/api/runs/${runId}/cancel`);
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body).toMatchObject({ runId, status: "finished", outcome: "aborted" });
+    const processId = started.body.details?.processId as string;
+    const status = await kit.tool<ToolBody>(session, "bash", { action: "status", processId });
+    expect(status.body.details).toMatchObject({ status: "STOPPED" });
+  });
+
   it("socket run:cancel aborts a running run script and acks the outcome; a finished run is an error in the ack", async () => {
     const socket = await kit.socket();
     await kit.tool(session, "write_file", { path: "stop-me.sh", content: "sleep 6\necho ran > stopped-socket.txt\n" });
