@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, readFile, readdir, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, readdir, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ApplyPatchDetails } from "@berth/protocol";
@@ -309,6 +309,15 @@ describe("apply_patch accepts what Codex accepts", () => {
     expect(d.fileChanges).toEqual([
       { path: "a.txt", operation: "move", movePath: "dir/b.txt", linesAdded: 1, linesRemoved: 1 },
     ]);
+  });
+
+  it("keeps a moved file's own permissions when it replaces another", async () => {
+    await put("run.sh", "echo a\n");
+    await put("dest.sh", "old\n");
+    await chmod(file("run.sh"), 0o755);
+    await chmod(file("dest.sh"), 0o644);
+    await apply(patch("*** Update File: run.sh", "*** Move to: dest.sh", "@@", "-echo a", "+echo b"));
+    expect((await stat(file("dest.sh"))).mode & 0o777).toBe(0o755);
   });
 
   it("adds over an existing file, replacing it and counting its lines as removed (Codex fixture 011)", async () => {

@@ -17,6 +17,8 @@ interface VirtualFile {
   original: string | null;
   content: string | null;
   mode: number | undefined;
+  /** The mode on disk, restored on undo (a move onto the file gives it the moved file's mode). */
+  originalMode: number | undefined;
 }
 
 export const applyPatchTool = defineTool({
@@ -92,7 +94,14 @@ async function loadFile(workspace: Workspace, files: Map<string, VirtualFile>, p
     ({ mode } = await statFile(resolved, PATCH_FILE_MAX_BYTES));
     original = decodeText(await readFile(resolved.real), path);
   }
-  const file: VirtualFile = { real: resolved.real, rel: resolved.rel, original, content: original, mode };
+  const file: VirtualFile = {
+    real: resolved.real,
+    rel: resolved.rel,
+    original,
+    content: original,
+    mode,
+    originalMode: mode,
+  };
   files.set(resolved.real, file);
   return file;
 }
@@ -200,7 +209,10 @@ async function commit(changed: VirtualFile[]): Promise<void> {
     await Promise.all([...temps.values()].map((t) => unlink(t).catch(() => undefined)));
     for (const file of done.reverse()) {
       if (file.original === null) await unlink(file.real).catch(() => undefined);
-      else await atomicWrite(file.real, Buffer.from(file.original, "utf8"), { mode: file.mode }).catch(() => undefined);
+      else
+        await atomicWrite(file.real, Buffer.from(file.original, "utf8"), { mode: file.originalMode }).catch(
+          () => undefined,
+        );
     }
     throw error;
   }
