@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { generateCommands, runAdmissionBench } from "./bench";
+import { askShares, generateCommands, runAdmissionBench, runCorpusBench, verdictsBeforeAfter } from "./bench";
 import { classifyCommand } from "./classify-command";
 
 // Figures only: the bench is checked for running and for a realistic mix, never for speed.
@@ -21,5 +21,25 @@ describe("admission bench", () => {
     expect(result.classifyPerSecond).toBeGreaterThan(0);
     expect(result.admitP50Ms).toBeGreaterThanOrEqual(0);
     expect(Object.values(result.verdicts).reduce((a, b) => a + b, 0)).toBe(300);
+  });
+
+  it("measures the corpus against parsing alone and counts the asks before and after", () => {
+    const result = runCorpusBench({ rounds: 2, print: false });
+    expect(result.commands).toBeGreaterThanOrEqual(1000);
+    expect(result.withSubstitutions).toBeGreaterThan(100);
+    expect(result.classifyP50Ms).toBeGreaterThan(0);
+    expect(result.parseP50Ms).toBeGreaterThan(0);
+    expect(result.loadAverage).toHaveLength(3);
+    // Classified substitutions ask less; nothing that asked before stopped being asked for other reasons.
+    expect(result.asks.default.after).toBeLessThan(result.asks.default.before);
+    expect(result.asks.yolo.after).toBeLessThan(result.asks.yolo.before);
+  });
+
+  it("the old rule asked for every substitution; the new one for what cannot be seen", () => {
+    expect(verdictsBeforeAfter("echo $(whoami)", "yolo")).toEqual({ before: "ask", after: "allow" });
+    expect(verdictsBeforeAfter("$(echo git) reset --hard", "yolo")).toEqual({ before: "ask", after: "ask" });
+    expect(verdictsBeforeAfter("echo $(git push -f)", "default")).toEqual({ before: "deny", after: "deny" });
+    expect(verdictsBeforeAfter("npm test", "default")).toEqual({ before: "allow", after: "allow" });
+    expect(askShares(["echo $(date)", "ls", "sudo x"], "default")).toEqual({ before: 2, after: 1 });
   });
 });

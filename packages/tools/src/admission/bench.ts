@@ -1,13 +1,19 @@
+import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
-import type { PolicyRule } from "@berth/protocol";
+import { parse } from "unbash";
+import type { Autonomy, Decision, PolicyRule } from "@berth/protocol";
 import { admit } from "./admit";
 import type { AdmissionContext, AdmissionRegistry } from "./admit";
 import { classifyCommand } from "./classify-command";
+import { loadCommandCorpus } from "./command-corpus";
 import { LoopGuard } from "./loop-guard";
 
 /**
  * `npm run bench:admission`: admission overhead per call (target p50 ≤ 0.2 ms) and classification
- * throughput over 10,000 generated commands. Figures only; nothing here asserts on time.
+ * throughput over 10,000 generated commands; then the recursive shell analysis over the real-world
+ * corpus (testdata/commands.txt): per-command p50/p95 against parsing alone in the same run, and the
+ * share that asks before (every substitution asked) and after (substitutions classified like any
+ * command). Figures only; nothing here asserts on time.
  */
 
 export interface AdmissionBenchResult {
@@ -187,6 +193,116 @@ export function runAdmissionBench(options: { commands?: number; print?: boolean 
 
 const round = (ms: number): number => Math.round(ms * 10_000) / 10_000;
 
+export interface AskShare {
+  /** Commands that ask; a share is `asks / commands`. */
+  before: number;
+  after: number;
+}
+
+export interface CorpusBenchResult {
+  commands: number;
+  /** Of which with at least one `$(…)`, backtick or `<(…)`. */
+  withSubstitutions: number;
+  rounds: number;
+  /** Full classification per command: medians over alternated rounds of each round's percentile. */
+  classifyP50Ms: number;
+  classifyP95Ms: number;
+  /** The baseline: unbash parsing the same command, timed in the same rounds. */
+  parseP50Ms: number;
+  parseP95Ms: number;
+  /** Verdicts of bash calls with no policy rules, at `default` and at `yolo`. */
+  asks: Record<"default" | "yolo", AskShare>;
+  loadAverage: number[];
+}
+
+const CORPUS_OPTS = { workspaceRoot: "/workspace", writableRoots: ["/tmp"] };
+
+/**
+ * Verdicts for one command at `autonomy`: as admitted now, and by the old rule (a substitution
+ * anywhere asked at every level), computed from the same classification.
+ */
+export function verdictsBeforeAfter(command: string, autonomy: Autonomy): { before: Decision; after: Decision } {
+  const ctx: AdmissionContext = { registry, autonomy, workspaceRoot: "/workspace", writableRoots: ["/tmp"] };
+  const after = admit({ sessionId: "bench", tool: "bash", args: { command }, caller: "agent" }, ctx).verdict;
+  const substituted = classifyCommand(command, CORPUS_OPTS).substitutions > 0;
+  // The old rule asked after every deny (autonomy, policy) and before every allow.
+  return { before: substituted && after !== "deny" ? "ask" : after, after };
+}
+
+export function askShares(commands: readonly string[], autonomy: Autonomy): AskShare {
+  const share: AskShare = { before: 0, after: 0 };
+  for (const command of commands) {
+    const { before, after } = verdictsBeforeAfter(command, autonomy);
+    if (before === "ask") share.before++;
+    if (after === "ask") share.after++;
+  }
+  return share;
+}
+
+const median = (values: readonly number[]): number =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
+
+export function runCorpusBench(
+  options: { rounds?: number; print?: boolean; commands?: readonly string[] } = {},
+): CorpusBenchResult {
+  const commands = options.commands ?? loadCommandCorpus();
+  const rounds = options.rounds ?? 15;
+  for (let i = 0; i < 3; i++) for (const c of commands) classifyCommand(c, CORPUS_OPTS); // warm up the JIT
+  const timeEach = (fn: (command: string) => unknown): { p50: number; p95: number } => {
+    const times = commands.map((command) => {
+      const t0 = performance.now();
+      fn(command);
+      return performance.now() - t0;
+    });
+    times.sort((a, b) => a - b);
+    return { p50: percentile(times, 50), p95: percentile(times, 95) };
+  };
+  const classify: { p50: number; p95: number }[] = [];
+  const parsed: { p50: number; p95: number }[] = [];
+  for (let r = 0; r < rounds; r++) {
+    // Alternate which goes first so neither always runs on a warmer cache.
+    const pair = [
+      () => classify.push(timeEach((c) => classifyCommand(c, CORPUS_OPTS))),
+      () => parsed.push(timeEach((c) => parse(c))),
+    ];
+    if (r % 2 === 1) pair.reverse();
+    for (const run of pair) run();
+  }
+  const result: CorpusBenchResult = {
+    commands: commands.length,
+    withSubstitutions: commands.filter((c) => classifyCommand(c, CORPUS_OPTS).substitutions > 0).length,
+    rounds,
+    classifyP50Ms: round(median(classify.map((t) => t.p50))),
+    classifyP95Ms: round(median(classify.map((t) => t.p95))),
+    parseP50Ms: round(median(parsed.map((t) => t.p50))),
+    parseP95Ms: round(median(parsed.map((t) => t.p95))),
+    asks: { default: askShares(commands, "default"), yolo: askShares(commands, "yolo") },
+    loadAverage: loadavg().map((l) => Math.round(l * 100) / 100),
+  };
+  if (options.print ?? true) {
+    const pct = (n: number) => `${((100 * n) / result.commands).toFixed(1)}% (${n})`;
+    const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : "n/a");
+    console.log(
+      `\nrecursive shell analysis over the corpus (${result.commands} real-world commands, ${result.withSubstitutions} with substitutions; ${rounds} alternated rounds, medians)`,
+    );
+    console.log(`  load average: ${result.loadAverage.join(" ")}`);
+    console.log(
+      `  classify per command: p50 ${result.classifyP50Ms} ms (target ≤ 0.2 ms), p95 ${result.classifyP95Ms} ms; ` +
+        `baseline unbash parse alone: p50 ${result.parseP50Ms} ms, p95 ${result.parseP95Ms} ms; ` +
+        `ratio p50 ${ratio(result.classifyP50Ms, result.parseP50Ms)}, p95 ${ratio(result.classifyP95Ms, result.parseP95Ms)}`,
+    );
+    for (const autonomy of ["default", "yolo"] as const) {
+      const { before, after } = result.asks[autonomy];
+      console.log(`  asks at ${autonomy}: before (every substitution asked) ${pct(before)}, after ${pct(after)}`);
+    }
+  }
+  return result;
+}
+
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   runAdmissionBench();
+  runCorpusBench();
 }

@@ -34,6 +34,8 @@ export interface CommandClassification {
   alwaysAsk: boolean;
   reasons: string[];
   commands: SimpleCommand[];
+  /** `$(…)`, backticks and `<(…)`/`>(…)` on the line, each classified as a command of its own. */
+  substitutions: number;
 }
 
 const MAX_DEPTH = 12;
@@ -117,6 +119,7 @@ class CommandWalk {
   private level: SeverityLevel | undefined;
   private allRecognised = true;
   private alwaysAsk = false;
+  private substitutions = 0;
   private readonly reasons = new Set<string>();
   readonly commands: SimpleCommand[] = [];
   private readonly root: string;
@@ -152,6 +155,7 @@ class CommandWalk {
       alwaysAsk: this.alwaysAsk,
       reasons: [...this.reasons],
       commands: this.commands,
+      substitutions: this.substitutions,
     };
   }
 
@@ -214,6 +218,7 @@ class CommandWalk {
             : n.text.startsWith("`")
               ? "backtick substitution"
               : "command substitution";
+        this.substitutions++;
         // What a substitution runs is a command like any other: its class joins the line's. Only a
         // command *name* taken from its output is unseen code (argv() asks about that).
         if (n.script === undefined) this.unseen(`cannot parse ${what} ${clip(n.text)}`);

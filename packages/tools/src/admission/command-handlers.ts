@@ -276,7 +276,7 @@ const shell: CommandHandler = (c) => {
     if (isPipePath(operand)) return runsOutputOf(c, operand);
     return c.add("execute-other", `${c.name} runs the script ${shown(operand)}`);
   }
-  runStdin(c, `${c.name} reads commands from stdin`);
+  runStdin(c, `${c.name} reads commands from stdin`, "shell");
 };
 
 /** `/dev/fd/N`, which is what `<(…)` becomes: a pipe from another command, not a file. */
@@ -287,10 +287,15 @@ function runsOutputOf(c: CommandContext, script: Arg): void {
   c.unseen(`${c.name} runs what ${script.text} prints as code`);
 }
 
-/** A shell with no script runs whatever arrives on stdin: a here-doc we can read, or anything. */
-function runStdin(c: CommandContext, why: string): void {
+/**
+ * A shell or interpreter with no script runs whatever arrives on stdin: a here-document we can read
+ * (as shell source for a shell; an interpreter's is its own language, code like any script), a file,
+ * or anything.
+ */
+function runStdin(c: CommandContext, why: string, language: "shell" | "other" = "other"): void {
   const stdin = c.stdin;
-  if (stdin.kind === "text") return c.runSource(stdin.text, `${c.name} here-document`);
+  if (stdin.kind === "text" && language === "shell") return c.runSource(stdin.text, `${c.name} here-document`);
+  if (stdin.kind === "text") return c.add("execute-other", `${c.name} runs the code in its here-document`);
   if (stdin.kind === "file") return c.add("execute-other", `${c.name} runs the script ${stdin.path ?? "<dynamic>"}`);
   c.unseen(why);
 }
@@ -563,9 +568,6 @@ const GIT_LOCAL_WRITE = set(
 );
 const GIT_NETWORK = set("clone", "fetch", "pull", "push", "ls-remote", "archive", "request-pull", "send-email");
 
-/** Subcommands with a git_destructive form. */
-const GIT_CAN_DESTROY = set("push", "reset", "clean");
-
 const git: CommandHandler = (c) => {
   const i = operandIndex(c.args, GIT_GLOBAL_WITH_VALUE);
   // -c can define aliases and hooks (`alias.x=!sh`, core.sshCommand): not a plain git call any more.
@@ -583,11 +585,9 @@ const git: CommandHandler = (c) => {
       : c.unseen(`git subcommand ${shown(c.args[i])} is not static: it could be a destructive one`);
   }
   if (configured) c.add("execute-other", "git -c overrides configuration (aliases, hooks, ssh command)");
-  const dynamic = GIT_CAN_DESTROY.has(sub) ? rest.find((a) => a.value === undefined) : undefined;
-  if (dynamic !== undefined) {
-    if (sub === "push") c.add("network", "git push talks to a remote");
-    return c.unseen(`git ${sub} argument ${dynamic.text} is not static: it could make the ${sub} destructive`);
-  }
+  const dynamic = rest.find((a) => a.value === undefined);
+  const mayDestroy = () =>
+    dynamic && c.unseen(`git ${sub} argument ${dynamic.text} is not static: it could make the ${sub} destructive`);
 
   switch (sub) {
     case "push": {
@@ -596,15 +596,17 @@ const git: CommandHandler = (c) => {
       const plusRefspec = operands(rest, set("--repo", "-o", "--push-option", "--receive-pack", "--exec")).some(
         (a) => a.value?.startsWith("+") === true,
       );
-      if (force || plusRefspec) c.add("git_destructive", "git push --force rewrites remote history");
-      return;
+      if (force || plusRefspec) return c.add("git_destructive", "git push --force rewrites remote history");
+      return void mayDestroy();
     }
     case "reset":
       if (hasFlag(rest, ["--hard"])) return c.add("git_destructive", "git reset --hard discards uncommitted work");
-      return c.add("execute-other", "git reset moves the branch head");
+      c.add("execute-other", "git reset moves the branch head");
+      return void mayDestroy();
     case "clean":
       if (hasFlag(rest, ["--force"], "f")) return c.add("git_destructive", "git clean -f deletes untracked files");
-      return c.add("execute-recognised");
+      c.add("execute-recognised");
+      return void mayDestroy();
     case "checkout": {
       const discards = hasFlag(rest, ["--force"], "f") || rest.some((a) => a.value === "--" || a.value === ".");
       return discards ? c.add("execute-other", "git checkout can discard changes") : c.add("execute-recognised");
