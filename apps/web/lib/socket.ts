@@ -1,6 +1,7 @@
 "use client";
 import { io, type Socket } from "socket.io-client";
 import { useEffect, useState } from "react";
+import type { RunCancelRequest, RunCancelResult } from "@berth/protocol";
 import { ApiError, callTool, type ApprovalRequest, type LogStream, type Parked, type ToolResult } from "./api";
 
 /** Server → client events (docs/api.md "socket.io"); payload fields beyond the spec are optional. */
@@ -30,6 +31,8 @@ export interface ClientToServerEvents {
   "run:subscribe": (payload: { runId: string; offset: number | { stdout: number; stderr: number } }) => void;
   "runs:subscribe": () => void;
   "approvals:subscribe": () => void;
+  /** The Stop button (docs/api.md): `err.code` is `conflict` when the run is not running. */
+  "run:cancel": (payload: RunCancelRequest, ack: (err: { code: string; message: string } | null, result?: RunCancelResult) => void) => void;
 }
 
 export type BerthSocket = Socket<ServerToClientEvents, ClientToServerEvents>;

@@ -7,4 +7,5 @@ export * from "./sandbox";
 export * from "./admission";
 export * from "./mcp";
 export * from "./tool-progress";
+export * from "./run-cancel";
 export * from "./terminal";

@@ -1,6 +1,6 @@
 import type { Database } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
-import { AppError } from "@berth/protocol";
+import { AppError, type RunCancelResult } from "@berth/protocol";
 import { authorize } from "../auth/authorize";
 import { newId, type Principal } from "../auth/tokens";
 import type { RunnerEvents } from "../events/runner-events";
@@ -16,20 +16,13 @@ export interface CancelRunDeps {
   activeRuns: ActiveRuns;
 }
 
-export interface CancelRunResult {
-  runId: string;
-  /** `finished` once the run has ended; `running` if it had not ended within the wait (it will, as aborted). */
-  status: string;
-  outcome: string | null;
-}
-
 /**
  * The IDE's Stop (`POST /api/runs/:id/cancel`, socket `run:cancel`): aborts a running run as a caller's own
  * abort would, so the agent kills its process group and the run ends `aborted` with a sealed receipt. A
  * background process's run (bash start) is stopped through the agent. The session's owner, an operator
  * or an admin may cancel; a run that is not running is a 409.
  */
-export async function cancelRun(deps: CancelRunDeps, runId: string, principal: Principal, via: "http" | "socket"): Promise<CancelRunResult> {
+export async function cancelRun(deps: CancelRunDeps, runId: string, principal: Principal, via: "http" | "socket"): Promise<RunCancelResult> {
   const run = await deps.db.run.findUnique({ where: { id: runId }, include: { session: { select: { ownerId: true } } } });
   if (!run) throw new AppError({ code: "not_found", message: `Run not found: ${runId}` });
   authorize(principal, "run", "cancel", { id: run.id, ownerId: run.session.ownerId });

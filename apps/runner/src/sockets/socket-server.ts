@@ -16,6 +16,7 @@ import type { LogStream } from "../runs/run-logs";
 import { LogFollower } from "./log-follower";
 import { registerTerminalEvents, type TerminalService } from "../terminals";
 import { cancelRun, type CancelRunDeps } from "../runs/cancel-run";
+import { RunCancelRequestSchema } from "@berth/protocol";
 import type { SessionService } from "../sessions/session-service";
 import type { ToolService } from "../tools/tool-service";
 import { formatIssues } from "../tools/tool-service";
@@ -33,7 +34,6 @@ const ToolCallSchema = z.object({
 });
 const Offset = z.number().int().min(0);
 const ProcessSubscribeSchema = z.object({ sessionId: z.string().min(1), processId: z.string().min(1), offset: Offset.default(0) });
-const RunRefSchema = z.object({ runId: z.string().min(1) });
 const RunSubscribeSchema = z.object({
   runId: z.string().min(1),
   /** One offset for both streams (0 = from the start), or one per stream. */
@@ -234,7 +234,7 @@ function handleConnection(socket: Socket, deps: Parameters<typeof createSocketSe
   });
 
   // The IDE's Stop: aborts a running run (docs/api.md); the ack's error is a conflict when it is not running.
-  on("run:cancel", async (payload) => cancelRun(deps.cancel, RunRefSchema.parse(payload).runId, principal, "socket"));
+  on("run:cancel", async (payload) => cancelRun(deps.cancel, RunCancelRequestSchema.parse(payload).runId, principal, "socket"));
 
   on("run:subscribe", async (payload) => {
     const input = RunSubscribeSchema.parse(payload);
