@@ -6,8 +6,9 @@ test.afterEach(async ({ request }) => api.cleanup(request));
 
 /**
  * Opens the approvals dashboard (signed in, live), then has a caller in a new default-autonomy session run
- * `command`, which must park (a command substitution always asks at default autonomy, arithmetic `$((…))`
- * alone does not). Returns the caller, still waiting, and the pending card holding `marker`, once it shows
+ * `command`, which must park (a command name that comes from a substitution, `$(echo echo) …`, always
+ * asks; a substitution in an argument is classified like any command and does not). Returns the caller,
+ * still waiting, and the pending card holding `marker`, once it shows
  * up without a reload.
  */
 async function parkOnDashboard(page: Page, context: BrowserContext, request: APIRequestContext, marker: string, command: string) {
@@ -25,7 +26,7 @@ test("operator: a parked call appears live, approving it lets the waiting caller
   const requests = watchExternalRequests(page);
   const marker = `approved-${Date.now()}`;
   // It shows up without a reload, with the rendered text and its sha256.
-  const { waiting, card } = await parkOnDashboard(page, context, request, marker, `echo ${marker}-$(expr 6 \\* 7)`);
+  const { waiting, card } = await parkOnDashboard(page, context, request, marker, `$(echo echo) ${marker}-$(expr 6 \\* 7)`);
   const text = await card.getByTestId("approval-text").innerText();
   const sha = (await card.getByTestId("approval-sha256").innerText()).trim();
   expect(text).toContain(marker);
@@ -62,7 +63,7 @@ test("operator: a parked call appears live, approving it lets the waiting caller
 
 test("operator: denying a parked call tells the waiting caller it did not run", async ({ page, context, request }) => {
   const marker = `denied-${Date.now()}`;
-  const { waiting, card } = await parkOnDashboard(page, context, request, marker, `echo ${marker}-$(whoami)`);
+  const { waiting, card } = await parkOnDashboard(page, context, request, marker, `$(echo echo) ${marker}-$(whoami)`);
   await card.getByTestId("deny").click();
   const result = await waiting;
   expect(result.body.ok).toBe(false);
@@ -73,7 +74,7 @@ test("operator: denying a parked call tells the waiting caller it did not run", 
 test("operator: a long call text shows its start, and the whole text (the one its sha256 covers) on request", async ({ page, context, request }) => {
   const marker = `long-${Date.now()}`;
   const tail = `end-of-${marker}`;
-  const { waiting, card } = await parkOnDashboard(page, context, request, marker, `echo ${marker}-$(true) ${"x".repeat(30_000)} ${tail}`);
+  const { waiting, card } = await parkOnDashboard(page, context, request, marker, `$(echo echo) ${marker}-$(true) ${"x".repeat(30_000)} ${tail}`);
   const text = card.getByTestId("approval-text");
   await expect(text).not.toContainText(tail);
   await card.getByTestId("show-all-text").click();

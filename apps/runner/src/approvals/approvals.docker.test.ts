@@ -45,11 +45,11 @@ describe("admission and hash-bound approvals through the runner", () => {
   });
 
   it("changed arguments create a new request; two parked calls are released independently", async () => {
-    const a = await kit.tool<Parked>(session, "bash", { command: "echo $(whoami) a" });
-    const b = await kit.tool<Parked>(session, "bash", { command: "echo $(whoami) b" });
+    const a = await kit.tool<Parked>(session, "bash", { command: "$(echo echo) $(whoami) a" });
+    const b = await kit.tool<Parked>(session, "bash", { command: "$(echo echo) $(whoami) b" });
     expect(a.body.sha256).not.toBe(b.body.sha256);
-    const waitingA = kit.tool<Result>(session, "bash", { command: "echo $(whoami) a" }, { wait: 20_000 });
-    const waitingB = kit.tool<Result | Parked>(session, "bash", { command: "echo $(whoami) b" }, { wait: 1_500 });
+    const waitingA = kit.tool<Result>(session, "bash", { command: "$(echo echo) $(whoami) a" }, { wait: 20_000 });
+    const waitingB = kit.tool<Result | Parked>(session, "bash", { command: "$(echo echo) $(whoami) b" }, { wait: 1_500 });
     await new Promise((r) => setTimeout(r, 300));
     const decidedAt = Date.now();
     await decide(a.body.approvalId, "approve", a.body.sha256);
@@ -63,9 +63,9 @@ describe("admission and hash-bound approvals through the runner", () => {
   });
 
   it("records the approval in the run's receipt", async () => {
-    const parked = await kit.tool<Parked>(session, "bash", { command: "echo `date` receipt" });
+    const parked = await kit.tool<Parked>(session, "bash", { command: "`echo echo` `date` receipt" });
     await decide(parked.body.approvalId, "approve", parked.body.sha256);
-    const ran = await kit.tool<Result>(session, "bash", { command: "echo `date` receipt" });
+    const ran = await kit.tool<Result>(session, "bash", { command: "`echo echo` `date` receipt" });
     const receipt = await kit.api<{ body: { approvals: { id: string; sha256: string; approvedBy: string }[] } }>("GET", `/api/receipts/${ran.body.receiptId}`);
     expect(receipt.body.body.approvals).toEqual([expect.objectContaining({ id: parked.body.approvalId, sha256: parked.body.sha256, approvedBy: "admin" })]);
   });
