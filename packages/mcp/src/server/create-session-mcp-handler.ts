@@ -131,7 +131,8 @@ function buildServer(
     const progress = progressToken === undefined ? undefined : new ProgressReporter(progressToken, (n) => extra.sendNotification(n));
     const notify = (message: string): void => progress?.beat(message);
     let parkedMessage: string | undefined;
-    const heartbeat = setInterval(() => notify(parkedMessage ?? `running ${name}`), opts.heartbeatMs);
+    // A sign of life only when nothing else went out lately (real progress keeps clients alive too).
+    const heartbeat = setInterval(() => progress?.beat(parkedMessage ?? `running ${name}`, opts.heartbeatMs / 2), opts.heartbeatMs);
     heartbeat.unref();
     // The client's notifications/cancelled arrives in another POST (stateless): it finds the call here.
     const call = inFlight.track(query, extra.requestId, extra.signal);

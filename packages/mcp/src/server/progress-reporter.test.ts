@@ -37,6 +37,17 @@ describe("ProgressReporter", () => {
     expect(sent[2]).not.toHaveProperty("total");
   });
 
+  it("skips a heartbeat when something was sent within its quiet interval", () => {
+    const { progress, sent } = reporter();
+    progress.report({ progress: 10 });
+    vi.advanceTimersByTime(5_000);
+    progress.beat("running bash", 10_000);
+    vi.advanceTimersByTime(6_000);
+    progress.beat("running bash", 10_000);
+    vi.advanceTimersByTime(300);
+    expect(sent.map((p) => [p.progress, p.message])).toEqual([[10, undefined], [11, "running bash"]]);
+  });
+
   it("sends nothing once the call has ended, not even an update held by the throttle", () => {
     const { progress, sent } = reporter();
     progress.report({ progress: 1 });

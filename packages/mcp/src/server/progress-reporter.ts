@@ -38,8 +38,12 @@ export class ProgressReporter {
     this.#timer ??= setTimeout(() => this.#flush(), wait);
   }
 
-  /** A sign of life with no new figure (waiting for approval, a long silent command): one step up. */
-  beat(message: string): void {
+  /**
+   * A sign of life with no new figure (waiting for approval, a long silent command): one step up. With
+   * `quietMs`, only when nothing was sent for that long.
+   */
+  beat(message: string, quietMs = 0): void {
+    if (quietMs > 0 && this.now() - this.#lastSentAt < quietMs) return;
     this.report({ progress: this.#last + 1, message });
   }
 
