@@ -197,7 +197,7 @@ function settle(
   if (policy.effect === "deny") return { verdict: "deny", stage: "policy", reason: policy.reason!, ...rule };
   if (raw === "deny")
     return { verdict: "deny", stage: "autonomy", reason: `${what} is denied at autonomy ${ctx.autonomy}${why}` };
-  // Unseen code ($(…)) asks an agent; a person typed it themselves.
+  // Unseen code (`$CMD …`, `eval "$X"`, `curl … | sh`) asks an agent; a person typed it themselves.
   if (c.alwaysAsk && !person) {
     const unseen = c.reasons.find((r) => r.includes("always asks")) ?? "runs code that cannot be seen first";
     return { verdict: "ask", stage: "autonomy", reason: `asks at every autonomy level: ${unseen}` };
@@ -337,7 +337,7 @@ function evaluatePlan(call: AdmissionCall, args: unknown, ctx: AdmissionContext,
     undefined,
     call,
   );
-  // The plan asks if the dispatch row says so or any task asks on its own ($(…) asks even in yolo).
+  // The plan asks if the dispatch row says so or any task asks on its own (unseen code asks even in yolo).
   const verdict = strictestDecision(settled.verdict, ...tasks.map((t) => t.verdict));
   const asking = tasks.findIndex((t) => t.verdict === "ask");
   const reason =

@@ -30,7 +30,7 @@ export interface CommandClassification {
   actionClass: ActionClass;
   /** Every part is a known program (for execute: on the tests/builds/read-ish allowlist). */
   recognised: boolean;
-  /** Code runs that cannot be seen before it runs (`$(…)`, backticks, a shell reading stdin…). */
+  /** Code runs that cannot be seen before it runs (a command name from `$(…)`/`$VAR`, `eval "$X"`, `curl … | sh`…). */
   alwaysAsk: boolean;
   reasons: string[];
   commands: SimpleCommand[];

@@ -18,7 +18,7 @@ export const AUTONOMY_TABLE: Record<SeverityLevel, Row> = {
 };
 
 export interface DecideOptions {
-  /** `$(…)`, backticks and other unseen code: an allow becomes ask, even in yolo; deny stays deny. */
+  /** Unseen code (a command name from an expansion, `eval "$X"`, `curl … | sh`): an allow becomes ask, even in yolo; deny stays deny. */
   alwaysAsk?: boolean;
   /**
    * The session's owner at the keyboard (caller `browser`, own session): autonomy governs agents and
