@@ -586,8 +586,9 @@ const git: CommandHandler = (c) => {
   }
   if (configured) c.add("execute-other", "git -c overrides configuration (aliases, hooks, ssh command)");
   const dynamic = rest.find((a) => a.value === undefined);
-  const mayDestroy = () =>
-    dynamic && c.unseen(`git ${sub} argument ${dynamic.text} is not static: it could make the ${sub} destructive`);
+  const unseenArgument = (): void => {
+    if (dynamic) c.unseen(`git ${sub} argument ${dynamic.text} is not static: it could make the ${sub} destructive`);
+  };
 
   switch (sub) {
     case "push": {
@@ -597,16 +598,16 @@ const git: CommandHandler = (c) => {
         (a) => a.value?.startsWith("+") === true,
       );
       if (force || plusRefspec) return c.add("git_destructive", "git push --force rewrites remote history");
-      return void mayDestroy();
+      return unseenArgument();
     }
     case "reset":
       if (hasFlag(rest, ["--hard"])) return c.add("git_destructive", "git reset --hard discards uncommitted work");
       c.add("execute-other", "git reset moves the branch head");
-      return void mayDestroy();
+      return unseenArgument();
     case "clean":
       if (hasFlag(rest, ["--force"], "f")) return c.add("git_destructive", "git clean -f deletes untracked files");
       c.add("execute-recognised");
-      return void mayDestroy();
+      return unseenArgument();
     case "checkout": {
       const discards = hasFlag(rest, ["--force"], "f") || rest.some((a) => a.value === "--" || a.value === ".");
       return discards ? c.add("execute-other", "git checkout can discard changes") : c.add("execute-recognised");
