@@ -26,7 +26,7 @@ export function followRunProgress(events: RunnerEvents, runId: string, onProgres
     const latest = partial.trim() !== "" ? partial : complete.at(-1);
     // A `\r` redraw (a progress bar) shows only its last state.
     const redrawn = latest?.split("\r").filter((part) => part.trim() !== "").at(-1);
-    if (redrawn !== undefined) lastLine = redrawn.replace(/[\u0000-\u001f\u007f]/g, "?").slice(0, MAX_LINE_CHARS);
+    if (redrawn !== undefined) lastLine = redrawn.replace(/\p{Cc}/gu, "?").slice(0, MAX_LINE_CHARS);
     const elapsed = ((now() - started) / 1000).toFixed(1);
     const seen = `${bytes} bytes, ${lines} line${lines === 1 ? "" : "s"}`;
     onProgress({ progress: bytes, message: `${elapsed}s, ${seen}${lastLine ? `: ${lastLine}` : ""}` });
