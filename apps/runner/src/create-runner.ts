@@ -5,7 +5,8 @@ import { ApprovalService, BUILTIN_TOOLS, LoopGuard, ToolRouter, dispatchTool, ga
 import type { Env } from "./env";
 import { AppError } from "@berth/protocol";
 import { ensureAdminToken } from "./auth/tokens";
-import { buildServer } from "./http/build-server";
+import { authorize } from "./auth/authorize";
+import { buildServer, requirePrincipal } from "./http/build-server";
 import { createDockerHealth } from "./docker-health";
 import { RunnerEvents } from "./events/runner-events";
 import { PrismaApprovalStore } from "./approvals/prisma-approval-store";
@@ -159,7 +160,10 @@ export async function createRunner(env: Env): Promise<Runner> {
   registerSkillRoutes(app, { db });
   registerMcpRoutes(app, { sessions, tools, approvalWaitMs: env.BERTH_MCP_APPROVAL_WAIT_MS });
   registerMcpServerRoutes(app, { mcpServers });
-  app.get("/metrics", async (_request, reply) => reply.header("content-type", metrics.registry.contentType).send(await metrics.registry.metrics()));
+  app.get("/metrics", async (request, reply) => {
+    authorize(requirePrincipal(request), "metrics", "read");
+    return reply.header("content-type", metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
   const terminals = new TerminalService({ db, driver, sessions, runs, dataDir: env.dataDir });
   const io = createSocketServer(app.server, { db, browserSessions, events, cancel: { db, driver, events, activeRuns }, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin, hosts, revocation, terminals });
   const expiry = setInterval(() => void approvals.expireDue().catch(() => undefined), 30_000);

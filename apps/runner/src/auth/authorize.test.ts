@@ -11,6 +11,7 @@ import type { Role } from "./tokens";
 const EXPECTED: { [R in Resource]: Record<Action<R>, string> } = {
   session: { list: "AAOA", read: "AAOA", create: "OOO-", update: "AAO-", restart: "AAO-", delete: "AAO-" },
   toolCall: { list: "AAOA", call: "AOO-" },
+  terminal: { use: "AOO-" },
   run: { list: "AAOA", read: "AAOA", logs: "AAOA", share: "AOO-", unshare: "AAO-", cancel: "AAO-" },
   receipt: { read: "AAOA", verify: "AAAA" },
   approval: { list: "AAOA", decide: "AA--" },
@@ -19,13 +20,14 @@ const EXPECTED: { [R in Resource]: Record<Action<R>, string> } = {
   mcpServer: { list: "AOOO", read: "AAOO", create: "OOO-", delete: "AOO-", accept: "AA--" },
   globalMcpServer: { list: "AAAA", read: "AAAA", create: "AA--", delete: "AA--", accept: "AA--" },
   user: { me: "AAAA", list: "A---", create: "A---", update: "A---", delete: "A---" },
+  browserSession: { create: "OOOO", list: "AOOO", revoke: "AOOO" },
   token: { list: "A---", create: "A---", revoke: "A---" },
   metrics: { read: "AAAA" },
   liveEvents: { "runs:subscribe": "AAOA", "approvals:subscribe": "AAOA" },
 };
 
 /** Resources whose refusal hides existence from a caller who may not read the target. */
-const HIDDEN_BY: Partial<Record<Resource, string>> = { session: "read", toolCall: "list", run: "read", receipt: "read", approval: "list", mcpServer: "read" };
+const HIDDEN_BY: Partial<Record<Resource, string>> = { session: "read", toolCall: "list", run: "read", receipt: "read", approval: "list", mcpServer: "read", browserSession: "list" };
 
 const principal = (role: Role) => ({ userId: `user_${role}`, role });
 const own = (role: Role) => ({ id: "thing_1", ownerId: `user_${role}` });

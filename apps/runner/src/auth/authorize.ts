@@ -46,6 +46,16 @@ export const PERMISSIONS = {
     list: rule(["GET /api/sessions/:id/tools"], "any", "any", "own", "any", "a session's tool surface (names and schemas)"),
     call: rule(["POST /api/sessions/:id/tools/:tool", "socket tool:call", "/mcp/:sessionId"], "any", "own", "own", "none", "a call runs code with the session owner's files and env; operators govern others' calls through approvals"),
   },
+  terminal: {
+    use: rule(
+      ["socket terminal:open", "socket terminal:list", "socket terminal:attach", "socket terminal:input", "socket terminal:resize", "socket terminal:rename", "socket terminal:close"],
+      "any",
+      "own",
+      "own",
+      "none",
+      "a shell in the owner's workspace, as toolCall call; only for a person signed in to the IDE (an API token never opens one)",
+    ),
+  },
   run: {
     list: rule(["GET /api/runs"], "any", "any", "own", "any"),
     read: rule(["GET /api/runs/:id"], "any", "any", "own", "any"),
@@ -95,6 +105,11 @@ export const PERMISSIONS = {
     update: rule(["PATCH /api/users/:id"], "any", "none", "none", "none"),
     delete: rule(["DELETE /api/users/:id"], "any", "none", "none", "none"),
   },
+  browserSession: {
+    create: rule(["POST /api/browser-sessions"], "own", "own", "own", "own", "signing in mints the caller's own; a browser session cannot mint another"),
+    list: rule(["GET /api/browser-sessions"], "any", "own", "own", "own"),
+    revoke: rule(["DELETE /api/browser-sessions/:id", "DELETE /api/browser-sessions/current"], "any", "own", "own", "own", "signing out, or ending a lost browser's sign-in"),
+  },
   token: {
     list: rule(["GET /api/tokens"], "any", "none", "none", "none"),
     create: rule(["POST /api/tokens"], "any", "none", "none", "none"),
@@ -130,6 +145,7 @@ const READ_ACTION: Partial<Record<Resource, string>> = {
   receipt: "read",
   approval: "list",
   mcpServer: "read",
+  browserSession: "list",
 };
 
 const LABEL: Record<Resource, string> = {
@@ -143,6 +159,8 @@ const LABEL: Record<Resource, string> = {
   mcpServer: "MCP server",
   globalMcpServer: "MCP server",
   user: "User",
+  terminal: "Session",
+  browserSession: "Browser session",
   token: "Token",
   metrics: "Metrics",
   liveEvents: "Live events",

@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import type { Database } from "@berth/db";
 import type { CallerKind } from "@berth/protocol";
 import { AppError } from "@berth/protocol";
+import { authorize, listScope } from "./authorize";
 import type { CredentialRevocation } from "./credential-revocation";
 import { ROLES, hashToken, newId, type Principal, type Role } from "./tokens";
 
@@ -95,8 +96,9 @@ export class BrowserSessions {
 
   /** The caller's own sign-ins, newest first; an admin sees everyone's. */
   async list(principal: Principal): Promise<BrowserSessionView[]> {
+    const { ownerId } = listScope(principal, "browserSession", "list");
     const rows = await this.deps.db.browserSession.findMany({
-      where: principal.role === "admin" ? {} : { userId: principal.userId },
+      where: ownerId ? { userId: ownerId } : {},
       orderBy: { createdAt: "desc" },
       take: 500,
     });
@@ -109,10 +111,9 @@ export class BrowserSessions {
   /** Ends a sign-in (one's own, or anyone's for an admin) and its open sockets at once. */
   async revoke(id: string, principal: Principal): Promise<BrowserSessionView> {
     const row = await this.deps.db.browserSession.findUnique({ where: { id } });
-    // Someone else's session is "not found" to a non-admin: its id says nothing.
-    if (!row || (row.userId !== principal.userId && principal.role !== "admin")) {
-      throw new AppError({ code: "not_found", message: `Browser session not found: ${id}` });
-    }
+    if (!row) throw new AppError({ code: "not_found", message: `Browser session not found: ${id}` });
+    // Someone else's is "not found" to a non-admin: its id says nothing (docs/api.md, Roles).
+    authorize(principal, "browserSession", "revoke", { id, ownerId: row.userId });
     const revoked = row.revokedAt ? row : await this.deps.db.browserSession.update({ where: { id }, data: { revokedAt: new Date() } });
     this.deps.revocation?.disconnectCredential(id);
     const user = await this.deps.db.user.findUnique({ where: { id: row.userId } });

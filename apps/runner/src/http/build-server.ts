@@ -3,6 +3,7 @@ import { AppError, toApiError } from "@berth/protocol";
 import { pingDatabase, type Database } from "@berth/db";
 import type { Principal } from "../auth/tokens";
 import type { BrowserSessions } from "../auth/browser-sessions";
+import { authorize } from "../auth/authorize";
 import { createRequestAuthenticator } from "../auth/authenticate-request";
 import { requestGuardHook, type HostAllowList } from "./request-guard";
 import { loneSurrogateIssue } from "./validate";
@@ -100,7 +101,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     return reply.status(ok ? 200 : 503).send({ ok, docker, db });
   });
 
-  app.get("/api/me", async (request) => requirePrincipal(request));
+  app.get("/api/me", async (request) => {
+    const principal = requirePrincipal(request);
+    authorize(principal, "user", "me");
+    return principal;
+  });
 
   return app;
 }

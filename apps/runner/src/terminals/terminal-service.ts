@@ -206,7 +206,10 @@ export class TerminalService {
         message: "Terminals are for a person signed in to the IDE: an API token cannot open or use one (the bash tool takes the same commands, through admission)",
       });
     }
-    return this.deps.sessions.get(sessionId, principal, (target) => authorize(principal, "toolCall", "call", target));
+    // A session the caller may not read is a 404; one they may read but not open a shell in, a 403 (docs/api.md, Roles: terminal use).
+    const session = await this.deps.sessions.get(sessionId, principal);
+    authorize(principal, "terminal", "use", { id: session.id, ownerId: session.ownerId });
+    return session;
   }
 
   /** The terminal if the principal may use it: the session owner (or an admin), signed in in the browser. */
