@@ -105,6 +105,64 @@ describe("terminals over socket.io (real runner, real container)", () => {
     expect(log).toContain("line-3000");
   });
 
+  it("REPLs and full-screen programs: node, python3 with Ctrl+D, top, vi, and Ctrl+Z job control", async () => {
+    const sessionId = await kit.createSession({ autonomy: "default" });
+    const socket = await browserSocket();
+    const { terminalId } = (await call<Info>(socket, "terminal:open", { sessionId, cols: 100, rows: 30 })).result;
+    const seen = transcript(socket, terminalId);
+    await call(socket, "terminal:attach", { terminalId, offset: 0 });
+    const type = (data: string) => call(socket, "terminal:input", { terminalId, data });
+    const after = (pattern: RegExp, what: string) => {
+      const from = seen.text.length;
+      return until(() => pattern.test(seen.text.slice(from)), what, 15_000, () => JSON.stringify(seen.text.slice(-400)));
+    };
+    await until(() => /\$ $/.test(seen.text), "the prompt");
+
+    let next = after(/Type ".help"[\s\S]*> /, "the node prompt");
+    await type("node\r");
+    await next;
+    next = after(/\n(\u001b\[33m)?42(\u001b\[39m)?\r\n/, "node's 42");
+    await type("6*7\r");
+    await next;
+    next = after(/\$ $/, "the shell after .exit");
+    await type(".exit\r");
+    await next;
+
+    next = after(/>>> $/, "the python prompt");
+    await type("python3\r");
+    await next;
+    next = after(/\$ $/, "the shell after Ctrl+D");
+    await type("\x04");
+    await next;
+
+    next = after(/load average/, "top's screen");
+    await type("top\r");
+    await next;
+    next = after(/\$ $/, "the shell after q");
+    await type("q");
+    await next;
+
+    next = after(/~/, "vi's empty buffer");
+    await type("vi /tmp/from-vi.txt\r");
+    await next;
+    next = after(/\$ $/, "the shell after :wq");
+    await type("ihello-from-vi\x1b:wq\r");
+    await next;
+    next = after(/\rhello-from-vi\r\n/, "the file vi wrote");
+    await type("cat /tmp/from-vi.txt\r");
+    await next;
+
+    next = after(/Stopped\s+sleep 100/, "Ctrl+Z stopping the job");
+    await type("sleep 100\r");
+    await new Promise((r) => setTimeout(r, 300));
+    await type("\x1a");
+    await next;
+    next = after(/Terminated\s+sleep 100/, "the stopped job killed");
+    await type("kill %1; sleep 0.2; jobs\r");
+    await next;
+    await call(socket, "terminal:close", { terminalId });
+  });
+
   it("a terminal nobody reads stops its program instead of filling the runner's disk or memory", async () => {
     const sessionId = await kit.createSession({ autonomy: "default" });
     const socket = await browserSocket();

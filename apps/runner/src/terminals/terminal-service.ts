@@ -194,11 +194,6 @@ export class TerminalService {
     return { terminalId, closed: true };
   }
 
-  /** Bytes a terminal's followers hold unacknowledged (tests, metrics). */
-  followerCount(terminalId: string): number {
-    return this.terminals.get(terminalId)?.followers.size ?? 0;
-  }
-
   private async session(principal: Principal, sessionId: string) {
     if (callerOf(principal) !== "browser") {
       throw new AppError({
