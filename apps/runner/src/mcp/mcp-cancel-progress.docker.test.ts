@@ -200,6 +200,16 @@ describe("progress end to end", () => {
     console.info(`progress: ${seen.length} notifications for a 3 s bash; last: ${seen.at(-1)?.message ?? ""}`);
   });
 
+  it("run_script reports progress from its live output too", async () => {
+    const client = await mcpClient();
+    await kit.tool(session, "write_file", { path: "count.py", content: "import time\nfor i in range(3):\n    print(f'step-{i}', flush=True)\n    time.sleep(0.7)\n" });
+    const seen: { progress: number; message?: string }[] = [];
+    const result = await client.callTool({ name: "run_script", arguments: { interpreter: "python3", script: "count.py" } }, undefined, { onprogress: (p) => void seen.push(p), timeout: 60_000 });
+    expect(result.isError, JSON.stringify(result)).toBeFalsy();
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(seen.some((p) => /step-1/.test(p.message ?? ""))).toBe(true);
+  });
+
   it("dispatch reports the tasks done, with the task count as total", async () => {
     // A plan of two tasks asks below yolo; this test is about its progress, not its approval.
     const yolo = await kit.createSession({ autonomy: "yolo" });
