@@ -159,7 +159,9 @@ async function monacoAlone(context, files) {
 
 async function signedInContext() {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  await context.addCookies([{ name: "berth_token", value: token, domain: url.hostname, path: "/", httpOnly: true, sameSite: "Lax" }]);
+  // Signs in as the login page does: a browser session of its own (the token is never a cookie).
+  const response = await context.request.post(`${url.origin}/api/session`, { data: { token }, headers: { origin: url.origin } });
+  if (!response.ok()) fail(`sign-in failed: ${response.status()} ${await response.text()}`);
   return context;
 }
 

@@ -1,14 +1,15 @@
 /**
  * Typed client for the runner's REST API as the browser sees it: same origin (`/api/...` is proxied by
- * server.mjs), the httpOnly `berth_token` cookie is the credential, so no token lives in JS.
+ * server.mjs), the httpOnly `berth_browser` cookie (a browser session minted at sign-in, never an API
+ * token) is the credential, so no secret lives in JS.
  *
  * Where docs/api.md is silent the UI assumes the following (kept here, in one place):
  *  A1  Session list items are `{id, name, status, autonomy, network, terminationCause?, createdAt}`;
  *      network is "none" | "egress" (prisma schema comment); status starting|ready|stopped|failed|deleted.
  *  A2  A run_script call answers only when the script ends. The IDE sends it over socket.io `tool:call`
- *      (a reload does not abort it, while a REST caller that hangs up aborts its call) and learns the run id
- *      early from `run:status {runId, sessionId, status:"running"}` sent to the session room, with a poll
- *      of `GET /api/runs?sessionId=&limit=5` for a run that was not there before the click as a fallback.
+ *      (a reload does not abort it, while a REST caller that hangs up aborts its call) with a `callId`, and
+ *      learns the run id from `run:started {callId, runId, sessionId}`, sent to the calling socket as soon
+ *      as the run exists (no polling).
  *  A3  `run:subscribe {runId, offset: {stdout, stderr}}` replays each stream from its offset, then follows
  *      live; `run:output.offset` is the chunk's byte offset within its own stream. The UI drops bytes it
  *      already has, so replays, reconnects and its poll never duplicate nor leave a gap.
@@ -53,6 +54,18 @@ export const FILE_TREE_GLOB = { pattern: "**/*", maxResults: 5000 } as const;
 export type Autonomy = "read-only" | "default" | "trusted" | "yolo";
 export type Network = "none" | "egress";
 export const AUTONOMY_OPTIONS: readonly Autonomy[] = ["read-only", "default", "trusted", "yolo"];
+/**
+ * Each level in one line (docs/tools.md "Autonomy"). Autonomy governs agents and scripts; the session's
+ * owner in the browser acts at once at every level but read-only.
+ */
+export const AUTONOMY_HELP: Record<Autonomy, string> = {
+  "read-only": "everyone may only read: writes and commands are refused, yours too",
+  default: "agents and scripts ask before commands Berth does not recognise; you act at once",
+  trusted: "agents and scripts run commands without asking; plans and system changes still ask",
+  yolo: "agents and scripts never ask (what policy rules deny stays denied)",
+};
+/** The highest level a developer may set on their own session after creation (yolo is an operator's call). */
+export const DEVELOPER_MAX_AUTONOMY: Autonomy = "trusted";
 export const NETWORK_OPTIONS: readonly Network[] = ["none", "egress"];
 
 export type Session = {
@@ -62,6 +75,10 @@ export type Session = {
   autonomy: Autonomy;
   network: Network;
   terminationCause?: string | null;
+  ownerId?: string;
+  /** Who last changed autonomy after creation (null: as created). */
+  autonomyChangedBy?: string | null;
+  autonomyChangedAt?: string | null;
   createdAt: string;
 };
 
@@ -116,6 +133,7 @@ export const sharedLogText = (log: SharedLog | undefined): string => (typeof log
 export type Skill = { name: string; description: string; body: string; allowedTools?: string[] };
 
 export type Parked = { status: "parked"; approvalId: string; text: string; sha256: string };
+export type RunCaller = "browser" | "api" | "agent";
 
 export type { ApprovalRequest, Receipt, ToolResult };
 
@@ -175,6 +193,8 @@ export const getSession = async (id: string): Promise<Session> => {
 };
 export const createSession = async (input: { name?: string; autonomy?: Autonomy; network?: Network }) =>
   (await request<Session>("POST", "/api/sessions", input)).data;
+/** Changes a session's autonomy (its owner up to what their role allows, or an operator). */
+export const setSessionAutonomy = async (id: string, autonomy: Autonomy) => (await request<Session>("PATCH", `/api/sessions/${enc(id)}`, { autonomy })).data;
 export const deleteSession = async (id: string) => void (await request<unknown>("DELETE", `/api/sessions/${enc(id)}`));
 
 // ---- tools ----
@@ -252,6 +272,10 @@ export const unshareReceipt = async (id: string) => void (await request<unknown>
 
 // ---- approvals ----
 export const listApprovals = async (status?: string) => (await get<{ approvals: ApprovalRequest[] }>(`/api/approvals${query({ status })}`)).approvals;
+/** Withdraws one's own parked call (only whoever asked may); the waiting call ends as cancelled. */
+export const cancelApproval = async (id: string, sha256: string) => (await request<ApprovalRequest>("POST", `/api/approvals/${enc(id)}`, { decision: "cancel", sha256 })).data;
+/** Stop: aborts a running run (its outcome is aborted). */
+export const cancelRun = async (id: string) => (await request<unknown>("POST", `/api/runs/${enc(id)}/cancel`)).data;
 export const decideApproval = async (id: string, decision: "approve" | "deny", sha256: string, note?: string) =>
   (await request<unknown>("POST", `/api/approvals/${enc(id)}`, { decision, sha256, ...(note ? { note } : {}) })).data;
 
@@ -285,11 +309,32 @@ export const setUserDisabled = async (id: string, disabled: boolean) => (await r
 /** Their sessions are deleted and their tokens revoked; their runs and receipts stay, under their name. */
 export const deleteUser = async (id: string) => void (await request<unknown>("DELETE", `/api/users/${enc(id)}`));
 
+// ---- browser sessions (sign-ins) ----
+export type BrowserSessionInfo = {
+  id: string;
+  userId: string;
+  userName: string;
+  userAgent: string;
+  createdAt: string;
+  expiresAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  /** The sign-in making this request. */
+  current: boolean;
+};
+/** One's own sign-ins (an admin's list has everyone's). */
+export const listBrowserSessions = async () => (await get<{ sessions: BrowserSessionInfo[] }>("/api/browser-sessions")).sessions;
+/** Ends a sign-in at once: its cookie is refused and its open connections close. */
+export const revokeBrowserSession = async (id: string) => (await request<BrowserSessionInfo>("DELETE", `/api/browser-sessions/${enc(id)}`)).data;
+
 // ---- policy rules (operators) ----
 export type PolicyEffect = "allow" | "ask" | "deny";
-export type PolicyRule = { id: string; tool: string; commandPrefix?: string | null; effect: PolicyEffect; mustMatch: string[]; mustNotMatch: string[]; createdBy?: string; createdAt?: string };
+/** Whom a rule governs: agents and scripts (MCP, API tokens), people in the browser, or both. */
+export const POLICY_TARGETS = ["everyone", "agents", "people"] as const;
+export type PolicyTarget = (typeof POLICY_TARGETS)[number];
+export type PolicyRule = { id: string; tool: string; commandPrefix?: string | null; effect: PolicyEffect; appliesTo?: PolicyTarget; mustMatch: string[]; mustNotMatch: string[]; createdBy?: string; createdAt?: string };
 export const listPolicyRules = async () => (await get<{ rules: PolicyRule[] }>("/api/policy-rules")).rules;
-export const createPolicyRule = async (rule: { tool: string; commandPrefix?: string; effect: PolicyEffect; mustMatch: string[]; mustNotMatch: string[] }) =>
+export const createPolicyRule = async (rule: { tool: string; commandPrefix?: string; matchAll?: boolean; effect: PolicyEffect; appliesTo: PolicyTarget; mustMatch: string[]; mustNotMatch: string[] }) =>
   (await request<PolicyRule>("POST", "/api/policy-rules", rule)).data;
 export const deletePolicyRule = async (id: string) => void (await request<unknown>("DELETE", `/api/policy-rules/${enc(id)}`));
 

@@ -5,12 +5,17 @@ import { redirect } from "next/navigation";
 import { SESSION_COOKIE } from "./session-cookie";
 import { fetchMe, type Me, type MeResult } from "./runner";
 
-/** Who the cookie belongs to, asked once per request. */
+/** Who the browser session's cookie belongs to, asked once per request. */
 export const currentUser = cache(async (): Promise<MeResult> => {
-  const token = (await cookies()).get(SESSION_COOKIE)?.value;
-  if (!token) return { kind: "unauthorized" };
-  return fetchMe(token);
+  const session = await browserSession();
+  if (!session) return { kind: "unauthorized" };
+  return fetchMe(session);
 });
+
+/** The browser session's secret from this request's cookie, for server components that call the runner as the person. */
+export async function browserSession(): Promise<string | undefined> {
+  return (await cookies()).get(SESSION_COOKIE)?.value || undefined;
+}
 
 /**
  * For pages that need a signed-in user: redirects to /login (no or bad token) or to /unavailable

@@ -1,16 +1,27 @@
 import "server-only";
 import type { ToolResult } from "@berth/protocol";
 import { FILE_TREE_GLOB, type Session } from "./api";
+import { SESSION_COOKIE } from "./session-cookie";
 
 /** Where server components reach the runner (same variables as server.mjs). */
 export function runnerUrl(): string {
   return process.env.BERTH_RUNNER_URL || `http://127.0.0.1:${process.env.BERTH_RUNNER_PORT || 4000}`;
 }
 
-/** A request to the runner from the server: never cached, bounded in time, with the user's token if given. */
-function runnerFetch(path: string, opts: { token?: string; timeoutMs?: number; method?: string; json?: unknown } = {}): Promise<Response> {
+/**
+ * A request to the runner from the server: never cached, bounded in time, with the user's credential if
+ * given: a token (sign-in only) as a bearer, or the browser session's secret as the browser's own cookie,
+ * so the runner sees the person (caller: browser), as it does for the page's own requests. The Origin is
+ * the runner's own: this server is not a cross-site page, and the runner refuses a cookie-bearing POST
+ * without one.
+ */
+function runnerFetch(path: string, opts: { token?: string; session?: string; timeoutMs?: number; method?: string; json?: unknown } = {}): Promise<Response> {
   const headers: Record<string, string> = {};
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.session) {
+    headers.cookie = `${SESSION_COOKIE}=${encodeURIComponent(opts.session)}`;
+    headers.origin = new URL(runnerUrl()).origin;
+  }
   if (opts.json !== undefined) headers["content-type"] = "application/json";
   return fetch(`${runnerUrl()}${path}`, {
     method: opts.method ?? "GET",
@@ -42,17 +53,40 @@ export type Me = { userId: string; name: string; role: Role; tokenId?: string };
 
 export type MeResult = { kind: "ok"; me: Me } | { kind: "unauthorized" } | { kind: "down"; error: string };
 
-/** Asks the runner who a token belongs to (`GET /api/me`); never throws. */
-export async function fetchMe(token: string): Promise<MeResult> {
+/** Asks the runner who a browser session belongs to (`GET /api/me`); never throws. */
+export async function fetchMe(session: string): Promise<MeResult> {
   let response: Response;
   try {
-    response = await runnerFetch("/api/me", { token });
+    response = await runnerFetch("/api/me", { session });
   } catch (error) {
     return { kind: "down", error: (error as Error).message };
   }
   if (response.status === 401 || response.status === 403) return { kind: "unauthorized" };
   if (!response.ok) return { kind: "down", error: `the runner answered ${response.status}` };
   return { kind: "ok", me: (await response.json()) as Me };
+}
+
+export type BrowserSignIn = { id: string; secret: string; expiresAt: string; user: Me };
+
+/**
+ * Sign-in: the runner checks the token and mints a browser session for its user (the token itself is
+ * not kept). `unauthorized` for a token the runner refuses; never throws.
+ */
+export async function mintBrowserSession(token: string, userAgent: string): Promise<{ kind: "ok"; signIn: BrowserSignIn } | { kind: "unauthorized" } | { kind: "down"; error: string }> {
+  let response: Response;
+  try {
+    response = await runnerFetch("/api/browser-sessions", { token, method: "POST", json: { userAgent: userAgent.slice(0, 512) } });
+  } catch (error) {
+    return { kind: "down", error: (error as Error).message };
+  }
+  if (response.status === 401 || response.status === 403) return { kind: "unauthorized" };
+  if (!response.ok) return { kind: "down", error: `the runner answered ${response.status}` };
+  return { kind: "ok", signIn: (await response.json()) as BrowserSignIn };
+}
+
+/** Sign-out: the runner revokes the session (and ends its sockets). Best effort: the cookie goes anyway. */
+export async function revokeBrowserSession(session: string): Promise<void> {
+  await runnerFetch("/api/browser-sessions/current", { session, method: "DELETE" }).catch(() => undefined);
 }
 
 /** Public fetch of a shared receipt (`GET /api/shared/:token`, no auth). */
@@ -75,11 +109,11 @@ export type IdeFirstView = { session: Session | null; files: string[] | null };
  * of waiting for the page's scripts and two more round trips. Never throws: whatever fails is loaded by
  * the page itself, which shows the error.
  */
-export async function fetchIdeFirstView(token: string, sessionId: string): Promise<IdeFirstView> {
+export async function fetchIdeFirstView(browserSession: string, sessionId: string): Promise<IdeFirstView> {
   const base = `/api/sessions/${encodeURIComponent(sessionId)}`;
   const ask = async <T,>(path: string, opts: { method?: string; json?: unknown } = {}): Promise<T | null> => {
     try {
-      const response = await runnerFetch(`${base}${path}`, { ...opts, token });
+      const response = await runnerFetch(`${base}${path}`, { ...opts, session: browserSession });
       return response.ok ? ((await response.json()) as T) : null;
     } catch {
       return null;

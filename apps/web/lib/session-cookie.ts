@@ -1,5 +1,12 @@
-/** The httpOnly cookie that carries the runner token; the runner reads the same name (auth/tokens.ts). */
-export const SESSION_COOKIE = "berth_token";
+/**
+ * The httpOnly cookie that carries the browser session's secret (minted at sign-in by the runner:
+ * apps/runner/src/auth/browser-sessions.ts reads the same name). It is not an API token: a token is never
+ * kept in the browser, and the runner never reads a token from a cookie.
+ */
+export const SESSION_COOKIE = "berth_browser";
 
-/** A week: tokens are long-lived; signing out clears the cookie at once. */
-export const SESSION_COOKIE_MAX_AGE_S = 7 * 24 * 60 * 60;
+/** The cookie earlier versions kept the API token in; cleared on sign-in and sign-out, read by nothing. */
+export const LEGACY_TOKEN_COOKIE = "berth_token";
+
+/** SameSite=Strict: no other site's page, link or form sends it (docs/api.md "Browser sessions"). */
+export const SESSION_COOKIE_OPTIONS = { httpOnly: true, sameSite: "strict", path: "/" } as const;

@@ -10,11 +10,14 @@ export type RunStatusEvent = { runId: string; sessionId?: string; status: string
 export type ProcessOutputEvent = { sessionId: string; processId: string; stream?: string; offset: number; data: string };
 export type ProcessStatusEvent = { sessionId: string; processId: string; status: string; exitCode?: number | null };
 export type FileChangedEvent = { sessionId: string; path: string; kind?: string };
-export type SessionStatusEvent = { sessionId: string; status: string; terminationCause?: string | null };
+export type SessionStatusEvent = { sessionId: string; status: string; terminationCause?: string | null; autonomy?: string; autonomyChangedBy?: string };
+/** Sent to the calling socket as soon as a tool:call's run exists (its callId is the client's). */
+export type RunStartedEvent = { callId: string | null; runId: string; sessionId: string };
 
 export interface ServerToClientEvents {
   "run:output": (event: RunOutputEvent) => void;
   "run:status": (event: RunStatusEvent) => void;
+  "run:started": (event: RunStartedEvent) => void;
   "process:output": (event: ProcessOutputEvent) => void;
   "process:status": (event: ProcessStatusEvent) => void;
   "file:changed": (event: FileChangedEvent) => void;
@@ -26,7 +29,7 @@ export interface ServerToClientEvents {
 export interface ClientToServerEvents {
   "session:join": (payload: { sessionId: string }, ack?: (err: { code: string; message: string } | null, result?: { sessionId: string; status: string }) => void) => void;
   "session:leave": (payload: { sessionId: string }) => void;
-  "tool:call": (payload: { sessionId: string; tool: string; args: unknown }, ack: (err: { code: string; message: string } | null, result?: ToolResult | Parked) => void) => void;
+  "tool:call": (payload: { sessionId: string; tool: string; args: unknown; callId?: string }, ack: (err: { code: string; message: string } | null, result?: ToolResult | Parked) => void) => void;
   "process:subscribe": (payload: { sessionId: string; processId: string; offset: number }) => void;
   "run:subscribe": (payload: { runId: string; offset: number | { stdout: number; stderr: number } }) => void;
   "runs:subscribe": () => void;
@@ -86,15 +89,26 @@ export function useSocketState(): SocketState {
  * A tool call over the socket: unlike REST, closing the tab does not abort it (a script keeps running
  * through a reload). A parked call is reported, then waited on over REST (lib/api.ts A5).
  */
-export async function callToolLive(sessionId: string, tool: string, args: unknown, opts: { onParked?: (parked: Parked) => void } = {}): Promise<ToolResult> {
+export async function callToolLive(
+  sessionId: string,
+  tool: string,
+  args: unknown,
+  opts: { onParked?: (parked: Parked) => void; onRunStarted?: (runId: string) => void } = {},
+): Promise<ToolResult> {
   const socket = getSocket();
+  // The runner names the run as soon as it exists (run:started with our callId), long before the call answers.
+  const callId = `call-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+  const onStarted = (event: RunStartedEvent) => {
+    if (event.callId === callId) opts.onRunStarted?.(event.runId);
+  };
+  socket.on("run:started", onStarted);
   const answer = await new Promise<ToolResult | Parked>((resolve, reject) => {
-    socket.emit("tool:call", { sessionId, tool, args }, (err, result) => {
+    socket.emit("tool:call", { sessionId, tool, args, callId }, (err, result) => {
       if (err) reject(new ApiError(400, err.code, err.message));
       else if (!result) reject(new ApiError(500, "internal", "empty tool:call answer"));
       else resolve(result);
     });
-  });
+  }).finally(() => socket.off("run:started", onStarted));
   if ((answer as Parked).status === "parked") return callTool(sessionId, tool, args, opts);
   return answer as ToolResult;
 }

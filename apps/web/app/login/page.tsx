@@ -23,7 +23,10 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
       <main className="page narrow">
         <div className="card login">
           <h1>Sign in</h1>
-          <p className="muted">Paste an API token. The admin token is printed when the runner starts (or set BERTH_ADMIN_TOKEN); admins mint more with <code>POST /api/tokens</code>.</p>
+          <p className="muted">
+            Paste an API token. The admin token is printed when the runner starts (or set BERTH_ADMIN_TOKEN); admins mint more with <code>POST /api/tokens</code>. Signing in starts a
+            browser session of its own (the token is not kept): Settings lists your sessions, and signing out ends it.
+          </p>
           {health.reachable ? null : (
             <div className="state error" data-testid="runner-down">
               ⚠ The runner does not answer ({health.error}). Start it with <code>npm start</code>.

@@ -2,17 +2,33 @@
 import { Link } from "@/components/ui/link";
 import { useCallback, useEffect, useMemo, useRef, useState, type CSSProperties } from "react";
 import type { OnMount } from "@monaco-editor/react";
-import { FILE_TREE_GLOB, callTool, errorMessage, getRun, getSession, listRuns, type Parked, type Run } from "@/lib/api";
+import {
+  AUTONOMY_HELP,
+  AUTONOMY_OPTIONS,
+  DEVELOPER_MAX_AUTONOMY,
+  FILE_TREE_GLOB,
+  callTool,
+  cancelApproval,
+  cancelRun,
+  decideApproval,
+  errorMessage,
+  getSession,
+  listRuns,
+  setSessionAutonomy,
+  type Autonomy,
+  type Parked,
+  type Run,
+} from "@/lib/api";
 import { formatDuration, formatRelative, shortId } from "@/lib/format";
 import { interpreterFor, languageFor } from "@/lib/languages";
 import { callToolLive, getSocket, onEveryConnect, useSocketState, type FileChangedEvent, type RunStatusEvent, type SessionStatusEvent } from "@/lib/socket";
+import { ParkedCalls, usePendingApprovals } from "./parked-calls";
 import { CodeEditor } from "@/components/editor/code-editor";
 import { OutputView } from "@/components/runs/run-output";
 import { useRunStream } from "@/components/runs/use-run-stream";
 import { useAsync } from "@/components/ui/use-async";
 import type { IdeFirstView } from "@/lib/runner";
 import { EmptyState, ErrorState, SocketStatus, Spinner, StatusBadge } from "@/components/ui/states";
-import { LongText } from "@/components/ui/long-text";
 import { Splitter } from "@/components/ui/splitter";
 import { DEFAULT_IDE_LAYOUT, SIDEBAR_RANGE, BOTTOM_RANGE, defaultBottomHeight, ideLayoutLimits, saveIdeLayout, type IdeLayout } from "@/lib/ide-layout";
 import { FileTree } from "./file-tree";
@@ -34,7 +50,10 @@ const NO_FILE_MODEL = "inmemory://berth/no-file";
 
 type MonacoApi = Parameters<OnMount>[1];
 
-export function Ide({ sessionId, firstView, layout }: { sessionId: string; firstView?: IdeFirstView; layout?: IdeLayout }) {
+/** The signed-in person (the page knows them from the browser session). */
+export type IdeUser = { userId: string; name: string; role: string };
+
+export function Ide({ sessionId, me, firstView, layout }: { sessionId: string; me?: IdeUser; firstView?: IdeFirstView; layout?: IdeLayout }) {
   const panes = usePaneSizes(layout ?? DEFAULT_IDE_LAYOUT);
   const session = useAsync(() => getSession(sessionId), [sessionId], firstView?.session ?? undefined);
   const socketState = useSocketState();
@@ -50,6 +69,7 @@ export function Ide({ sessionId, firstView, layout }: { sessionId: string; first
   const [bottom, setBottom] = useState<BottomTab>("terminal");
   const [runId, setRunId] = useState<string | null>(null);
   const [runPending, setRunPending] = useState(false);
+  const [stopping, setStopping] = useState(false);
   const [runs, setRuns] = useState<Run[] | null>(null);
   const tabsRef = useRef<Tab[]>([]);
   tabsRef.current = tabs;
@@ -58,6 +78,11 @@ export function Ide({ sessionId, firstView, layout }: { sessionId: string; first
   const monacoRef = useRef<MonacoApi | null>(null);
   const terminalRef = useRef<TerminalHandle>(null);
   const stream = useRunStream(runId);
+  const approvals = usePendingApprovals(sessionId);
+  // The banner goes as soon as the call is decided (approval:decided), not when the call answers.
+  useEffect(() => {
+    if (parked && approvals.decided.has(parked.approvalId)) setParked(null);
+  }, [parked, approvals.decided]);
 
   const modelPath = useCallback((path: string) => `file:///${sessionId}/${path}`, [sessionId]);
   const activeTab = tabs.find((t) => t.path === activePath) ?? null;
@@ -182,50 +207,62 @@ export function Ide({ sessionId, firstView, layout }: { sessionId: string; first
     setBottom("output");
     setRunPending(true);
     setNotice(null);
-    const before = new Set((await listRuns({ sessionId, limit: 20 }).catch(() => [] as Run[])).map((r) => r.id));
     let adopted: string | null = null;
     const adopt = (id: string) => {
-      if (adopted || before.has(id)) return;
+      if (adopted) return;
       adopted = id;
       adoptRun(id);
     };
-    // The call answers when the script ends; learn the run id as soon as it exists (lib/api.ts A2).
-    const socket = getSocket();
-    const onStatus = (event: RunStatusEvent) => {
-      if (event.sessionId !== sessionId || event.status !== "running" || adopted || before.has(event.runId)) return;
-      // The terminal's commands are runs too: only a run_script run is this click's.
-      if (event.tool) {
-        if (event.tool === "run_script") adopt(event.runId);
-        return;
-      }
-      void getRun(event.runId)
-        .then((detail) => detail.run.tool === "run_script" && adopt(event.runId))
-        .catch(() => undefined);
-    };
-    socket.on("run:status", onStatus);
-    const poll = setInterval(() => {
-      if (adopted) return;
-      void listRuns({ sessionId, limit: 5 })
-        .then((list) => {
-          const fresh = list.find((r) => !before.has(r.id) && r.tool === "run_script");
-          if (fresh) adopt(fresh.id);
-        })
-        .catch(() => undefined);
-    }, 400);
     try {
-      const result = await callToolLive(sessionId, "run_script", { interpreter, script: path }, { onParked: setParked });
+      // The call answers when the script ends; the runner names its run as soon as it exists (lib/api.ts A2).
+      const result = await callToolLive(sessionId, "run_script", { interpreter, script: path }, { onParked: setParked, onRunStarted: adopt });
       setParked(null);
       if (result.runId) adopt(result.runId);
-      if (!result.runId && !result.ok) setNotice({ tone: "bad", text: result.error?.message ?? result.output });
+      if (result.error?.code === "cancelled") setNotice({ tone: "bad", text: "Cancelled: the call did not run" });
+      else if (!result.runId && !result.ok) setNotice({ tone: "bad", text: result.error?.message ?? result.output });
     } catch (error) {
       setNotice({ tone: "bad", text: `Run failed: ${errorMessage(error)}` });
     } finally {
-      clearInterval(poll);
-      socket.off("run:status", onStatus);
       setRunPending(false);
       void reloadRuns();
     }
   }, [sessionId, runPending, save, adoptRun, reloadRuns]);
+
+  // Stop: kills the run's process group; the run ends as aborted (POST /api/runs/:id/cancel).
+  const stop = useCallback(async () => {
+    if (!runId) return;
+    setStopping(true);
+    try {
+      await cancelRun(runId);
+    } catch (error) {
+      setNotice({ tone: "bad", text: `Stop failed: ${errorMessage(error)}` });
+    } finally {
+      setStopping(false);
+    }
+  }, [runId]);
+
+  // Cancel: withdraws one's own parked call; the waiting Run then ends as cancelled.
+  const cancelParked = useCallback(async (request: { approvalId: string; sha256: string }) => {
+    try {
+      await cancelApproval(request.approvalId, request.sha256);
+      setParked(null);
+    } catch (error) {
+      setNotice({ tone: "bad", text: `Cancel failed: ${errorMessage(error)}` });
+    }
+  }, []);
+
+  const changeAutonomy = useCallback(
+    async (autonomy: Autonomy) => {
+      try {
+        const updated = await setSessionAutonomy(sessionId, autonomy);
+        session.setData((old) => (old ? { ...old, ...updated } : updated));
+        setNotice({ tone: "ok", text: `Autonomy is now ${autonomy}` });
+      } catch (error) {
+        setNotice({ tone: "bad", text: `Autonomy not changed: ${errorMessage(error)}` });
+      }
+    },
+    [sessionId],
+  );
 
   // Restore the last run's output after a reload.
   useEffect(() => {
@@ -300,7 +337,16 @@ export function Ide({ sessionId, firstView, layout }: { sessionId: string; first
     };
     const onSession = (event: SessionStatusEvent) => {
       if (event.sessionId !== sessionId) return;
-      session.setData((old) => (old ? { ...old, status: event.status, terminationCause: event.terminationCause ?? old.terminationCause } : old));
+      session.setData((old) =>
+        old
+          ? {
+              ...old,
+              status: event.status,
+              terminationCause: event.terminationCause ?? old.terminationCause,
+              ...(event.autonomy ? { autonomy: event.autonomy as Autonomy, autonomyChangedBy: event.autonomyChangedBy ?? null } : {}),
+            }
+          : old,
+      );
     };
     socket.on("file:changed", onFile);
     socket.on("run:status", onRunStatus);
@@ -373,6 +419,12 @@ export function Ide({ sessionId, firstView, layout }: { sessionId: string; first
 
   const interpreter = activePath ? interpreterFor(activePath) : null;
   const stopped = session.data && ["stopped", "failed", "deleted"].includes(session.data.status);
+  const running = !!runId && stream.status === "running";
+  const waitingForApproval = runPending && !!parked;
+  const isOperator = me?.role === "operator" || me?.role === "admin";
+  const isOwner = !!me && !!session.data?.ownerId && session.data.ownerId === me.userId;
+  const canChangeAutonomy = !!session.data && (isOperator || (isOwner && me?.role === "developer"));
+  const autonomyAllowed = (level: Autonomy) => isOperator || AUTONOMY_OPTIONS.indexOf(level) <= AUTONOMY_OPTIONS.indexOf(DEVELOPER_MAX_AUTONOMY);
 
   return (
     <div className="ide" data-testid="ide" style={panes.style}>
@@ -386,9 +438,23 @@ export function Ide({ sessionId, firstView, layout }: { sessionId: string; first
           <>
             <StatusBadge value={session.data.status} testId="session-status" />
             {session.data.terminationCause ? <span className="muted tiny">({session.data.terminationCause.replaceAll("_", " ")})</span> : null}
-            <span className="badge muted" title="autonomy">
-              {session.data.autonomy}
-            </span>
+            {canChangeAutonomy ? (
+              <label className="autonomy-pick" title={`${AUTONOMY_HELP[session.data.autonomy]}${session.data.autonomyChangedBy ? ` (set by ${session.data.autonomyChangedBy})` : ""}`}>
+                <span className="muted tiny">autonomy</span>
+                <select value={session.data.autonomy} onChange={(event) => void changeAutonomy(event.target.value as Autonomy)} data-testid="session-autonomy-select">
+                  {AUTONOMY_OPTIONS.map((level) => (
+                    <option key={level} value={level} disabled={!autonomyAllowed(level)} title={AUTONOMY_HELP[level]}>
+                      {level}
+                      {autonomyAllowed(level) ? "" : " (operator)"}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            ) : (
+              <span className="badge muted" title={`autonomy: ${AUTONOMY_HELP[session.data.autonomy]}`} data-testid="session-autonomy">
+                {session.data.autonomy}
+              </span>
+            )}
             <span className="badge muted" title="network">
               net: {session.data.network}
             </span>
@@ -404,27 +470,41 @@ export function Ide({ sessionId, firstView, layout }: { sessionId: string; first
         <button className="btn small" onClick={() => void save()} disabled={!activeTab || activeTab.kind !== "text" || !dirty.has(activeTab.path) || saving} data-testid="save" title="Save (Ctrl/Cmd+S)">
           {saving ? "Saving…" : "Save"}
         </button>
-        <button
-          className="btn primary small"
-          onClick={() => void run()}
-          disabled={!interpreter || runPending || !!stopped}
-          data-testid="run"
-          title={interpreter ? `Run with ${interpreter} (Ctrl/Cmd+Enter)` : "Open a .py, .js, .sh, .rb, .pl, .r, .jl or .m file to run it"}
-        >
-          {runPending ? "Running…" : `▶ Run${interpreter ? ` (${interpreter})` : ""}`}
-        </button>
+        {running ? (
+          <button className="btn danger small" onClick={() => void stop()} disabled={stopping} data-testid="stop" title="Stop: kill the run's processes (outcome aborted)">
+            {stopping ? "Stopping…" : "■ Stop"}
+          </button>
+        ) : waitingForApproval ? (
+          <button className="btn small" onClick={() => void cancelParked(parked!)} data-testid="cancel-parked" title="Withdraw this call: it will not run">
+            Cancel
+          </button>
+        ) : (
+          <button
+            className="btn primary small"
+            onClick={() => void run()}
+            disabled={!interpreter || runPending || !!stopped}
+            data-testid="run"
+            title={interpreter ? `Run with ${interpreter} (Ctrl/Cmd+Enter)` : "Open a .py, .js, .sh, .rb, .pl, .r, .jl or .m file to run it"}
+          >
+            {runPending ? "Starting…" : `▶ Run${interpreter ? ` (${interpreter})` : ""}`}
+          </button>
+        )}
       </div>
-      {parked ? (
-        <div className="parked-banner" data-testid="parked-banner">
-          <strong>⏸ Waiting for operator approval</strong>
-          <span className="muted">
-            {" "}
-            — an operator must approve this call on the <Link href="/approvals">Approvals</Link> page. Approval <code>{parked.approvalId}</code>, sha256{" "}
-            <code>{parked.sha256.slice(0, 16)}…</code>
-          </span>
-          <LongText className="parked-text" text={parked.text} />
-        </div>
-      ) : null}
+      <ParkedCalls
+        mine={parked}
+        pending={approvals.pending}
+        me={me}
+        canDecide={isOperator}
+        onCancel={(request) => void cancelParked(request)}
+        onDecide={async (request, decision) => {
+          try {
+            await decideApproval(request.id, decision, request.sha256);
+            approvals.markDecided(request.id);
+          } catch (error) {
+            setNotice({ tone: "bad", text: `${decision === "approve" ? "Approve" : "Deny"} failed: ${errorMessage(error)}` });
+          }
+        }}
+      />
       <div className="ide-main">
         <FileTree files={files} activePath={activePath} dirty={dirty} onOpen={openFile} onCreate={createFile} loading={filesLoading} error={filesError} />
         <Splitter between="columns" label="File tree width" testId="sidebar-splitter" {...panes.sidebar} />

@@ -60,11 +60,14 @@ export function useRunStream(runId: string | null): RunStream {
       await fetchFrom("stderr");
     };
 
+    let sizes: Record<LogStream, number> | null = null;
     const refreshRun = async () => {
       const detail = await getRun(runId);
       if (cancelled) return;
       const run = detail.run;
       finished = run.status !== "running";
+      const bytes = run as { stdoutBytes?: number; stderrBytes?: number };
+      sizes = { stdout: bytes.stdoutBytes ?? 0, stderr: bytes.stderrBytes ?? 0 };
       setState((old) => ({ ...old, run, status: run.status, outcome: run.outcome, exitCode: run.exitCode }));
     };
 
@@ -90,10 +93,27 @@ export function useRunStream(runId: string | null): RunStream {
     socket.on("run:output", onOutput);
     socket.on("run:status", onStatus);
 
+    // A run that has ended is read from its combined log: stdout and stderr in the order they were written
+    // (the per-stream logs cannot say how they interleaved). A live run's events arrive in that order anyway.
+    const loadCombined = async (): Promise<boolean> => {
+      let content = "";
+      let offset = 0;
+      for (let i = 0; i < 200 && !cancelled; i++) {
+        const page = await getRunLogs(runId, "combined" as LogStream, offset, 1_048_576);
+        content += page.content;
+        if (!page.content || page.nextOffset <= offset || page.done) break;
+        offset = page.nextOffset;
+      }
+      if (cancelled || !sizes) return false;
+      haveRef.current = { ...sizes };
+      setState((old) => ({ ...old, chunks: content ? [{ stream: "stdout", text: content }] : [] }));
+      return true;
+    };
+
     void (async () => {
       try {
         await refreshRun();
-        await catchUp();
+        if (!(finished && (await loadCombined().catch(() => false)))) await catchUp();
       } catch (error) {
         if (!cancelled) setState((old) => ({ ...old, error: (error as Error).message }));
       }

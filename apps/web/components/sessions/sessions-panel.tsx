@@ -2,7 +2,7 @@
 import { Link } from "@/components/ui/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
-import { AUTONOMY_OPTIONS, NETWORK_OPTIONS, createSession, deleteSession, errorMessage, listSessions, type Autonomy, type Network, type Session } from "@/lib/api";
+import { AUTONOMY_HELP, AUTONOMY_OPTIONS, NETWORK_OPTIONS, createSession, deleteSession, errorMessage, listSessions, type Autonomy, type Network, type Session } from "@/lib/api";
 import { formatRelative } from "@/lib/format";
 import { getSocket } from "@/lib/socket";
 import { useAsync } from "@/components/ui/use-async";
@@ -69,9 +69,14 @@ export function SessionsPanel() {
           <span>Autonomy</span>
           <select value={autonomy} onChange={(event) => setAutonomy(event.target.value as Autonomy)} data-testid="session-autonomy">
             {AUTONOMY_OPTIONS.map((option) => (
-              <option key={option}>{option}</option>
+              <option key={option} value={option} title={AUTONOMY_HELP[option]}>
+                {option}
+              </option>
             ))}
           </select>
+          <span className="muted tiny autonomy-help" data-testid="session-autonomy-help">
+            {AUTONOMY_HELP[autonomy]}
+          </span>
         </label>
         <label className="field">
           <span>Network</span>

@@ -1,12 +1,21 @@
 "use client";
 import { useState, type FormEvent } from "react";
-import { BUILTIN_TOOLS, createPolicyRule, deletePolicyRule, listPolicyRules, type PolicyEffect, type PolicyRule } from "@/lib/api";
+import { BUILTIN_TOOLS, POLICY_TARGETS, createPolicyRule, deletePolicyRule, listPolicyRules, type PolicyEffect, type PolicyRule, type PolicyTarget } from "@/lib/api";
 import { confirmThen, useAction } from "@/components/ui/use-action";
 import { useAsync } from "@/components/ui/use-async";
 import { EmptyState, StatusBadge } from "@/components/ui/states";
 import { Loaded } from "@/components/ui/loaded";
 
 const EFFECTS: PolicyEffect[] = ["ask", "deny", "allow"];
+
+const TARGET_HELP: Record<PolicyTarget, string> = {
+  everyone: "everyone: agents, scripts and people",
+  agents: "agents and scripts (MCP clients and API tokens)",
+  people: "people in the browser (the IDE, terminal, ▶ Run)",
+};
+
+/** Tools whose rules match command lines: without a prefix such a rule matches every command. */
+const SHELL_TOOLS = new Set(["bash", "run_script", "*"]);
 
 /** One example command per line; blank lines are not examples. */
 const examplesOf = (text: string) =>
@@ -17,13 +26,18 @@ const examplesOf = (text: string) =>
 
 /**
  * Operators' policy rules: checked on every call before autonomy (docs/tools.md). A rule's examples are
- * checked by the runner when it is saved, and its message names the example that does not fit.
+ * checked by the runner when it is saved, and its message names the example that does not fit. A rule
+ * targets agents and scripts, people, or everyone; a shell rule with no prefix matches every command, so
+ * the form sends it only when "every command" is ticked (an empty prefix alone is refused).
  */
 export function PolicyRules({ canEdit }: { canEdit: boolean }) {
   const rules = useAsync(listPolicyRules, []);
   const [tool, setTool] = useState("bash");
   const [commandPrefix, setCommandPrefix] = useState("");
   const [effect, setEffect] = useState<PolicyEffect>("ask");
+  const [appliesTo, setAppliesTo] = useState<PolicyTarget>("everyone");
+  const [matchAll, setMatchAll] = useState(false);
+  const shell = SHELL_TOOLS.has(tool.trim());
   const [mustMatch, setMustMatch] = useState("");
   const [mustNotMatch, setMustNotMatch] = useState("");
   const saving = useAction();
@@ -33,12 +47,15 @@ export function PolicyRules({ canEdit }: { canEdit: boolean }) {
     void saving.run(async () => {
       await createPolicyRule({
         tool: tool.trim(),
-        ...(commandPrefix.trim() ? { commandPrefix: commandPrefix.trim() } : {}),
+        // Sent as typed: the runner refuses a blank prefix instead of reading it as "every command".
+        ...(shell && matchAll ? { matchAll: true } : commandPrefix !== "" ? { commandPrefix } : {}),
         effect,
+        appliesTo,
         mustMatch: examplesOf(mustMatch),
         mustNotMatch: examplesOf(mustNotMatch),
       });
       setCommandPrefix("");
+      setMatchAll(false);
       setMustMatch("");
       setMustNotMatch("");
       await rules.reload();
@@ -68,6 +85,7 @@ export function PolicyRules({ canEdit }: { canEdit: boolean }) {
             <thead>
               <tr>
                 <th>Effect</th>
+                <th>For</th>
                 <th>Tool</th>
                 <th>Command prefix</th>
                 <th>Examples</th>
@@ -81,8 +99,11 @@ export function PolicyRules({ canEdit }: { canEdit: boolean }) {
                   <td>
                     <StatusBadge value={rule.effect} />
                   </td>
+                  <td data-testid="policy-rule-target" title={TARGET_HELP[rule.appliesTo ?? "everyone"]}>
+                    {rule.appliesTo ?? "everyone"}
+                  </td>
                   <td className="mono">{rule.tool}</td>
-                  <td className="mono">{rule.commandPrefix ?? <span className="muted">any</span>}</td>
+                  <td className="mono">{rule.commandPrefix ?? <span className="muted">{SHELL_TOOLS.has(rule.tool) ? "every command" : "any"}</span>}</td>
                   <td className="tiny">
                     {rule.mustMatch.map((example) => (
                       <div key={`m${example}`}>
@@ -129,10 +150,33 @@ export function PolicyRules({ canEdit }: { canEdit: boolean }) {
                 ))}
               </datalist>
             </label>
-            <label className="field grow">
-              <span>Command prefix (bash and run_script; empty: every call of the tool)</span>
-              <input value={commandPrefix} onChange={(event) => setCommandPrefix(event.target.value)} placeholder="npm run deploy" className="mono" data-testid="rule-prefix" />
+            <label className="field">
+              <span>Applies to</span>
+              <select value={appliesTo} onChange={(event) => setAppliesTo(event.target.value as PolicyTarget)} data-testid="rule-target">
+                {POLICY_TARGETS.map((option) => (
+                  <option key={option} value={option}>
+                    {TARGET_HELP[option]}
+                  </option>
+                ))}
+              </select>
             </label>
+            <label className="field grow">
+              <span>{shell ? "Command prefix (the command and its first words)" : "Command prefix (bash and run_script only)"}</span>
+              <input
+                value={matchAll && shell ? "" : commandPrefix}
+                onChange={(event) => setCommandPrefix(event.target.value)}
+                placeholder={matchAll && shell ? "every command" : "npm run deploy"}
+                className="mono"
+                disabled={matchAll && shell}
+                data-testid="rule-prefix"
+              />
+            </label>
+            {shell ? (
+              <label className="field check">
+                <input type="checkbox" checked={matchAll} onChange={(event) => setMatchAll(event.target.checked)} data-testid="rule-match-all" />
+                <span>every command</span>
+              </label>
+            ) : null}
           </div>
           <div className="row wrap">
             <label className="field grow">
@@ -161,5 +205,5 @@ export function PolicyRules({ canEdit }: { canEdit: boolean }) {
 }
 
 function describe(rule: PolicyRule): string {
-  return `${rule.effect} ${rule.tool}${rule.commandPrefix ? ` ${rule.commandPrefix}` : ""}`;
+  return `${rule.effect} ${rule.tool}${rule.commandPrefix ? ` ${rule.commandPrefix}` : ""} for ${rule.appliesTo ?? "everyone"}`;
 }
