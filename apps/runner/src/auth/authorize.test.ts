@@ -14,7 +14,7 @@ const EXPECTED: { [R in Resource]: Record<Action<R>, string> } = {
   terminal: { use: "AOO-" },
   run: { list: "AAOA", read: "AAOA", logs: "AAOA", share: "AOO-", unshare: "AAO-", cancel: "AAO-" },
   receipt: { read: "AAOA", verify: "AAAA" },
-  approval: { list: "AAOA", decide: "AA--" },
+  approval: { list: "AAOA", decide: "AA--", cancel: "OOO-" },
   skill: { list: "AAAA", read: "AAAA", create: "OOO-", update: "AAO-", delete: "AAO-" },
   policyRule: { list: "AAAA", create: "AA--", delete: "AA--" },
   mcpServer: { list: "AOOO", read: "AAOO", create: "OOO-", delete: "AOO-", accept: "AA--" },

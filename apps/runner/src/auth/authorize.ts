@@ -71,6 +71,7 @@ export const PERMISSIONS = {
   approval: {
     list: rule(["GET /api/approvals"], "any", "any", "own", "any", "a developer sees the approvals of their own sessions; viewers read, as they read every run"),
     decide: rule(["POST /api/approvals/:id"], "any", "any", "none", "none", "a developer sees their own sessions' parked calls but does not approve them"),
+    cancel: rule(["POST /api/approvals/:id"], "own", "own", "own", "none", "{decision: \"cancel\"}: only whoever asked withdraws their parked call"),
   },
   skill: {
     list: rule(["GET /api/skills"], "any", "any", "any", "any"),

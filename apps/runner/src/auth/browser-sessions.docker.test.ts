@@ -170,9 +170,9 @@ describe("browser sessions", () => {
       approval = pending.body.approvals.find((a) => a.sessionId === devSession && a.text.includes("to-cancel"));
     }
     expect(approval).toBeDefined();
-    // The admin did not ask for it: not found to them as a cancel (they would deny it instead).
+    // The admin did not ask for it: they may see it but not cancel it (they would deny it instead).
     const notTheirs = await kit.api("POST", `/api/approvals/${approval!.id}`, { decision: "cancel", sha256: approval!.sha256 });
-    expect(notTheirs.status).toBe(404);
+    expect(notTheirs.status).toBe(403);
     const wrongHash = await kit.api("POST", `/api/approvals/${approval!.id}`, { decision: "cancel", sha256: "0".repeat(64) }, devToken);
     expect(wrongHash.status).toBe(409);
     const cancelled = await kit.api<{ status: string; decidedBy: string; cause: string }>("POST", `/api/approvals/${approval!.id}`, { decision: "cancel", sha256: approval!.sha256 }, devToken);

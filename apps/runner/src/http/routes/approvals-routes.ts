@@ -3,6 +3,7 @@ import { z } from "zod";
 import { AppError, ApprovalDecisionBodySchema, ApprovalStatusSchema } from "@berth/protocol";
 import { APPROVAL_ERROR_STATUS, type ApprovalService } from "@berth/tools";
 import type { PrismaApprovalStore } from "../../approvals/prisma-approval-store";
+import { authorize } from "../../auth/authorize";
 import { authorized, listScopeOf } from "../authorized";
 import { parse } from "../validate";
 import { requirePrincipal } from "../build-server";
@@ -21,8 +22,9 @@ export function registerApprovalRoutes(app: FastifyInstance, deps: { approvals: 
   const cancel = async (request: FastifyRequest<{ Params: { id: string } }>, sha256: string) => {
     const principal = requirePrincipal(request);
     const current = await deps.approvals.get(request.params.id);
-    // Someone else's request is "not found" to the caller: they cannot cancel it, nor learn of it here.
-    if (!current || current.requestedBy !== principal.name) throw new AppError({ code: "not_found", message: `Unknown approval request you asked for: ${request.params.id}` });
+    if (!current) throw new AppError({ code: "not_found", message: `Approval not found: ${request.params.id}` });
+    // "own" here is whoever asked (requests record the asker's name), not the session's owner (docs/api.md, Roles).
+    authorize(principal, "approval", "cancel", { id: current.id, ownerId: current.requestedBy === principal.name ? principal.userId : null });
     return deps.approvals.cancel(current.id, { sha256, cancelledBy: principal.name });
   };
 
