@@ -14,7 +14,7 @@ const EXPECTED: { [R in Resource]: Record<Action<R>, string> } = {
   terminal: { use: "AOO-" },
   run: { list: "AAOA", read: "AAOA", logs: "AAOA", share: "AOO-", unshare: "AAO-", cancel: "AAO-" },
   receipt: { read: "AAOA", verify: "AAAA" },
-  approval: { list: "AAOA", decide: "AA--", cancel: "OOO-" },
+  approval: { list: "AAOO", decide: "AA--", cancel: "OOO-" },
   skill: { list: "AAAA", read: "AAAA", create: "OOO-", update: "AAO-", delete: "AAO-" },
   policyRule: { list: "AAAA", create: "AA--", delete: "AA--" },
   mcpServer: { list: "AOOO", read: "AAOO", create: "OOO-", delete: "AOO-", accept: "AA--" },
@@ -23,7 +23,7 @@ const EXPECTED: { [R in Resource]: Record<Action<R>, string> } = {
   browserSession: { create: "OOOO", list: "AOOO", revoke: "AOOO" },
   token: { list: "A---", create: "A---", revoke: "A---" },
   metrics: { read: "AAAA" },
-  liveEvents: { "runs:subscribe": "AAOA", "approvals:subscribe": "AAOA" },
+  liveEvents: { "runs:subscribe": "AAOO", "approvals:subscribe": "AAOO" },
 };
 
 /** Resources whose refusal hides existence from a caller who may not read the target. */

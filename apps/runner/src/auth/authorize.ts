@@ -69,7 +69,7 @@ export const PERMISSIONS = {
     verify: rule(["POST /api/receipts/verify"], "any", "any", "any", "any", "checks a signature the caller supplies; reads nothing stored"),
   },
   approval: {
-    list: rule(["GET /api/approvals"], "any", "any", "own", "any", "a developer sees the approvals of their own sessions; viewers read, as they read every run"),
+    list: rule(["GET /api/approvals"], "any", "any", "own", "own", "only operators and admins see everyone's parked calls (their texts may hold a script's content); a developer sees their own sessions'"),
     decide: rule(["POST /api/approvals/:id"], "any", "any", "none", "none", "a developer sees their own sessions' parked calls but does not approve them"),
     cancel: rule(["POST /api/approvals/:id"], "own", "own", "own", "none", "{decision: \"cancel\"}: only whoever asked withdraws their parked call"),
   },
@@ -120,8 +120,8 @@ export const PERMISSIONS = {
     read: rule(["GET /metrics"], "any", "any", "any", "any", "counts only, no names or content; a scraper can use a viewer token"),
   },
   liveEvents: {
-    "runs:subscribe": rule(["socket runs:subscribe"], "any", "any", "own", "any", "run:status of every session, or for a developer of their own sessions"),
-    "approvals:subscribe": rule(["socket approvals:subscribe"], "any", "any", "own", "any", "approval events, filtered like GET /api/approvals"),
+    "runs:subscribe": rule(["socket runs:subscribe"], "any", "any", "own", "own", "live run:status of every session for operators and admins; others get their own sessions' (a viewer reads runs through GET /api/runs)"),
+    "approvals:subscribe": rule(["socket approvals:subscribe"], "any", "any", "own", "own", "approval events, filtered like GET /api/approvals"),
   },
 } as const satisfies Record<string, Record<string, Rule>>;
 

@@ -43,7 +43,7 @@ beforeAll(async () => {
 afterAll(async () => kit?.close());
 
 describe("roles through the runner (docs/api.md, Roles)", () => {
-  it("a developer lists only their own sessions' approvals; operators and viewers list everyone's", async () => {
+  it("a developer lists only their own sessions' approvals, a viewer none; operators list everyone's", async () => {
     const parked = await kit.tool<Parked>(aliceSession, "bash", { command: "sudo true; echo alice-secret-plan" }, { token: tokens.alice });
     expect(parked.status).toBe(202);
     const bobs = await kit.tool<Parked>(bobSession, "bash", { command: "sudo true; echo bob-plan" }, { token: tokens.bob });
@@ -53,7 +53,7 @@ describe("roles through the runner (docs/api.md, Roles)", () => {
     expect(await seenBy(tokens.bob)).toEqual([bobs.body.approvalId]);
     expect(await seenBy(tokens.alice)).toEqual([parked.body.approvalId]);
     expect(await seenBy(tokens.operator)).toEqual(expect.arrayContaining([parked.body.approvalId, bobs.body.approvalId]));
-    expect(await seenBy(tokens.viewer)).toEqual(expect.arrayContaining([parked.body.approvalId, bobs.body.approvalId]));
+    expect(await seenBy(tokens.viewer)).toEqual([]);
 
     // Deciding stays with operators: the developer whose session it is gets a 403 naming the rule.
     const selfApproved = await kit.api<ErrorBody>("POST", `/api/approvals/${parked.body.approvalId}`, { decision: "approve", sha256: parked.body.sha256 }, tokens.alice);
@@ -144,12 +144,15 @@ describe("roles through the runner (docs/api.md, Roles)", () => {
     expect(bobSeen.filter((s) => s.sessionId === aliceSession)).toEqual([]);
   });
 
-  it("approvals:subscribe sends a developer only their own sessions' approvals; a viewer cannot subscribe to decide", async () => {
+  it("approvals:subscribe sends a developer only their own sessions' approvals, a viewer none; an operator everyone's", async () => {
     const bob = await kit.socket(tokens.bob);
+    const viewer = await kit.socket(tokens.viewer);
     const operator = await kit.socket(tokens.operator);
     const bobSeen = collect<Approval>(bob, "approval:created");
+    const viewerSeen = collect<Approval>(viewer, "approval:created");
     const operatorSeen = collect<Approval>(operator, "approval:created");
     expect(await emitWithAck(bob, "approvals:subscribe", {})).toMatchObject({ ok: true, scope: "own" });
+    expect(await emitWithAck(viewer, "approvals:subscribe", {})).toMatchObject({ ok: true, scope: "own" });
     expect(await emitWithAck(operator, "approvals:subscribe", {})).toMatchObject({ ok: true, scope: "any" });
 
     const alices = await kit.tool<Parked>(aliceSession, "bash", { command: "sudo true; echo alice-live" }, { token: tokens.alice });
@@ -160,6 +163,7 @@ describe("roles through the runner (docs/api.md, Roles)", () => {
     await expect.poll(() => operatorSeen.map((a) => a.id)).toEqual(expect.arrayContaining([alices.body.approvalId, bobs.body.approvalId]));
     expect(bobSeen.map((a) => a.id)).not.toContain(alices.body.approvalId);
     expect(JSON.stringify(bobSeen)).not.toContain("alice-live");
+    expect(viewerSeen).toEqual([]);
   });
 
   it("a viewer calls no tool and another developer none in someone else's session, over HTTP, socket.io and MCP", async () => {
