@@ -33,6 +33,7 @@ describe("admission bench", () => {
     // Classified substitutions ask less; nothing that asked before stopped being asked for other reasons.
     expect(result.asks.default.after).toBeLessThan(result.asks.default.before);
     expect(result.asks.yolo.after).toBeLessThan(result.asks.yolo.before);
+    expect(result.asksWithSubstitutionsAtDefault.after).toBeLessThan(result.asksWithSubstitutionsAtDefault.before);
   });
 
   it("the old rule asked for every substitution; the new one for what cannot be seen", () => {

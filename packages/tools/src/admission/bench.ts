@@ -212,6 +212,8 @@ export interface CorpusBenchResult {
   parseP95Ms: number;
   /** Verdicts of bash calls with no policy rules, at `default` and at `yolo`. */
   asks: Record<"default" | "yolo", AskShare>;
+  /** The same at `default`, among the commands with substitutions only. */
+  asksWithSubstitutionsAtDefault: AskShare;
   loadAverage: number[];
 }
 
@@ -271,15 +273,17 @@ export function runCorpusBench(
     if (r % 2 === 1) pair.reverse();
     for (const run of pair) run();
   }
+  const substituted = commands.filter((c) => classifyCommand(c, CORPUS_OPTS).substitutions > 0);
   const result: CorpusBenchResult = {
     commands: commands.length,
-    withSubstitutions: commands.filter((c) => classifyCommand(c, CORPUS_OPTS).substitutions > 0).length,
+    withSubstitutions: substituted.length,
     rounds,
     classifyP50Ms: round(median(classify.map((t) => t.p50))),
     classifyP95Ms: round(median(classify.map((t) => t.p95))),
     parseP50Ms: round(median(parsed.map((t) => t.p50))),
     parseP95Ms: round(median(parsed.map((t) => t.p95))),
     asks: { default: askShares(commands, "default"), yolo: askShares(commands, "yolo") },
+    asksWithSubstitutionsAtDefault: askShares(substituted, "default"),
     loadAverage: loadavg().map((l) => Math.round(l * 100) / 100),
   };
   if (options.print ?? true) {
@@ -298,6 +302,10 @@ export function runCorpusBench(
       const { before, after } = result.asks[autonomy];
       console.log(`  asks at ${autonomy}: before (every substitution asked) ${pct(before)}, after ${pct(after)}`);
     }
+    const sub = result.asksWithSubstitutionsAtDefault;
+    console.log(
+      `  of the ${result.withSubstitutions} with substitutions, asking at default: before ${sub.before}, after ${sub.after}`,
+    );
   }
   return result;
 }
