@@ -64,6 +64,7 @@ export class BrowserSessions {
 
   /** Signs a browser in as the token's user; the secret is in this answer only (its sha256 is stored). */
   async mint(principal: Principal, userAgent: string): Promise<{ session: BrowserSessionView; secret: string }> {
+    authorize(principal, "browserSession", "create");
     if (principal.credential === "browser") {
       throw new AppError({ code: "forbidden", message: "A browser session cannot mint another: sign in with an API token" });
     }
