@@ -73,14 +73,17 @@ test("developer: a background server started in the terminal keeps streaming aft
   const { id: sessionId } = await api.createSession(request, { name: `term-${Date.now()}`, autonomy: "trusted" });
   await page.goto(`/sessions/${sessionId}`);
   await page.getByTestId("tab-terminal").click();
-  await expect(page.getByTestId("terminal").locator(".xterm-rows")).toContainText("Berth terminal");
+  // A real shell on a PTY: its prompt, in /workspace.
+  await expect.poll(() => terminalText(page), { timeout: 30_000 }).toMatch(/:\/workspace\$ /);
 
-  await typeInTerminal(page, "echo hello-from-exec");
-  await expect.poll(() => terminalText(page)).toMatch(/^hello-from-exec$/m);
+  await typeInTerminal(page, "echo hello-from-$((6*7))");
+  await expect.poll(() => terminalText(page)).toMatch(/^hello-from-42\s*$/m);
 
+  // A job of the shell: its output streams into the terminal as the server writes it.
   await typeInTerminal(page, "python3 -u -m http.server 8765 --bind 127.0.0.1 &");
   await expect.poll(() => terminalText(page), { timeout: 30_000 }).toContain("Serving HTTP on 127.0.0.1 port 8765");
-  await expect(page.getByTestId("process-row").first()).toContainText("RUNNING");
+  await typeInTerminal(page, "jobs");
+  await expect.poll(() => terminalText(page)).toMatch(/\[1\]\+\s+Running\s+python3 -u -m http.server/);
 
   const hit = (path: string) => typeInTerminal(page, `python3 -c "import urllib.request as u; u.urlopen('http://127.0.0.1:8765/${path}')" 2>/dev/null; echo fetched-${path}`);
   await hit("first-visit");
@@ -89,10 +92,10 @@ test("developer: a background server started in the terminal keeps streaming aft
 
   await page.reload();
   await page.getByTestId("tab-terminal").click();
-  // What was shown is back, exactly once (offsets and text are saved together)...
+  // What was shown is back, exactly once (the offset and the screen are saved together)...
   await expect.poll(() => terminalText(page)).toContain("GET /first-visit HTTP/1.1");
   expect((await terminalText(page)).match(/GET \/first-visit HTTP/g)).toHaveLength(1);
-  // ...and the process's new output keeps arriving: it is reattached, not replayed.
+  // ...and the job's new output keeps arriving: the terminal is reattached, not replayed.
   await hit("after-reload");
   await expect.poll(() => terminalText(page)).toContain("GET /after-reload HTTP/1.1");
   expect((await terminalText(page)).match(/Serving HTTP on/g)).toHaveLength(1);

@@ -42,7 +42,7 @@ test("the file tree follows changes made elsewhere; binary files show as such; C
   await screenshot(page, "ide-binary-file");
 
   await page.keyboard.press("Control+Backquote");
-  await expect(page.getByTestId("terminal").locator("textarea")).toBeFocused();
+  await expect(page.getByTestId("terminal").locator(".terminal-view:not([hidden]) textarea")).toBeFocused();
   requests.assertNone();
 });
 

@@ -87,8 +87,13 @@ export async function waitForRunEnd(request: APIRequestContext, runId: string) {
 }
 
 /** The text xterm shows (its DOM renderer draws the visible rows). */
+/** The visible terminal tab's screen (xterm's rows; the scrollback above is not included). */
+export function activeTerminal(page: Page) {
+  return page.getByTestId("terminal").locator(".terminal-view:not([hidden])");
+}
+
 export async function terminalText(page: Page): Promise<string> {
-  return (await page.getByTestId("terminal").locator(".xterm-rows").innerText()).replace(/\u00a0/g, " ");
+  return (await activeTerminal(page).locator(".xterm-rows").innerText()).replace(/\u00a0/g, " ");
 }
 
 export async function typeInTerminal(page: Page, line: string) {

@@ -2,6 +2,7 @@
 import { io, type Socket } from "socket.io-client";
 import { useEffect, useState } from "react";
 import type { RunCancelRequest, RunCancelResult } from "@berth/protocol";
+import type { TerminalInfo } from "@berth/protocol";
 import { ApiError, callTool, type ApprovalRequest, type LogStream, type Parked, type ToolResult } from "./api";
 
 /** Server → client events (docs/api.md "socket.io"); payload fields beyond the spec are optional. */
@@ -13,6 +14,10 @@ export type FileChangedEvent = { sessionId: string; path: string; kind?: string 
 export type SessionStatusEvent = { sessionId: string; status: string; terminationCause?: string | null; autonomy?: string; autonomyChangedBy?: string };
 /** Sent to the calling socket as soon as a tool:call's run exists (its callId is the client's). */
 export type RunStartedEvent = { callId: string | null; runId: string; sessionId: string };
+/** `data` arrives as binary; the ack tells the runner the chunk was taken (its flow control). */
+export type TerminalOutputEvent = { terminalId: string; offset: number; data: ArrayBuffer | Uint8Array };
+export type TerminalExitEvent = { terminalId: string; exitCode: number | null };
+type SocketAck<T> = (err: { code: string; message: string } | null, result?: T) => void;
 
 export interface ServerToClientEvents {
   "run:output": (event: RunOutputEvent) => void;
@@ -24,6 +29,8 @@ export interface ServerToClientEvents {
   "session:status": (event: SessionStatusEvent) => void;
   "approval:created": (event: ApprovalRequest) => void;
   "approval:decided": (event: ApprovalRequest) => void;
+  "terminal:output": (event: TerminalOutputEvent, ack: () => void) => void;
+  "terminal:exit": (event: TerminalExitEvent) => void;
 }
 
 export interface ClientToServerEvents {
@@ -36,6 +43,13 @@ export interface ClientToServerEvents {
   "approvals:subscribe": () => void;
   /** The Stop button (docs/api.md): `err.code` is `conflict` when the run is not running. */
   "run:cancel": (payload: RunCancelRequest, ack: (err: { code: string; message: string } | null, result?: RunCancelResult) => void) => void;
+  "terminal:open": (payload: { sessionId: string; cols: number; rows: number; name?: string }, ack: SocketAck<TerminalInfo>) => void;
+  "terminal:list": (payload: { sessionId: string }, ack: SocketAck<{ terminals: TerminalInfo[] }>) => void;
+  "terminal:attach": (payload: { terminalId: string; offset: number }, ack: SocketAck<TerminalInfo & { offset: number }>) => void;
+  "terminal:input": (payload: { terminalId: string; data: string }, ack?: SocketAck<{ bytesWritten: number }>) => void;
+  "terminal:resize": (payload: { terminalId: string; cols: number; rows: number }, ack?: SocketAck<TerminalInfo>) => void;
+  "terminal:rename": (payload: { terminalId: string; name: string }, ack: SocketAck<TerminalInfo>) => void;
+  "terminal:close": (payload: { terminalId: string }, ack: SocketAck<{ terminalId: string; closed: true }>) => void;
 }
 
 export type BerthSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
@@ -111,4 +125,14 @@ export async function callToolLive(
   }).finally(() => socket.off("run:started", onStarted));
   if ((answer as Parked).status === "parked") return callTool(sessionId, tool, args, opts);
   return answer as ToolResult;
+}
+
+/** One socket request with an ack, as a promise (rejects with the runner's error). */
+export function request<T>(send: (ack: SocketAck<T>) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    send((err, result) => {
+      if (err) reject(new ApiError(400, err.code, err.message));
+      else resolve(result as T);
+    });
+  });
 }
