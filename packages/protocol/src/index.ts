@@ -1,4 +1,5 @@
 export * from "./tool-result";
+export * from "./content-block";
 export * from "./agent-rpc";
 export * from "./errors";
 export * from "./receipt";

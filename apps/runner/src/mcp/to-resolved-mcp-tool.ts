@@ -17,6 +17,8 @@ export function toResolvedMcpTool(gateway: McpClientGateway, tool: ProjectedMcpT
     description: tool.description || `${tool.upstreamName} on MCP server ${tool.serverName}`,
     argsSchema: McpArgsSchema,
     parameters: tool.inputSchema,
+    ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+    ...(tool.annotations ? { annotations: tool.annotations } : {}),
     // Upstream tools may have side effects we cannot see: never run two of them at once in a plan.
     executionMode: "sequential",
     classify: () => ({ actionClass, recognised: false, alwaysAsk: false, reasons: [`MCP tool ${tool.upstreamName} of server ${tool.serverName} (${tool.transport})`] }),

@@ -1,7 +1,7 @@
 import type { Database } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
 import { admit, renderCallText, type AdmissionRegistry, type AdmissionResult, type ApprovalService, type LoopGuard, type ToolRouter, type ToolScope, type AnyToolSpec, type ToolContext } from "@berth/tools";
-import type { ApprovalRequest, Autonomy, CallerKind, PolicyRule, ToolProgressListener, ToolResult } from "@berth/protocol";
+import type { ActionClass, ApprovalRequest, Autonomy, CallerKind, PolicyRule, ToolProgressListener, ToolResult } from "@berth/protocol";
 import { toolFailure } from "@berth/protocol";
 import type { z } from "zod";
 import { authorize } from "../auth/authorize";
@@ -14,11 +14,11 @@ import type { SessionService } from "../sessions/session-service";
 import type { RunnerMetrics } from "../metrics/runner-metrics";
 import type { ReceiptService } from "../receipts/receipt-service";
 import { createMonitorHost } from "./monitor-host";
-import type { ActiveRuns } from "../runs/active-runs";
-import { followRunProgress } from "../runs/run-progress";
-import { loopGuardKey } from "@berth/tools";
+import { loopGuardKey, reachableClasses } from "@berth/tools";
 import { ProcessClasses } from "./process-classes";
 import { WorkspaceGeneration, changesWorkspace } from "./workspace-generation";
+import type { ActiveRuns } from "../runs/active-runs";
+import { followRunProgress } from "../runs/run-progress";
 
 export type CallVia = "http" | "socket" | "mcp";
 
@@ -145,14 +145,24 @@ export class ToolService {
   }
 
   /** The tools a session shows directly (REST GET /tools, MCP tools/list): built-ins only, so no MCP listing is needed. */
-  surface(sessionId: string, principal: Principal): { name: string; description: string; parameters: Record<string, unknown>; actionClass: string }[] {
+  surface(sessionId: string, principal: Principal): { name: string; description: string; parameters: Record<string, unknown>; outputSchema?: Record<string, unknown>; actionClass: string; reachesOthers?: boolean }[] {
     const scope: ToolScope = { userId: principal.userId, sessionId };
     return this.deps.router.directSurface(scope).map(({ spec }) => ({
       name: spec.name,
       description: spec.description,
       parameters: spec.parameters,
+      ...(spec.outputSchema ? { outputSchema: spec.outputSchema } : {}),
       actionClass: safeClass(spec),
+      ...(spec.reachesOthers ? { reachesOthers: true } : {}),
     }));
+  }
+
+  /** What gateway and dispatch can reach in this session (their MCP annotations): its catalogue, MCP tools listed, less what autonomy denies. */
+  async reach(sessionId: string, principal: Principal): Promise<ActionClass[]> {
+    const session = await this.deps.sessions.get(sessionId, principal);
+    const scope: ToolScope = { userId: principal.userId, sessionId: session.id };
+    await this.deps.prepareScope?.(scope, "gateway");
+    return reachableClasses(this.deps.router.catalogue(scope).map((tool) => tool.spec), session.autonomy as Autonomy);
   }
 
   async call(input: ToolCallInput): Promise<ToolCallOutcome> {

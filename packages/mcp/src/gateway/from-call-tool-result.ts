@@ -1,4 +1,5 @@
-import type { ToolResult } from "@berth/protocol";
+import { ContentBlockSchema, contentBlockText } from "@berth/protocol";
+import type { ContentBlock, ToolResult } from "@berth/protocol";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 export interface McpCallOrigin {
@@ -9,28 +10,27 @@ export interface McpCallOrigin {
 }
 
 /**
- * MCP result → ToolResult. Text parts become `output` (what a model reads); other parts are named, not
- * inlined (a model cannot read base64). `isError: true` is ok:false (docs/tools.md). Structured content
- * goes to `details`; the server used goes to `trace`, never to the model.
+ * MCP result → ToolResult. The upstream's content blocks and structuredContent are kept exactly as sent
+ * (`content`, `structuredContent`), so an MCP caller of Berth gets the image, the resource and the
+ * annotations a direct connection would. `output` is the textual stand-in everyone else reads: text
+ * parts as they are, other parts named (a model cannot read base64). `isError: true` is ok:false
+ * (docs/tools.md). The server used goes to `trace`, never to the model.
  */
 export function fromCallToolResult(result: CallToolResult, origin: McpCallOrigin): ToolResult {
+  const content: ContentBlock[] = [];
   const parts: string[] = [];
   for (const item of result.content ?? []) {
-    switch (item.type) {
-      case "text":
-        parts.push(item.text);
-        break;
-      case "image":
-      case "audio":
-        parts.push(`[${item.type} ${item.mimeType}, ${Math.floor((item.data.length * 3) / 4)} bytes]`);
-        break;
-      case "resource":
-        parts.push("text" in item.resource ? item.resource.text : `[resource ${item.resource.uri}]`);
-        break;
-      case "resource_link":
-        parts.push(`[resource ${item.uri}]`);
-        break;
+    const parsed = ContentBlockSchema.safeParse(item);
+    // A block of a kind this Berth does not know (a newer spec) is named instead, for every reader.
+    if (!parsed.success) {
+      const standIn = `[${String((item as { type?: unknown }).type)} content]`;
+      content.push({ type: "text", text: standIn });
+      parts.push(standIn);
+      continue;
     }
+    // The parsed block is loose (unknown fields kept), but pass the upstream object itself through.
+    content.push(item as ContentBlock);
+    parts.push(contentBlockText(parsed.data));
   }
   const structured = result.structuredContent;
   let output = parts.join("\n");
@@ -38,15 +38,20 @@ export function fromCallToolResult(result: CallToolResult, origin: McpCallOrigin
   const trace = { mcpServer: origin.serverName, serverId: origin.serverId, tool: origin.tool };
   const details: Record<string, unknown> = { server: origin.serverName, tool: origin.tool };
   if (structured) details.structuredContent = structured;
+  const mcp = {
+    ...(content.length > 0 ? { content } : {}),
+    ...(structured ? { structuredContent: structured } : {}),
+  };
   if (result.isError) {
     const message = output || `MCP tool ${origin.tool} on ${origin.serverName} failed without a message`;
     return {
       ok: false,
       output: message,
+      ...mcp,
       details,
       trace,
       error: { code: "mcp_tool_error", message: message.slice(0, 2000) },
     };
   }
-  return { ok: true, output, details, trace };
+  return { ok: true, output, ...mcp, details, trace };
 }

@@ -38,6 +38,8 @@ export interface ProjectedMcpTool {
   upstreamName: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** The upstream's own outputSchema, shown by `gateway describe`. */
+  outputSchema?: Record<string, unknown>;
   annotations?: ToolAnnotations;
   origin: McpToolOrigin;
   serverId: string;

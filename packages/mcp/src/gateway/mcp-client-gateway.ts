@@ -74,6 +74,7 @@ interface UpstreamTool {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
   annotations?: ToolAnnotations;
   schemaHash: string;
 }
@@ -332,6 +333,7 @@ export class McpClientGateway {
         name: tool.name,
         description,
         inputSchema,
+        ...(tool.outputSchema ? { outputSchema: tool.outputSchema as Record<string, unknown> } : {}),
         ...(tool.annotations ? { annotations: tool.annotations } : {}),
         schemaHash,
       });
@@ -378,6 +380,7 @@ export class McpClientGateway {
         upstreamName: tool.name,
         description: tool.description,
         inputSchema: tool.inputSchema,
+        ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
         ...(tool.annotations ? { annotations: tool.annotations } : {}),
         origin,
         serverId: entry.id,

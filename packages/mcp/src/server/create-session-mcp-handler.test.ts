@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolResult } from "@berth/protocol";
+import type { ActionClass, ToolResult } from "@berth/protocol";
 import { createMcpHttpListener, createSessionMcpHandler } from ".";
 import type { ParkedCall, SessionMcpDeps, SessionMcpHandlerOptions, SessionToolCall, SessionToolDescriptor } from ".";
 
@@ -245,6 +245,76 @@ describe("session MCP server (/mcp/:sessionId)", () => {
     expect(textOf(result)).toContain("denied");
   });
 
+  it("names an unknown tool once, without a doubled 'MCP error -32602:' prefix", async () => {
+    const base = await serve(new FakeRunner());
+    const client = await connect(base, "sess-1", "tok-1");
+    const error = (await client.callTool({ name: "no_such_tool", arguments: {} }).catch((e: unknown) => e)) as McpError;
+    expect(error.code).toBe(-32602);
+    expect(error.message).toBe('MCP error -32602: Unknown tool: "no_such_tool"; tools/list names the tools of this session');
+  });
+
+  it("declares outputSchemas, and the SDK client validates structuredContent against them", async () => {
+    const outputSchema = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
+    const runner = new FakeRunner();
+    runner.listTools = async () => SURFACE.map((t) => (t.name === "read_file" ? { ...t, outputSchema } : t));
+    const base = await serve(runner);
+    const client = await connect(base, "sess-1", "tok-1");
+    const { tools } = await client.listTools();
+    expect(tools.find((t) => t.name === "read_file")?.outputSchema).toEqual(outputSchema);
+    const ok = await client.callTool({ name: "read_file", arguments: { path: "a.txt" } });
+    expect(ok.structuredContent).toEqual({ path: "a.txt" });
+    // A result that breaks its schema is refused by the client itself: the check is real.
+    runner.callTool = async () => ({ ok: true, output: "x", details: { path: 7 } });
+    await expect(client.callTool({ name: "read_file", arguments: { path: "a.txt" } })).rejects.toThrow(/output schema/);
+  });
+
+  it("annotates a tool that reaches others by what it can reach in the session", async () => {
+    const reach: Record<string, ActionClass[]> = { "sess-1": ["read"], "sess-1_2": ["read", "write", "network"] };
+    const runner = new FakeRunner();
+    runner.listTools = async () => [
+      ...SURFACE,
+      { name: "gateway", description: "Finds and calls.", parameters: { type: "object" }, actionClass: "read", reachesOthers: true },
+    ];
+    const deps: SessionMcpDeps = { ...bind(runner), reach: async ({ sessionId }) => reach[sessionId] ?? [] };
+    const base = await serve(deps);
+    const readOnly = await connect(base, "sess-1", "tok-1");
+    const narrow = (await readOnly.listTools()).tools.find((t) => t.name === "gateway");
+    expect(narrow?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+    const wide = await connect(base, "sess-1_2", "tok-1_2");
+    const gateway = (await wide.listTools()).tools.find((t) => t.name === "gateway");
+    expect(gateway?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: true });
+  });
+
+  it("passes an upstream image and resource through to the MCP caller unchanged", async () => {
+    const image = { type: "image" as const, data: "iVBORw0KGgo=", mimeType: "image/png", annotations: { audience: ["user" as const] } };
+    const resource = { type: "resource" as const, resource: { uri: "file:///r.txt", mimeType: "text/plain", text: "hi" } };
+    const runner = new FakeRunner();
+    runner.callTool = async () => ({ ok: true, output: "[image image/png, 8 bytes]\nhi", content: [image, resource], structuredContent: { n: 1 } });
+    const base = await serve(runner);
+    const client = await connect(base, "sess-1", "tok-1");
+    const result = await client.callTool({ name: "bash", arguments: { command: "x" } });
+    expect(result.content).toEqual([image, resource]);
+    expect(result.structuredContent).toEqual({ n: 1 });
+  });
+
+  it("starts every SSE response with a priming event (an id, empty data) for 2025-11-25 clients", async () => {
+    const base = await serve(new FakeRunner());
+    const res = await fetch(`${base}/mcp/sess-1`, {
+      method: "POST",
+      headers: { authorization: "Bearer tok-1", "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "curl", version: "1" } },
+      }),
+    });
+    expect(res.headers.get("content-type")).toMatch(/text\/event-stream/);
+    const body = await res.text();
+    expect(body).toMatch(/^id: \S+\ndata: \n\n/);
+    expect(body).toContain('"serverInfo"');
+  });
+
   it("answers GET with 405 (stateless: no standalone stream)", async () => {
     const base = await serve(new FakeRunner());
     const res = await fetch(`${base}/mcp/sess-1`, {
@@ -260,4 +330,9 @@ async function waitFor(check: () => boolean, timeoutMs = 5_000): Promise<void> {
     if (Date.now() - start > timeoutMs) throw new Error("condition not met in time");
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** The fake's methods as plain deps, so a test can add `reach` beside them. */
+function bind(runner: FakeRunner): SessionMcpDeps {
+  return { listTools: () => runner.listTools(), callTool: (c) => runner.callTool(c) };
 }

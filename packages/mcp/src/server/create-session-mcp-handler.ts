@@ -3,8 +3,10 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolProgress } from "@berth/protocol";
-import { toolAnnotationsFor } from "./tool-annotations-for";
+import type { ActionClass, ToolProgress } from "@berth/protocol";
+import { JsonRpcFault } from "./json-rpc-fault";
+import { createPrimingEventStore } from "./priming-event-store";
+import { toolAnnotationsFor, toolAnnotationsForReach } from "./tool-annotations-for";
 import { InFlightCalls } from "./in-flight-calls";
 import { ProgressReporter } from "./progress-reporter";
 import { parkedCallResult, toCallToolResult } from "./to-call-tool-result";
@@ -74,7 +76,8 @@ export function createSessionMcpHandler<P extends McpPrincipal = McpPrincipal>(
       return;
     }
     const server = buildServer(deps, ctx, { approvalWaitMs, heartbeatMs, serverInfo, onError: opts.onError }, inFlight);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    // The event store only numbers events, so every SSE response starts with the spec's priming event.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, eventStore: createPrimingEventStore() });
     res.on("close", () => {
       // Closing aborts in-flight handlers (their signal), so a parked wait stops when the client leaves.
       void transport.close();
@@ -100,10 +103,11 @@ function buildServer(
       "Use the `gateway` tool to find and call more capabilities.",
   });
 
-  const internal = (error: unknown, what: string): McpError => {
-    if (error instanceof McpError) return error;
+  const internal = (error: unknown, what: string): JsonRpcFault => {
+    if (error instanceof JsonRpcFault) return error;
+    if (error instanceof McpError) return JsonRpcFault.from(error);
     opts.onError?.(error, ctx);
-    return new McpError(ErrorCode.InternalError, `internal error while ${what}`);
+    return new JsonRpcFault(ErrorCode.InternalError, `internal error while ${what}`);
   };
 
   const listSurface = async (): Promise<readonly SessionToolDescriptor[]> => {
@@ -114,14 +118,25 @@ function buildServer(
     }
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await listSurface()).map(toMcpTool) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const surface = await listSurface();
+    let reach: readonly ActionClass[] | undefined;
+    if (deps.reach && surface.some((t) => t.reachesOthers)) {
+      try {
+        reach = await deps.reach(query);
+      } catch (error) {
+        throw internal(error, "listing tools");
+      }
+    }
+    return { tools: surface.map((tool) => toMcpTool(tool, reach)) };
+  });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name } = request.params;
     // Only the listed (direct) surface is callable by name; anything else is reached through `gateway`.
     const surface = await listSurface();
     if (!surface.some((t) => t.name === name)) {
-      throw new McpError(
+      throw new JsonRpcFault(
         ErrorCode.InvalidParams,
         `Unknown tool: ${JSON.stringify(name)}; tools/list names the tools of this session`,
       );
@@ -167,15 +182,22 @@ function buildServer(
   return server;
 }
 
-function toMcpTool(tool: SessionToolDescriptor): Tool {
+function toMcpTool(tool: SessionToolDescriptor, reach: readonly ActionClass[] | undefined): Tool {
   // MCP requires an object schema at the top; the registry's zod objects always are, but never send less.
   const inputSchema = (
     tool.parameters.type === "object" ? tool.parameters : { type: "object", properties: {} }
   ) as Tool["inputSchema"];
+  // A tool that calls others is as powerful as what it reaches; not knowing that, claim the worst case.
+  const annotations = tool.reachesOthers
+    ? reach
+      ? toolAnnotationsForReach(reach)
+      : toolAnnotationsFor("unknown")
+    : toolAnnotationsFor(tool.actionClass);
   return {
     name: tool.name,
     description: tool.description,
     inputSchema,
-    annotations: toolAnnotationsFor(tool.actionClass),
+    ...(tool.outputSchema?.type === "object" ? { outputSchema: tool.outputSchema as Tool["outputSchema"] } : {}),
+    annotations,
   };
 }

@@ -6,7 +6,11 @@ export interface SessionToolDescriptor {
   description: string;
   /** JSON schema of the arguments (generated from zod by the registry). */
   parameters: Record<string, unknown>;
+  /** JSON schema of the structured result (MCP outputSchema), generated from the protocol's zod schema. */
+  outputSchema?: Record<string, unknown>;
   actionClass: ActionClass;
+  /** Calls other tools (gateway, dispatch): annotated by what it can reach (`SessionMcpDeps.reach`). */
+  reachesOthers?: boolean;
 }
 
 /** Admission parked the call and no decision arrived within the wait. */
@@ -49,6 +53,11 @@ export interface SessionToolCall extends SessionToolQuery {
  */
 export interface SessionMcpDeps {
   listTools(query: SessionToolQuery): Promise<readonly SessionToolDescriptor[]>;
+  /**
+   * The action classes the session's tools that call others can reach (its catalogue, less what its
+   * autonomy denies), asked for tools/list only. Without it such a tool claims the worst case.
+   */
+  reach?(query: SessionToolQuery): Promise<readonly ActionClass[]>;
   callTool(call: SessionToolCall): Promise<ToolResult | ParkedCall>;
 }
 

@@ -10,9 +10,30 @@ describe("toCallToolResult", () => {
     });
   });
 
-  it("leaves out details too large to be worth sending twice", () => {
+  it("always sends a success's details, however large (an outputSchema makes structuredContent required)", () => {
     const result = toCallToolResult({ ok: true, output: "big", details: { blob: "x".repeat(20_000) } });
-    expect(result.structuredContent).toBeUndefined();
+    expect(result.structuredContent).toEqual({ blob: "x".repeat(20_000) });
+  });
+
+  it("passes content blocks and an upstream's structuredContent through unchanged", () => {
+    const image = { type: "image" as const, data: "iVBORw0KGgo=", mimeType: "image/png", annotations: { audience: ["user" as const], priority: 0.9 } };
+    const link = { type: "resource_link" as const, uri: "file:///a.txt", name: "a.txt", _meta: { "x/y": 1 } };
+    const result = toCallToolResult({
+      ok: true,
+      output: "[image image/png, 8 bytes]\n[resource file:///a.txt]",
+      content: [image, link],
+      structuredContent: { points: [1, 2] },
+      details: { server: "charts", tool: "plot", capability: "plot" },
+    });
+    expect(result.content).toEqual([image, link]);
+    expect(result.structuredContent).toEqual({ points: [1, 2] });
+  });
+
+  it("sends a failure's details nowhere but an upstream's structuredContent as it came", () => {
+    expect(toCallToolResult({ ok: false, output: "no", details: { stage: "policy" } }).structuredContent).toBeUndefined();
+    expect(
+      toCallToolResult({ ok: false, output: "no", structuredContent: { reason: "quota" } }).structuredContent,
+    ).toEqual({ reason: "quota" });
   });
 
   it("marks failures isError with the message, even when output is empty", () => {

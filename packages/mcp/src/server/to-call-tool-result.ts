@@ -2,13 +2,13 @@ import type { ToolResult } from "@berth/protocol";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ParkedCall } from "./session-mcp-types";
 
-// `details` is UI data; above this size it would only cost the client tokens twice.
-const MAX_STRUCTURED_BYTES = 16 * 1024;
-
 /**
- * ToolResult → MCP result: `output` is the text a model reads; ok:false is `isError` (a tool failure is
- * a result, not a protocol error). Small `details` ride along as structuredContent; run and receipt ids
- * go in `_meta` so a client can link to them.
+ * ToolResult → MCP result. Content blocks a result carries (an upstream image, resource or annotated
+ * block) go out unchanged; otherwise `output` is the one text block a model reads. ok:false is `isError`
+ * (a tool failure is a result, not a protocol error). structuredContent is an upstream's own, exactly as
+ * it sent it, or else a success's `details`, which every built-in's outputSchema describes: a tool with
+ * an outputSchema must send it (MCP), so it is never left out for size. Run and receipt ids go in
+ * `_meta` so a client can link to them.
  */
 export function toCallToolResult(result: ToolResult): CallToolResult {
   const text = result.output || (result.ok ? "" : (result.error?.message ?? "tool failed"));
@@ -16,11 +16,12 @@ export function toCallToolResult(result: ToolResult): CallToolResult {
   if (result.runId) meta["berth/runId"] = result.runId;
   if (result.receiptId) meta["berth/receiptId"] = result.receiptId;
   if (!result.ok && result.error) meta["berth/errorCode"] = result.error.code;
-  const out: CallToolResult = { content: [{ type: "text", text }] };
+  const content = result.content?.length ? (result.content as CallToolResult["content"]) : [{ type: "text" as const, text }];
+  const out: CallToolResult = { content };
   if (!result.ok) out.isError = true;
-  if (result.ok && result.details && Buffer.byteLength(JSON.stringify(result.details)) <= MAX_STRUCTURED_BYTES) {
-    out.structuredContent = result.details;
-  }
+  // A failure's details describe the failure, not the outputSchema's result: only an upstream's own goes out.
+  const structured = result.structuredContent ?? (result.ok ? result.details : undefined);
+  if (structured) out.structuredContent = structured;
   if (Object.keys(meta).length > 0) out._meta = meta;
   return out;
 }

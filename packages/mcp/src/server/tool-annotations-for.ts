@@ -23,3 +23,19 @@ export function toolAnnotationsFor(actionClass: ActionClass): ToolAnnotations {
       return { readOnlyHint: false, destructiveHint: true, openWorldHint: true };
   }
 }
+
+/**
+ * Annotations of a tool that calls others (gateway, dispatch), from everything it can reach in the
+ * session: read-only only if all of it is, destructive or open-world if any of it is. Reaching nothing
+ * is read-only (gateway still finds and describes).
+ */
+export function toolAnnotationsForReach(reach: readonly ActionClass[]): ToolAnnotations {
+  const hints = reach.map(toolAnnotationsFor);
+  const readOnly = hints.every((h) => h.readOnlyHint === true);
+  return {
+    readOnlyHint: readOnly,
+    destructiveHint: hints.some((h) => h.destructiveHint === true),
+    ...(readOnly ? { idempotentHint: true } : {}),
+    openWorldHint: hints.some((h) => h.openWorldHint === true),
+  };
+}

@@ -10,17 +10,19 @@ export const ApplyPatchArgsSchema = z.object({
 });
 export type ApplyPatchArgs = z.infer<typeof ApplyPatchArgsSchema>;
 
-export interface PatchFileChange {
-  path: string;
-  operation: "add" | "delete" | "update" | "move";
+export const PatchFileChangeSchema = z.object({
+  path: z.string(),
+  operation: z.enum(["add", "delete", "update", "move"]),
   /** For a move: where the file went. */
-  movePath?: string;
-  linesAdded: number;
-  linesRemoved: number;
-}
+  movePath: z.string().optional(),
+  linesAdded: z.number().int(),
+  linesRemoved: z.number().int(),
+});
+export type PatchFileChange = z.infer<typeof PatchFileChangeSchema>;
 
-export interface ApplyPatchDetails {
-  filesChanged: number;
-  operationsApplied: number;
-  fileChanges: PatchFileChange[];
-}
+export const ApplyPatchDetailsSchema = z.object({
+  filesChanged: z.number().int(),
+  operationsApplied: z.number().int(),
+  fileChanges: z.array(PatchFileChangeSchema),
+});
+export type ApplyPatchDetails = z.infer<typeof ApplyPatchDetailsSchema>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ProcessStatus } from "../agent-rpc";
+import { ProcessStatusSchema } from "../agent-rpc";
 import { noNul } from "./lenient";
 
 export const BASH_ACTIONS = ["exec", "start", "status", "list", "logs", "write", "stop"] as const;
@@ -49,34 +49,55 @@ export const BashArgsSchema = z.object({
 });
 export type BashArgs = z.infer<typeof BashArgsSchema>;
 
-export interface BashExecDetails {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-  durationMs: number;
+export const BashExecDetailsSchema = z.object({
+  exitCode: z.number().int(),
+  stdout: z.string(),
+  stderr: z.string(),
+  timedOut: z.boolean(),
+  durationMs: z.number(),
   /** Set when a signal ended the command (exitCode is then 128 + signal number, or -1 on timeout). */
-  signal?: string | null;
-  aborted?: boolean;
-}
+  signal: z.string().nullable().optional(),
+  aborted: z.boolean().optional(),
+});
+export type BashExecDetails = z.infer<typeof BashExecDetailsSchema>;
 
-export interface BackgroundProcessInfo {
-  processId: string;
-  command: string;
-  cwd: string;
-  status: ProcessStatus;
-  pid: number | null;
-  exitCode: number | null;
-  startedAt: string;
-  endedAt: string | null;
-}
+export const BackgroundProcessInfoSchema = z.object({
+  processId: z.string(),
+  command: z.string(),
+  cwd: z.string(),
+  status: ProcessStatusSchema,
+  pid: z.number().int().nullable(),
+  exitCode: z.number().int().nullable(),
+  startedAt: z.string(),
+  endedAt: z.string().nullable(),
+});
+export type BackgroundProcessInfo = z.infer<typeof BackgroundProcessInfoSchema>;
 
-export interface BashLogsDetails {
-  processId: string;
-  content: string;
-  offset: number;
-  nextOffset: number;
-  truncated: boolean;
-  status: ProcessStatus;
-  exitCode: number | null;
-}
+/** action=start: the process is running; read it back with status/logs. */
+export const BashStartDetailsSchema = BackgroundProcessInfoSchema.pick({ processId: true, status: true, pid: true, command: true, cwd: true });
+export type BashStartDetails = z.infer<typeof BashStartDetailsSchema>;
+
+export const BashListDetailsSchema = z.object({ processes: z.array(BackgroundProcessInfoSchema) });
+
+export const BashLogsDetailsSchema = z.object({
+  processId: z.string(),
+  content: z.string(),
+  offset: z.number().int(),
+  nextOffset: z.number().int(),
+  truncated: z.boolean(),
+  status: ProcessStatusSchema,
+  exitCode: z.number().int().nullable(),
+});
+export type BashLogsDetails = z.infer<typeof BashLogsDetailsSchema>;
+
+export const BashWriteDetailsSchema = z.object({ bytesWritten: z.number().int() });
+
+/** Every bash action's result, one per action: exec, start, status/stop, list, logs, write. */
+export const BashDetailsSchema = z.union([
+  BashExecDetailsSchema,
+  BashStartDetailsSchema,
+  BackgroundProcessInfoSchema,
+  BashListDetailsSchema,
+  BashLogsDetailsSchema,
+  BashWriteDetailsSchema,
+]);

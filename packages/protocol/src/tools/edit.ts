@@ -9,7 +9,8 @@ export const EditArgsSchema = z.object({
 });
 export type EditArgs = z.infer<typeof EditArgsSchema>;
 
-export interface EditDetails {
-  path: string;
-  replacements: number;
-}
+export const EditDetailsSchema = z.object({
+  path: z.string(),
+  replacements: z.number().int(),
+});
+export type EditDetails = z.infer<typeof EditDetailsSchema>;

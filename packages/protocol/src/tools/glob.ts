@@ -22,7 +22,8 @@ export const GlobArgsSchema = z.object({
 });
 export type GlobArgs = z.infer<typeof GlobArgsSchema>;
 
-export interface GlobDetails {
-  files: string[];
-  truncated: boolean;
-}
+export const GlobDetailsSchema = z.object({
+  files: z.array(z.string()),
+  truncated: z.boolean(),
+});
+export type GlobDetails = z.infer<typeof GlobDetailsSchema>;

@@ -30,19 +30,21 @@ export const GrepArgsSchema = z.object({
 });
 export type GrepArgs = z.infer<typeof GrepArgsSchema>;
 
-export interface GrepMatch {
-  file: string;
-  line: number;
-  content: string;
+export const GrepMatchSchema = z.object({
+  file: z.string(),
+  line: z.number().int(),
+  content: z.string(),
   /** A context line around a match (grep context > 0), not a match itself. */
-  isContext?: true;
+  isContext: z.literal(true).optional(),
   /** The line was longer than 500 characters and was cut. */
-  lineTruncated?: true;
-}
+  lineTruncated: z.literal(true).optional(),
+});
+export type GrepMatch = z.infer<typeof GrepMatchSchema>;
 
-export interface GrepDetails {
-  matches: GrepMatch[];
-  filesMatched: number;
-  totalMatches: number;
-  truncated: boolean;
-}
+export const GrepDetailsSchema = z.object({
+  matches: z.array(GrepMatchSchema),
+  filesMatched: z.number().int(),
+  totalMatches: z.number().int(),
+  truncated: z.boolean(),
+});
+export type GrepDetails = z.infer<typeof GrepDetailsSchema>;

@@ -18,13 +18,15 @@ export const ReadFileArgsSchema = z.object({
 });
 export type ReadFileArgs = z.infer<typeof ReadFileArgsSchema>;
 
-export interface ReadFileDetails {
-  path: string;
-  content: string;
-  startLine: number;
-  endLine: number;
-  totalLines: number;
-  truncated: boolean;
-  nextStartLine?: number;
-  encoding: "utf8" | "base64";
-}
+/** What read_file returns (details, and structuredContent for MCP callers). */
+export const ReadFileDetailsSchema = z.object({
+  path: z.string(),
+  content: z.string(),
+  startLine: z.number().int(),
+  endLine: z.number().int(),
+  totalLines: z.number().int(),
+  truncated: z.boolean(),
+  nextStartLine: z.number().int().optional(),
+  encoding: z.enum(["utf8", "base64"]),
+});
+export type ReadFileDetails = z.infer<typeof ReadFileDetailsSchema>;

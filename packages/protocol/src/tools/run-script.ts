@@ -124,46 +124,49 @@ export const RunScriptArgsSchema = z.object({
 });
 export type RunScriptArgs = z.infer<typeof RunScriptArgsSchema>;
 
-export interface RunScriptFileHash {
-  path: string;
-  sha256: string | null;
-  bytes: number | null;
+export const RunScriptFileHashSchema = z.object({
+  path: z.string(),
+  sha256: z.string().nullable(),
+  bytes: z.number().int().nullable(),
   /** Why there is no hash: the file is missing, not a file, or over 64 MiB. */
-  note?: "absent" | "not-a-file" | "too-large";
-}
+  note: z.enum(["absent", "not-a-file", "too-large"]).optional(),
+});
+export type RunScriptFileHash = z.infer<typeof RunScriptFileHashSchema>;
 
-export interface RunScriptOutputHash extends RunScriptFileHash {
-  status: "created" | "modified" | "unchanged" | "absent";
-  sha256Before: string | null;
-}
+export const RunScriptOutputHashSchema = RunScriptFileHashSchema.extend({
+  status: z.enum(["created", "modified", "unchanged", "absent"]),
+  sha256Before: z.string().nullable(),
+});
+export type RunScriptOutputHash = z.infer<typeof RunScriptOutputHashSchema>;
 
-export interface RunScriptDetails {
-  outcome: RunScriptOutcome;
-  interpreter: RunScriptInterpreter;
-  interpreterPath: string | null;
-  command: string[];
-  script: string;
-  scriptSha256: string;
-  args: string[];
-  interpreterArgs: string[];
-  cwd: string;
+export const RunScriptDetailsSchema = z.object({
+  outcome: z.enum(RUN_SCRIPT_OUTCOMES),
+  interpreter: z.enum(RUN_SCRIPT_INTERPRETERS),
+  interpreterPath: z.string().nullable(),
+  command: z.array(z.string()),
+  script: z.string(),
+  scriptSha256: z.string(),
+  args: z.array(z.string()),
+  interpreterArgs: z.array(z.string()),
+  cwd: z.string(),
   /** Keys only: env values are never stored. */
-  envKeys: string[];
-  timeoutMs: number;
-  exitCode: number | null;
-  signal: string | null;
-  durationMs: number;
-  startedAt: string;
-  endedAt: string;
-  stdoutBytes: number;
-  stderrBytes: number;
-  stdoutTail: string;
-  stderrTail: string;
-  inputs: RunScriptFileHash[];
-  outputs: RunScriptOutputHash[];
-  timedOut: boolean;
-  oomKilled: boolean;
-  spawnError?: string;
+  envKeys: z.array(z.string()),
+  timeoutMs: z.number().int(),
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  durationMs: z.number(),
+  startedAt: z.string(),
+  endedAt: z.string(),
+  stdoutBytes: z.number().int(),
+  stderrBytes: z.number().int(),
+  stdoutTail: z.string(),
+  stderrTail: z.string(),
+  inputs: z.array(RunScriptFileHashSchema),
+  outputs: z.array(RunScriptOutputHashSchema),
+  timedOut: z.boolean(),
+  oomKilled: z.boolean(),
+  spawnError: z.string().optional(),
   /** Descendants still alive after the script exited (killed by the agent). */
-  survivors?: number;
-}
+  survivors: z.number().int().optional(),
+});
+export type RunScriptDetails = z.infer<typeof RunScriptDetailsSchema>;

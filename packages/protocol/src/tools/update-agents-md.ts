@@ -14,12 +14,13 @@ export const UpdateAgentsMdArgsSchema = z.object({
 });
 export type UpdateAgentsMdArgs = z.infer<typeof UpdateAgentsMdArgsSchema>;
 
-export interface UpdateAgentsMdDetails {
-  path: "AGENTS.md";
-  action: "read" | "write" | "append";
-  exists: boolean;
+export const UpdateAgentsMdDetailsSchema = z.object({
+  path: z.literal("AGENTS.md"),
+  action: z.enum(["read", "write", "append"]),
+  exists: z.boolean(),
   /** Present for read. */
-  content?: string;
+  content: z.string().optional(),
   /** Present for write and append. */
-  bytesWritten?: number;
-}
+  bytesWritten: z.number().int().optional(),
+});
+export type UpdateAgentsMdDetails = z.infer<typeof UpdateAgentsMdDetailsSchema>;

@@ -15,10 +15,11 @@ export const WriteFileArgsSchema = z.object({
 });
 export type WriteFileArgs = z.infer<typeof WriteFileArgsSchema>;
 
-export interface WriteFileDetails {
-  path: string;
-  mode: WriteMode;
-  created: boolean;
-  appended: boolean;
-  bytesWritten: number;
-}
+export const WriteFileDetailsSchema = z.object({
+  path: z.string(),
+  mode: z.enum(WRITE_MODES),
+  created: z.boolean(),
+  appended: z.boolean(),
+  bytesWritten: z.number().int(),
+});
+export type WriteFileDetails = z.infer<typeof WriteFileDetailsSchema>;

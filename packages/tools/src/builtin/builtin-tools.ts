@@ -1,13 +1,22 @@
 import {
   ApplyPatchArgsSchema,
+  ApplyPatchDetailsSchema,
   BashArgsSchema,
+  BashDetailsSchema,
   EditArgsSchema,
+  EditDetailsSchema,
   GlobArgsSchema,
+  GlobDetailsSchema,
   GrepArgsSchema,
+  GrepDetailsSchema,
   ReadFileArgsSchema,
+  ReadFileDetailsSchema,
   RunScriptArgsSchema,
+  RunScriptDetailsSchema,
   UpdateAgentsMdArgsSchema,
+  UpdateAgentsMdDetailsSchema,
   WriteFileArgsSchema,
+  WriteFileDetailsSchema,
 } from "@berth/protocol";
 import type { z } from "zod";
 import { classifyCommand, classifyRunScript } from "../admission/classify-command";
@@ -34,6 +43,7 @@ export const readFileTool = defineTool({
   description:
     "Read a text file in the workspace, optionally a line range (1-based). Returns the content with its line numbers range, total lines and whether it was truncated (continue from nextStartLine). Use encoding=base64 for binary files.",
   argsSchema: ReadFileArgsSchema,
+  resultSchema: ReadFileDetailsSchema,
   executionMode: "parallel",
   classify: fixedClass("read"),
   run: inSandbox("read_file"),
@@ -44,6 +54,7 @@ export const writeFileTool = defineTool({
   description:
     "Write a file in the workspace atomically, creating parent folders. mode: overwrite (default), create (fails if the file exists) or append.",
   argsSchema: WriteFileArgsSchema,
+  resultSchema: WriteFileDetailsSchema,
   executionMode: "sequential",
   classify: fixedClass("write"),
   run: inSandbox("write_file"),
@@ -54,6 +65,7 @@ export const editTool = defineTool({
   description:
     "Replace an exact string in a file. old_string must match exactly once (whitespace included) unless replaceAll=true. CRLF files keep CRLF.",
   argsSchema: EditArgsSchema,
+  resultSchema: EditDetailsSchema,
   executionMode: "sequential",
   classify: fixedClass("write"),
   run: inSandbox("edit"),
@@ -64,6 +76,7 @@ export const applyPatchTool = defineTool({
   description:
     "Apply a patch to one or more files atomically: either the '*** Begin Patch' … '*** End Patch' format (Add File / Delete File / Update File with @@ hunks, optional Move to) or a unified diff as `git diff` prints. If any part fails, nothing changes.",
   argsSchema: ApplyPatchArgsSchema,
+  resultSchema: ApplyPatchDetailsSchema,
   executionMode: "sequential",
   classify: fixedClass("write"),
   run: inSandbox("apply_patch"),
@@ -74,6 +87,7 @@ export const globTool = defineTool({
   description:
     "List files matching a glob pattern (`**/` matches zero or more folders), sorted, relative to the workspace root. Skips .git, and node_modules/dist/build/target/.venv unless includeIgnored.",
   argsSchema: GlobArgsSchema,
+  resultSchema: GlobDetailsSchema,
   executionMode: "parallel",
   classify: fixedClass("read"),
   run: inSandbox("glob"),
@@ -84,6 +98,7 @@ export const grepTool = defineTool({
   description:
     "Search file contents with a regular expression (ripgrep). Optional include glob on file names, case-insensitive, literal, context lines. Results sorted by file and line.",
   argsSchema: GrepArgsSchema,
+  resultSchema: GrepDetailsSchema,
   executionMode: "parallel",
   classify: fixedClass("read"),
   run: inSandbox("grep"),
@@ -94,6 +109,7 @@ export const bashTool = defineTool({
   description:
     "Run shell commands in the workspace. action=exec (default) runs a command to completion with stdin closed (timeoutMs, default 30 s); for servers and long jobs use action=start, then status/list/logs/write/stop with the processId.",
   argsSchema: BashArgsSchema,
+  resultSchema: BashDetailsSchema,
   executionMode: "sequential",
   classify: (args: BashArgs): CallClassification => {
     switch (args.action) {
@@ -117,6 +133,7 @@ export const updateAgentsMdTool = defineTool({
   name: "update_agents_md",
   description: "Read, write or append to AGENTS.md at the workspace root: the memory file agents keep for this project.",
   argsSchema: UpdateAgentsMdArgsSchema,
+  resultSchema: UpdateAgentsMdDetailsSchema,
   executionMode: "sequential",
   classify: (args) => fixedClass(args.action === "read" ? "read" : "write")(),
   run: inSandbox("update_agents_md"),
@@ -127,6 +144,7 @@ export const runScriptTool = defineTool({
   description:
     "Run a script file from the workspace with an interpreter (python3, python, node, bash, sh, Rscript, julia, perl, ruby, octave). Streams output live, records a run with full logs, hashes of the script and declared inputs/outputs, and a signed receipt.",
   argsSchema: RunScriptArgsSchema,
+  resultSchema: RunScriptDetailsSchema,
   executionMode: "sequential",
   classify: (args) => {
     const result = classifyRunScript(args, { workspaceRoot: WORKSPACE_ROOT });

@@ -23,6 +23,32 @@ export const GatewayArgsSchema = GatewayInputSchema.transform((input) => {
 });
 export type GatewayArgs = z.output<typeof GatewayArgsSchema>;
 
+const CapabilityKindSchema = z.enum(["builtin", "mcp", "function"]);
+
+/**
+ * What each op returns. A call returns the capability's own result (its outputSchema is in op=describe;
+ * an upstream MCP tool's structuredContent passes through exactly as it sent it), so that branch is open.
+ */
+export const GatewayDetailsSchema = z.union([
+  z.object({
+    capabilities: z.array(
+      z.object({ name: z.string(), kind: CapabilityKindSchema, description: z.string(), actionClass: z.string() }),
+    ),
+    count: z.number().int(),
+    total: z.number().int(),
+  }),
+  z.object({
+    name: z.string(),
+    kind: CapabilityKindSchema,
+    description: z.string(),
+    parameters: z.record(z.string(), z.unknown()),
+    outputSchema: z.record(z.string(), z.unknown()).optional(),
+    annotations: z.record(z.string(), z.unknown()).optional(),
+    actionClass: z.string(),
+  }),
+  z.record(z.string(), z.unknown()),
+]);
+
 function kindOf(tool: ResolvedTool): string {
   return tool.kind;
 }
@@ -32,6 +58,8 @@ export const gatewayTool = defineTool({
   description:
     "Find, describe and call capabilities that are not listed directly (MCP tools, update_agents_md, function tools). op=find {query} lists matches; op=describe {capability} shows its parameters; op=call {capability, args} runs it under the same approvals as any tool.",
   argsSchema: GatewayArgsSchema,
+  resultSchema: GatewayDetailsSchema,
+  reachesOthers: true,
   executionMode: "sequential",
   // find/describe read the catalogue; a call is admitted again under the capability's own name.
   classify: fixedClass("read"),
@@ -63,6 +91,8 @@ export const gatewayTool = defineTool({
         kind: target.kind,
         description: target.spec.description,
         parameters: target.spec.parameters,
+        ...(target.spec.outputSchema ? { outputSchema: target.spec.outputSchema } : {}),
+        ...(target.spec.annotations ? { annotations: target.spec.annotations } : {}),
         actionClass: safeClass(target),
       });
     }

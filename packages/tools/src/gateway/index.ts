@@ -1,2 +1,3 @@
 export * from "./gateway-tool";
 export * from "./rank-capabilities";
+export * from "./reachable-classes";

@@ -28,6 +28,24 @@ interface TaskOutcome {
 
 const PREVIEW = 2000;
 
+/** What a dispatch returns: each task's outcome (its output cut to a preview) and the tally. */
+export const DispatchDetailsSchema = z.object({
+  topology: DispatchTopologySchema,
+  tasks: z.array(
+    z.object({
+      id: z.string(),
+      tool: z.string(),
+      ok: z.boolean(),
+      skipped: z.string().optional(),
+      output: z.string(),
+      runId: z.string().optional(),
+      receiptId: z.string().optional(),
+    }),
+  ),
+  succeeded: z.number().int(),
+  failed: z.number().int(),
+});
+
 /**
  * Runs tool tasks as one plan. Admission settled the plan before this runs (a plan-scale dispatch parks
  * once for the rendered plan text), so tasks run without asking again. parallel: all at once, honouring
@@ -38,6 +56,8 @@ export const dispatchTool = defineTool({
   description:
     "Run several tool tasks as one plan: topology parallel (default; `after` names tasks to wait for), sequential (in order) or pipeline (in order, stop at the first failure). A plan of more than one task is approved once as a whole.",
   argsSchema: DispatchArgsSchema,
+  resultSchema: DispatchDetailsSchema,
+  reachesOthers: true,
   executionMode: "sequential",
   classify: fixedClass("dispatch"),
   async run(args, ctx) {

@@ -14,12 +14,35 @@ export const MonitorArgsSchema = z.object({
 
 const PEEK_BYTES = 4096;
 
+const MonitoredRunSchema = z.object({
+  id: z.string(),
+  sessionId: z.string(),
+  tool: z.string(),
+  status: z.string(),
+  outcome: z.string().nullable(),
+  exitCode: z.number().int().nullable(),
+  startedAt: z.string(),
+  endedAt: z.string().nullable(),
+  durationMs: z.number().nullable(),
+  receiptId: z.string().nullable(),
+});
+
+/** One shape per mode: list/collect, tools, peek, receipt, status/wait. */
+export const MonitorDetailsSchema = z.union([
+  z.object({ runs: z.array(MonitoredRunSchema) }),
+  z.object({ tools: z.array(z.object({ name: z.string(), description: z.string() })) }),
+  z.object({ run: MonitoredRunSchema, stdout: z.string(), stderr: z.string() }),
+  z.object({ run: MonitoredRunSchema, receipt: z.record(z.string(), z.unknown()) }),
+  z.object({ run: MonitoredRunSchema, ended: z.boolean() }),
+]);
+
 /** Reads this session's runs: another session's run is refused by name, never reported unknown. */
 export const monitorTool = defineTool({
   name: "monitor",
   description:
     "Watch this session's runs: mode list (recent runs), status {runId}, peek {runId} (log tails), tools (what is callable), receipt {runId}, wait {runId, timeoutMs} (until it ends), collect {runIds} (status of several).",
   argsSchema: MonitorArgsSchema,
+  resultSchema: MonitorDetailsSchema,
   executionMode: "parallel",
   classify: fixedClass("read"),
   async run(args, ctx) {

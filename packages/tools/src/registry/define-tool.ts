@@ -9,18 +9,35 @@ export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   return json;
 }
 
+/**
+ * The MCP `outputSchema` of a result schema: what `details` (MCP structuredContent) holds. Declared
+ * fields only, extra ones allowed (the input view of zod leaves additionalProperties open), so a field
+ * added later does not break a client that validates. A union still says `type: "object"` at the top,
+ * as MCP requires.
+ */
+export function outputSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  delete json.$schema;
+  return json.type === "object" ? json : { type: "object", ...json };
+}
+
 export function defineTool<TArgs>(spec: {
   name: string;
   description: string;
   argsSchema: z.ZodType<TArgs>;
+  /** The zod schema of `details` on success: published as the tool's MCP outputSchema. */
+  resultSchema?: z.ZodType;
+  reachesOthers?: boolean;
   executionMode: ExecutionMode;
   classify: (args: TArgs) => CallClassification;
   createsRun?: (args: TArgs) => boolean;
   run: (args: TArgs, ctx: ToolContext) => Promise<ToolResult>;
 }): ToolSpec<TArgs> {
+  const { resultSchema, ...rest } = spec;
   return {
-    ...spec,
+    ...rest,
     parameters: jsonSchemaOf(spec.argsSchema),
+    ...(resultSchema ? { outputSchema: outputSchemaOf(resultSchema) } : {}),
     createsRun: spec.createsRun ?? (() => false),
   };
 }

@@ -80,6 +80,12 @@ export interface ToolSpec<TArgs = unknown> {
   argsSchema: z.ZodType<TArgs>;
   /** JSON schema of the parameters, generated from argsSchema (never written twice). */
   parameters: Record<string, unknown>;
+  /** JSON schema of `details` on success (MCP outputSchema), generated from the protocol's result schema. */
+  outputSchema?: Record<string, unknown>;
+  /** MCP tool annotations an upstream server declared (hints, shown by `gateway describe`). */
+  annotations?: Record<string, unknown>;
+  /** Calls other tools by name (gateway, dispatch): its MCP annotations are those of what it can reach. */
+  reachesOthers?: boolean;
   executionMode: ExecutionMode;
   classify(args: TArgs): CallClassification;
   /** True when this call is an execution recorded as a run (run_script, bash exec/start). */

@@ -1,6 +1,6 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createSessionMcpHandler } from "@berth/mcp";
-import { AppError, type ActionClass } from "@berth/protocol";
+import { AppError, toApiError, type ActionClass } from "@berth/protocol";
 import { authorize } from "../../auth/authorize";
 import type { Principal } from "../../auth/tokens";
 import type { SessionService } from "../../sessions/session-service";
@@ -17,6 +17,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: { sessions: Sessio
     {
       listTools: async ({ sessionId, userId }) =>
         deps.tools.surface(sessionId, principals.get(userId)!).map((tool) => ({ ...tool, actionClass: tool.actionClass as ActionClass })),
+      reach: async ({ sessionId, userId }) => deps.tools.reach(sessionId, principals.get(userId)!),
       callTool: async (call) => {
         const principal = principals.get(call.userId)!;
         const outcome = await deps.tools.call({
@@ -39,7 +40,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: { sessions: Sessio
     },
   );
 
-  app.all<{ Params: { sessionId: string } }>("/mcp/:sessionId", async (request, reply) => {
+  app.all<{ Params: { sessionId: string } }>("/mcp/:sessionId", { errorHandler: sendJsonRpcHttpError }, async (request, reply) => {
     // Bearer only: the browser's cookie must not let a web page drive an agent endpoint.
     if (!request.headers.authorization?.startsWith("Bearer ")) {
       throw new AppError({ code: "unauthorized", message: "MCP needs Authorization: Bearer <token> (cookies are not accepted here)" });
@@ -47,8 +48,48 @@ export function registerMcpRoutes(app: FastifyInstance, deps: { sessions: Sessio
     const principal = requirePrincipal(request);
     // Before any MCP exchange: an unknown or hidden session is a 404, one the caller may not call tools in a 403.
     const session = await deps.sessions.get(request.params.sessionId, principal, (target) => authorize(principal, "toolCall", "call", target));
+    // Fastify read the stream already: an empty POST body would leave the SDK nothing to parse.
+    if (request.method === "POST" && request.body === undefined) throw new JsonRpcParseError("the body is empty");
     principals.set(principal.userId, principal);
     reply.hijack();
     await handler(request.raw, reply.raw, request.body, { sessionId: session.id, principal });
   });
+}
+
+/** Body that is not JSON at all: JSON-RPC's own parse error, not a REST error body. */
+class JsonRpcParseError extends Error {}
+
+const JSON_RPC_PARSE_ERROR = -32700;
+const JSON_RPC_INTERNAL_ERROR = -32603;
+/** What the SDK's transport answers for an HTTP-level refusal (wrong method, media type, session). */
+const JSON_RPC_SERVER_ERROR = -32000;
+
+/**
+ * Every refusal on /mcp in JSON-RPC form (an MCP client parses the body as JSON-RPC): malformed JSON is
+ * -32700 with a 400; other client errors keep their HTTP status with -32000, as the SDK's transport does;
+ * a 401 carries `WWW-Authenticate: Bearer`; a 5xx never shows its internal message.
+ */
+function sendJsonRpcHttpError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
+  const fastifyError = error as Partial<FastifyError>;
+  let status: number;
+  let code = JSON_RPC_SERVER_ERROR;
+  let message: string;
+  if (error instanceof JsonRpcParseError || fastifyError.code === "FST_ERR_CTP_INVALID_JSON_BODY") {
+    status = 400;
+    code = JSON_RPC_PARSE_ERROR;
+    message = `Parse error: ${error instanceof JsonRpcParseError ? error.message : "the body is not valid JSON"}`;
+  } else if (!AppError.isInstance(error) && fastifyError.statusCode && fastifyError.statusCode < 500) {
+    status = fastifyError.statusCode;
+    message = error.message;
+  } else {
+    const api = toApiError(error);
+    status = api.status;
+    message = api.body.error.message;
+    if (status >= 500) {
+      code = JSON_RPC_INTERNAL_ERROR;
+      request.log.error({ err: error }, "mcp request failed");
+    }
+  }
+  if (status === 401) void reply.header("www-authenticate", 'Bearer realm="berth"');
+  void reply.status(status).send({ jsonrpc: "2.0", error: { code, message }, id: null });
 }
