@@ -23,9 +23,15 @@ export function hostAllowList({ allowedHosts = "", ports }) {
   const names = new Set(LOOPBACK_NAMES);
   const publicNames = new Set();
   const pairs = new Set();
-  for (const entry of allowedHosts.split(",").map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of allowedHosts
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const parsed = splitHost(entry);
-    if (!parsed) throw new Error(`BERTH_ALLOWED_HOSTS=${JSON.stringify(allowedHosts)}: ${JSON.stringify(entry)} is not a host name (name or name:port)`);
+    if (!parsed)
+      throw new Error(
+        `BERTH_ALLOWED_HOSTS=${JSON.stringify(allowedHosts)}: ${JSON.stringify(entry)} is not a host name (name or name:port)`,
+      );
     if (parsed.port === null) {
       names.add(parsed.name);
       publicNames.add(parsed.name);
@@ -65,7 +71,11 @@ const first = (value) => (Array.isArray(value) ? value[0] : value);
 export function checkRequest(req, list) {
   const host = first(req.headers.host);
   if (!isAllowedHost(host, list)) {
-    return { status: 421, code: "misdirected_request", message: `Host ${JSON.stringify(host ?? "")} is not one this server answers; add a public name to BERTH_ALLOWED_HOSTS` };
+    return {
+      status: 421,
+      code: "misdirected_request",
+      message: `Host ${JSON.stringify(host ?? "")} is not one this server answers; add a public name to BERTH_ALLOWED_HOSTS`,
+    };
   }
   const origin = first(req.headers.origin);
   if (origin !== undefined && !isAllowedOrigin(origin, list)) {
@@ -75,7 +85,12 @@ export function checkRequest(req, list) {
   // A request with an Authorization header is not riding on the cookie (a page cannot add that header
   // across origins without a preflight, which nothing here answers).
   const ambient = first(req.headers.cookie) && !first(req.headers.authorization);
-  if (!SAFE_METHODS.has(method) && ambient && origin === undefined && first(req.headers["sec-fetch-site"]) !== "same-origin") {
+  if (
+    !SAFE_METHODS.has(method) &&
+    ambient &&
+    origin === undefined &&
+    first(req.headers["sec-fetch-site"]) !== "same-origin"
+  ) {
     return { status: 403, code: "forbidden", message: `A ${method} with a cookie needs an Origin header of this site` };
   }
   return null;
@@ -83,7 +98,8 @@ export function checkRequest(req, list) {
 
 /** The refusal in the shape of the path: JSON-RPC on /mcp (id null), `{error}` elsewhere. */
 export function refusalBody(url, refusal) {
-  if (/^\/mcp(\/|\?|$)/.test(url ?? "")) return JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: refusal.message }, id: null });
+  if (/^\/mcp(\/|\?|$)/.test(url ?? ""))
+    return JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: refusal.message }, id: null });
   return JSON.stringify({ error: { code: refusal.code, message: refusal.message } });
 }
 

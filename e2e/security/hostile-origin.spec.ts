@@ -73,21 +73,32 @@ async function watchCsp(page: Page): Promise<string[]> {
     if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
   });
   await page.addInitScript(() => {
-    document.addEventListener("securitypolicyviolation", (event) => console.error(`Content Security Policy violation: ${event.violatedDirective} ${event.blockedURI}`));
+    document.addEventListener("securitypolicyviolation", (event) =>
+      console.error(`Content Security Policy violation: ${event.violatedDirective} ${event.blockedURI}`),
+    );
   });
   return violations;
 }
 
-test("a hostile page on another local origin gets nothing with the signed-in user's cookie", async ({ page, request }) => {
+test("a hostile page on another local origin gets nothing with the signed-in user's cookie", async ({
+  page,
+  request,
+}) => {
   await signInWithUi(page);
   const session = await api.createSession(request, { name: "victim", autonomy: "yolo" });
   const before = await sessionCount(request);
-  const runsBefore = ((await (await request.get(`/api/runs?sessionId=${session.id}`, { headers: auth })).json()) as { runs: unknown[] }).runs.length;
+  const runsBefore = (
+    (await (await request.get(`/api/runs?sessionId=${session.id}`, { headers: auth })).json()) as { runs: unknown[] }
+  ).runs.length;
 
   (hostile as http.Server & { setPage: (html: string) => void }).setPage(hostilePage(session.id));
   await page.goto(hostileOrigin);
-  await page.waitForFunction(() => (window as unknown as { done?: boolean }).done === true, undefined, { timeout: 30_000 });
-  const results = (await page.evaluate(() => (window as unknown as { results: Record<string, unknown> }).results)) as Record<string, unknown>;
+  await page.waitForFunction(() => (window as unknown as { done?: boolean }).done === true, undefined, {
+    timeout: 30_000,
+  });
+  const results = (await page.evaluate(
+    () => (window as unknown as { results: Record<string, unknown> }).results,
+  )) as Record<string, unknown>;
   await screenshot(page, "hostile-origin");
 
   // Reading across origins fails (no CORS); the no-cors requests leave with the cookie and are refused.
@@ -96,7 +107,10 @@ test("a hostile page on another local origin gets nothing with the signed-in use
   for (const key of ["socketWeb", "socketRunner"]) {
     const log = results[key] as string[];
     expect(log, key).not.toContain("open");
-    expect(log.some((frame) => frame.startsWith("40")), key).toBe(false);
+    expect(
+      log.some((frame) => frame.startsWith("40")),
+      key,
+    ).toBe(false);
   }
   // The IDE in a frame: refused (X-Frame-Options / frame-ancestors), so Chrome shows its error page.
   const frame = await (await page.locator("#ide").elementHandle())?.contentFrame();
@@ -106,7 +120,9 @@ test("a hostile page on another local origin gets nothing with the signed-in use
 
   // Nothing happened: no session (fetch, form or runner-port POST), no tool run, no file written.
   await expect.poll(() => sessionCount(request)).toBe(before);
-  const runsAfter = ((await (await request.get(`/api/runs?sessionId=${session.id}`, { headers: auth })).json()) as { runs: unknown[] }).runs.length;
+  const runsAfter = (
+    (await (await request.get(`/api/runs?sessionId=${session.id}`, { headers: auth })).json()) as { runs: unknown[] }
+  ).runs.length;
   expect(runsAfter).toBe(runsBefore);
   const read = await api.tool(request, session.id, "read_file", { path: "pwned.txt" });
   expect(read.body.ok).toBe(false);
@@ -115,7 +131,13 @@ test("a hostile page on another local origin gets nothing with the signed-in use
 test("socket.io through the web port: a foreign Origin is refused, the web origin accepted", async () => {
   const tryOrigin = (origin: string, transport: "websocket" | "polling") =>
     new Promise<boolean>((resolve) => {
-      const socket = connect(WEB, { transports: [transport], forceNew: true, reconnection: false, auth: { token: ADMIN_TOKEN }, extraHeaders: { origin } });
+      const socket = connect(WEB, {
+        transports: [transport],
+        forceNew: true,
+        reconnection: false,
+        auth: { token: ADMIN_TOKEN },
+        extraHeaders: { origin },
+      });
       socket.once("connect", () => (socket.close(), resolve(true)));
       socket.once("connect_error", () => (socket.close(), resolve(false)));
     });
@@ -143,18 +165,29 @@ test("the web app refuses a foreign Host (DNS rebinding) and a cross-site cookie
   expect(JSON.parse(rebound.body)).toMatchObject({ error: { code: "misdirected_request" } });
   const csrf = await raw({ host: "127.0.0.1:3100", cookie: cookies, origin: hostileOrigin }, "POST", "/api/sessions");
   expect(csrf.status).toBe(403);
-  const bodyless = await raw({ host: "127.0.0.1:3100", cookie: cookies, "sec-fetch-site": "same-site" }, "POST", "/api/sessions");
+  const bodyless = await raw(
+    { host: "127.0.0.1:3100", cookie: cookies, "sec-fetch-site": "same-site" },
+    "POST",
+    "/api/sessions",
+  );
   expect(bodyless.status).toBe(403);
 });
 
-test("the IDE, login and share pages carry the CSP and framing headers, and Monaco, its workers and xterm run under them", async ({ page, request }) => {
+test("the IDE, login and share pages carry the CSP and framing headers, and Monaco, its workers and xterm run under them", async ({
+  page,
+  request,
+}) => {
   const violations = await watchCsp(page);
   const login = await page.goto("/login");
   for (const response of [login]) {
     const headers = response?.headers() ?? {};
     expect(headers["content-security-policy"]).toMatch(/script-src 'self' 'nonce-[^']+'/);
     expect(headers["content-security-policy"]).toContain("frame-ancestors 'none'");
-    expect(headers).toMatchObject({ "x-frame-options": "DENY", "referrer-policy": "no-referrer", "x-content-type-options": "nosniff" });
+    expect(headers).toMatchObject({
+      "x-frame-options": "DENY",
+      "referrer-policy": "no-referrer",
+      "x-content-type-options": "nosniff",
+    });
   }
   await signInWithUi(page);
   const session = await api.createSession(request, { name: "csp", autonomy: "trusted" });

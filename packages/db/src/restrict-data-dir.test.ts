@@ -42,7 +42,8 @@ describe("restrictDataDir", () => {
       await db.$queryRawUnsafe("CREATE TABLE t (x INTEGER)");
       await db.$queryRawUnsafe("INSERT INTO t VALUES (1)");
       expect(modeOf(dir)).toBe(0o700);
-      for (const name of ["berth.db", "berth.db-wal", "berth.db-shm"]) expect(modeOf(path.join(dir, name)), name).toBe(0o600);
+      for (const name of ["berth.db", "berth.db-wal", "berth.db-shm"])
+        expect(modeOf(path.join(dir, name)), name).toBe(0o600);
     } finally {
       await db.$disconnect();
     }

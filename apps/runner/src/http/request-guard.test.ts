@@ -5,11 +5,21 @@ const list = hostAllowList({ allowedHosts: ["berth.example.com", "10.0.0.5:8443"
 
 describe("isAllowedHost", () => {
   it("answers the loopback names on our ports", () => {
-    for (const host of ["127.0.0.1:3000", "localhost:4000", "[::1]:3000", "LOCALHOST:3000"]) expect(isAllowedHost(host, list), host).toBe(true);
+    for (const host of ["127.0.0.1:3000", "localhost:4000", "[::1]:3000", "LOCALHOST:3000"])
+      expect(isAllowedHost(host, list), host).toBe(true);
   });
 
   it("refuses other names (DNS rebinding) and other ports", () => {
-    for (const host of ["evil.example.com:3000", "127.0.0.1:8080", "localhost", "127.0.0.2:3000", "localhost.:3000", "", "a b", "[::1]"]) {
+    for (const host of [
+      "evil.example.com:3000",
+      "127.0.0.1:8080",
+      "localhost",
+      "127.0.0.2:3000",
+      "localhost.:3000",
+      "",
+      "a b",
+      "[::1]",
+    ]) {
       expect(isAllowedHost(host, list), host).toBe(false);
     }
     expect(isAllowedHost(undefined, list)).toBe(false);
@@ -37,7 +47,15 @@ describe("isAllowedOrigin", () => {
     expect(isAllowedOrigin("http://127.0.0.1:3000", list)).toBe(true);
     expect(isAllowedOrigin("http://localhost:4000", list)).toBe(true);
     expect(isAllowedOrigin("https://berth.example.com", list)).toBe(true);
-    for (const origin of ["http://127.0.0.1:8080", "http://evil.example.com", "null", "http://127.0.0.1:3000/x", "file://", "ws://127.0.0.1:3000", "http://127.0.0.1"]) {
+    for (const origin of [
+      "http://127.0.0.1:8080",
+      "http://evil.example.com",
+      "null",
+      "http://127.0.0.1:3000/x",
+      "file://",
+      "ws://127.0.0.1:3000",
+      "http://127.0.0.1",
+    ]) {
       expect(isAllowedOrigin(origin, list), origin).toBe(false);
     }
   });
@@ -61,7 +79,9 @@ describe("checkRequest", () => {
   it("refuses a state-changing request with a cookie and no proof of origin, allows it with one", () => {
     const cookie = { ...ours, cookie: "berth_token=x" };
     expect(checkRequest({ method: "POST", headers: cookie }, list)?.status).toBe(403);
-    expect(checkRequest({ method: "DELETE", headers: { ...cookie, "sec-fetch-site": "same-site" } }, list)?.status).toBe(403);
+    expect(
+      checkRequest({ method: "DELETE", headers: { ...cookie, "sec-fetch-site": "same-site" } }, list)?.status,
+    ).toBe(403);
     expect(checkRequest({ method: "POST", headers: { ...cookie, "sec-fetch-site": "same-origin" } }, list)).toBeNull();
     expect(checkRequest({ method: "POST", headers: { ...cookie, origin: "http://127.0.0.1:3000" } }, list)).toBeNull();
     // No cookie: a bearer-token client (curl, the SDK) has no ambient credential to abuse.
@@ -75,7 +95,11 @@ describe("checkRequest", () => {
 describe("refusalBody", () => {
   it("speaks JSON-RPC on /mcp and {error} elsewhere", () => {
     const refusal = { status: 403 as const, code: "forbidden" as const, message: "no" };
-    expect(refusalBody("/mcp/ses_1", refusal)).toEqual({ jsonrpc: "2.0", error: { code: -32000, message: "no" }, id: null });
+    expect(refusalBody("/mcp/ses_1", refusal)).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32000, message: "no" },
+      id: null,
+    });
     expect(refusalBody("/api/sessions", refusal)).toEqual({ error: { code: "forbidden", message: "no" } });
   });
 });

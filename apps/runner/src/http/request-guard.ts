@@ -20,7 +20,10 @@ export interface HostAllowList {
 export const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"] as const;
 
 /** The allow-list from BERTH_ALLOWED_HOSTS entries (`name` or `name:port`) and our ports. */
-export function hostAllowList(opts: { allowedHosts: readonly string[]; ports: () => readonly number[] }): HostAllowList {
+export function hostAllowList(opts: {
+  allowedHosts: readonly string[];
+  ports: () => readonly number[];
+}): HostAllowList {
   const names = new Set<string>(LOOPBACK_NAMES);
   const publicNames = new Set<string>();
   const pairs = new Set<string>();
@@ -89,7 +92,10 @@ function header(headers: GuardedHeaders, name: string): string | undefined {
  * Authorization header) proven same-origin by Origin or Sec-Fetch-Site, so a cross-site form or bodyless
  * POST cannot act with it.
  */
-export function checkRequest(request: { method?: string | undefined; headers: GuardedHeaders }, list: HostAllowList): Refusal | null {
+export function checkRequest(
+  request: { method?: string | undefined; headers: GuardedHeaders },
+  list: HostAllowList,
+): Refusal | null {
   const host = header(request.headers, "host");
   if (!isAllowedHost(host, list)) {
     return {
@@ -100,12 +106,17 @@ export function checkRequest(request: { method?: string | undefined; headers: Gu
   }
   const origin = header(request.headers, "origin");
   if (origin !== undefined && !isAllowedOrigin(origin, list)) {
-    return { status: 403, code: "forbidden", message: `Origin ${JSON.stringify(origin)} is not allowed (allowed: ${describe(list)})` };
+    return {
+      status: 403,
+      code: "forbidden",
+      message: `Origin ${JSON.stringify(origin)} is not allowed (allowed: ${describe(list)})`,
+    };
   }
   const method = (request.method ?? "GET").toUpperCase();
   // A request with an Authorization header is not riding on the cookie (a page cannot add that header
   // across origins without a preflight, which nothing here answers).
-  const ambient = header(request.headers, "cookie") !== undefined && header(request.headers, "authorization") === undefined;
+  const ambient =
+    header(request.headers, "cookie") !== undefined && header(request.headers, "authorization") === undefined;
   if (!SAFE_METHODS.has(method) && ambient && origin === undefined) {
     const site = header(request.headers, "sec-fetch-site");
     if (site !== "same-origin") {
@@ -121,12 +132,16 @@ export function checkRequest(request: { method?: string | undefined; headers: Gu
 
 function describe(list: HostAllowList): string {
   const ports = list.ports().join("|");
-  return [...[...list.names].map((name) => (list.publicNames.has(name) ? name : `${name}:${ports}`)), ...list.pairs].join(", ");
+  return [
+    ...[...list.names].map((name) => (list.publicNames.has(name) ? name : `${name}:${ports}`)),
+    ...list.pairs,
+  ].join(", ");
 }
 
 /** The refusal as the body its route speaks: JSON-RPC on /mcp (id null, as the MCP SDK does), else `{error}`. */
 export function refusalBody(url: string | undefined, refusal: Refusal): unknown {
-  if (/^\/mcp(\/|\?|$)/.test(url ?? "")) return { jsonrpc: "2.0", error: { code: -32000, message: refusal.message }, id: null };
+  if (/^\/mcp(\/|\?|$)/.test(url ?? ""))
+    return { jsonrpc: "2.0", error: { code: -32000, message: refusal.message }, id: null };
   return { error: { code: refusal.code, message: refusal.message } };
 }
 
@@ -136,7 +151,10 @@ export function requestGuardHook(list: HostAllowList) {
     const refusal = checkRequest(request.raw, list);
     if (!refusal) return undefined;
     // Returning the reply ends the request here (Fastify's rule for an async hook that answers).
-    return reply.status(refusal.status).header("content-type", "application/json; charset=utf-8").send(refusalBody(request.raw.url, refusal));
+    return reply
+      .status(refusal.status)
+      .header("content-type", "application/json; charset=utf-8")
+      .send(refusalBody(request.raw.url, refusal));
   };
 }
 
@@ -145,7 +163,10 @@ export function requestGuardHook(list: HostAllowList) {
  * option covers neither an upgrade nor a page that ignores CORS), so a foreign page's socket gets nothing.
  */
 export function allowSocketRequest(list: HostAllowList) {
-  return (request: http.IncomingMessage, callback: (error: string | null | undefined, success: boolean) => void): void => {
+  return (
+    request: http.IncomingMessage,
+    callback: (error: string | null | undefined, success: boolean) => void,
+  ): void => {
     const refusal = checkRequest({ method: "GET", headers: request.headers }, list);
     callback(refusal ? refusal.message : null, refusal === null);
   };

@@ -12,22 +12,36 @@ beforeAll(async () => {
 afterAll(async () => kit?.close());
 
 /** A raw request: fetch may not set Host, and we want exactly the headers a hostile page's browser sends. */
-function raw(method: string, route: string, headers: Record<string, string>, body?: string): Promise<{ status: number; json: unknown }> {
+function raw(
+  method: string,
+  route: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; json: unknown }> {
   const url = new URL(kit.url);
   return new Promise((resolve, reject) => {
-    const request = http.request({ host: url.hostname, port: url.port, method, path: route, headers: { host: url.host, ...headers } }, (response) => {
-      let text = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => (text += chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, json: text ? (JSON.parse(text) as unknown) : null }));
-    });
+    const request = http.request(
+      { host: url.hostname, port: url.port, method, path: route, headers: { host: url.host, ...headers } },
+      (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (text += chunk));
+        response.on("end", () =>
+          resolve({ status: response.statusCode ?? 0, json: text ? (JSON.parse(text) as unknown) : null }),
+        );
+      },
+    );
     request.on("error", reject);
     request.end(body);
   });
 }
 
 /** Connects with the given Origin and a valid token (and a cookie, as a browser would carry); resolves with the outcome. */
-function socketWith(opts: { origin?: string; token?: string; transport: "websocket" | "polling" }): Promise<{ socket: Socket; connected: boolean; error?: string }> {
+function socketWith(opts: {
+  origin?: string;
+  token?: string;
+  transport: "websocket" | "polling";
+}): Promise<{ socket: Socket; connected: boolean; error?: string }> {
   const socket = connect(kit.url, {
     transports: [opts.transport],
     forceNew: true,
@@ -61,10 +75,25 @@ describe("browser-facing guards on the runner", () => {
   });
 
   it("answers only allowed Host names: 421 with our error shape otherwise, JSON-RPC on /mcp", async () => {
-    const rebound = await raw("GET", "/api/me", { host: "evil.example.com", authorization: `Bearer ${TEST_ADMIN_TOKEN}` });
+    const rebound = await raw("GET", "/api/me", {
+      host: "evil.example.com",
+      authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
+    });
     expect(rebound.status).toBe(421);
-    expect(rebound.json).toMatchObject({ error: { code: "misdirected_request", message: expect.stringContaining("evil.example.com") } });
-    const mcp = await raw("POST", "/mcp/ses_x", { host: "evil.example.com", origin: "http://evil.example.com", "content-type": "application/json", authorization: `Bearer ${TEST_ADMIN_TOKEN}` }, "{}");
+    expect(rebound.json).toMatchObject({
+      error: { code: "misdirected_request", message: expect.stringContaining("evil.example.com") },
+    });
+    const mcp = await raw(
+      "POST",
+      "/mcp/ses_x",
+      {
+        host: "evil.example.com",
+        origin: "http://evil.example.com",
+        "content-type": "application/json",
+        authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
+      },
+      "{}",
+    );
     expect(mcp.status).toBe(421);
     expect(mcp.json).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32000 } });
     const ok = await raw("GET", "/api/me", { authorization: `Bearer ${TEST_ADMIN_TOKEN}` });
@@ -86,7 +115,10 @@ describe("browser-facing guards on the runner", () => {
   it("uses {error: {code, message}} for unknown routes, bad URLs, bad content types and lone surrogates", async () => {
     const auth = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
     const unknown = await raw("GET", "/api/nope", auth);
-    expect(unknown).toMatchObject({ status: 404, json: { error: { code: "not_found", message: "No route GET /api/nope" } } });
+    expect(unknown).toMatchObject({
+      status: 404,
+      json: { error: { code: "not_found", message: "No route GET /api/nope" } },
+    });
     const method = await raw("PATCH", "/healthz", auth);
     expect(method).toMatchObject({ status: 404, json: { error: { code: "not_found" } } });
     const percent = await raw("GET", "/api/sessions/%E0%A4%A", auth);
@@ -99,20 +131,30 @@ describe("browser-facing guards on the runner", () => {
       ["/api/users", '{"name":"a\\ud800b","role":"viewer"}', "name"],
       ["/api/sessions", '{"name":"\\udc00"}', "name"],
       ["/api/skills", '{"name":"s","description":"d","body":"x\\ud83d"}', "body"],
-      ["/api/policy-rules", '{"tool":"bash","commandPrefix":"\\ud800","effect":"deny","mustMatch":[],"mustNotMatch":[]}', "commandPrefix"],
+      [
+        "/api/policy-rules",
+        '{"tool":"bash","commandPrefix":"\\ud800","effect":"deny","mustMatch":[],"mustNotMatch":[]}',
+        "commandPrefix",
+      ],
     ] as const) {
       const reply = await raw("POST", route, { ...auth, "content-type": "application/json" }, body);
       expect(reply.status, route).toBe(400);
-      expect((reply.json as { error: { message: string } }).error.message, route).toMatch(new RegExp(`${field}: must be valid Unicode`));
+      expect((reply.json as { error: { message: string } }).error.message, route).toMatch(
+        new RegExp(`${field}: must be valid Unicode`),
+      );
     }
   });
 
   it("answers a socket event sent with only an ack, through that ack", async () => {
     const socket = await kit.socket();
-    const answer = await new Promise<{ code: string; message: string } | null>((resolve) => socket.emit("tool:call", (error: { code: string; message: string } | null) => resolve(error)));
+    const answer = await new Promise<{ code: string; message: string } | null>((resolve) =>
+      socket.emit("tool:call", (error: { code: string; message: string } | null) => resolve(error)),
+    );
     expect(answer?.code).toBe("bad_request");
     const surrogate = await new Promise<{ code: string; message: string } | null>((resolve) =>
-      socket.emit("session:join", { sessionId: "\ud800" }, (error: { code: string; message: string } | null) => resolve(error)),
+      socket.emit("session:join", { sessionId: "\ud800" }, (error: { code: string; message: string } | null) =>
+        resolve(error),
+      ),
     );
     expect(surrogate?.message).toMatch(/sessionId: must be valid Unicode/);
   });
@@ -136,13 +178,18 @@ describe("revoked and removed credentials", () => {
     const token = await kit.api<{ id: string; token: string }>("POST", "/api/tokens", { userId: user.body.id });
     return { userId: user.body.id, tokenId: token.body.id, token: token.body.token };
   }
-  const disconnected = (socket: Socket) => new Promise<string>((resolve) => socket.once("disconnect", (reason) => resolve(reason)));
+  const disconnected = (socket: Socket) =>
+    new Promise<string>((resolve) => socket.once("disconnect", (reason) => resolve(reason)));
 
   it("ends a revoked token's open socket at once: it cannot write_file after", async () => {
     const dev = await developer("revoked-dev");
     const sessionId = await kit.createSession({ token: dev.token });
     const socket = await kit.socket(dev.token);
-    await emitWithAck(socket, "tool:call", { sessionId, tool: "write_file", args: { path: "before.txt", content: "ok" } });
+    await emitWithAck(socket, "tool:call", {
+      sessionId,
+      tool: "write_file",
+      args: { path: "before.txt", content: "ok" },
+    });
     const gone = disconnected(socket);
     expect((await kit.api("DELETE", `/api/tokens/${dev.tokenId}`)).status).toBe(204);
     expect(await gone).toBe("io server disconnect");
@@ -180,10 +227,19 @@ describe("revoked and removed credentials", () => {
     expect((await kit.api("GET", `/api/sessions/${sessionId}`)).status).toBe(404);
     const users = await kit.api<{ users: { id: string }[] }>("GET", "/api/users");
     expect(users.body.users.map((u) => u.id)).not.toContain(dev.userId);
-    const runs = await kit.api<{ runs: { userId: string; sessionId: string }[] }>("GET", `/api/runs?sessionId=${sessionId}`);
+    const runs = await kit.api<{ runs: { userId: string; sessionId: string }[] }>(
+      "GET",
+      `/api/runs?sessionId=${sessionId}`,
+    );
     expect(runs.body.runs.length).toBeGreaterThan(0);
-    const tokens = await kit.api<{ tokens: { id: string; userName: string; revokedAt: string | null }[] }>("GET", "/api/tokens");
-    expect(tokens.body.tokens.find((t) => t.id === dev.tokenId)).toMatchObject({ userName: "deleted-dev", revokedAt: expect.any(String) });
+    const tokens = await kit.api<{ tokens: { id: string; userName: string; revokedAt: string | null }[] }>(
+      "GET",
+      "/api/tokens",
+    );
+    expect(tokens.body.tokens.find((t) => t.id === dev.tokenId)).toMatchObject({
+      userName: "deleted-dev",
+      revokedAt: expect.any(String),
+    });
     const me = await kit.api<{ userId: string }>("GET", "/api/me");
     const self = await kit.api<{ error: { code: string; message: string } }>("DELETE", `/api/users/${me.body.userId}`);
     expect(self.status).toBe(409);
