@@ -8,4 +8,6 @@ const file = path.resolve(import.meta.dirname, "../docs/api.md");
 const before = fs.readFileSync(file, "utf8");
 const after = withRolesTable(before);
 if (after !== before) fs.writeFileSync(file, after);
-process.stdout.write(after === before ? "docs/api.md: Roles table already up to date\n" : "docs/api.md: Roles table rewritten\n");
+process.stdout.write(
+  after === before ? "docs/api.md: Roles table already up to date\n" : "docs/api.md: Roles table rewritten\n",
+);

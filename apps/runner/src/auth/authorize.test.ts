@@ -27,7 +27,15 @@ const EXPECTED: { [R in Resource]: Record<Action<R>, string> } = {
 };
 
 /** Resources whose refusal hides existence from a caller who may not read the target. */
-const HIDDEN_BY: Partial<Record<Resource, string>> = { session: "read", toolCall: "list", run: "read", receipt: "read", approval: "list", mcpServer: "read", browserSession: "list" };
+const HIDDEN_BY: Partial<Record<Resource, string>> = {
+  session: "read",
+  toolCall: "list",
+  run: "read",
+  receipt: "read",
+  approval: "list",
+  mcpServer: "read",
+  browserSession: "list",
+};
 
 const principal = (role: Role) => ({ userId: `user_${role}`, role });
 const own = (role: Role) => ({ id: "thing_1", ownerId: `user_${role}` });
@@ -46,7 +54,9 @@ function outcome(run: () => unknown): "allowed" | 403 | 404 {
 }
 
 const cells = RESOURCES.flatMap((resource) =>
-  Object.keys(PERMISSIONS[resource]).flatMap((action) => ROLES.map((role, index) => ({ resource, action: action as Action<typeof resource>, role, index }))),
+  Object.keys(PERMISSIONS[resource]).flatMap((action) =>
+    ROLES.map((role, index) => ({ resource, action: action as Action<typeof resource>, role, index })),
+  ),
 );
 
 describe("authorize", () => {
@@ -56,22 +66,32 @@ describe("authorize", () => {
     );
   });
 
-  it.each(cells)("$resource $action as $role: own, another's and nobody's target", ({ resource, action, role, index }) => {
-    const letter = (EXPECTED[resource] as Record<string, string>)[action]![index];
-    const who = principal(role);
-    // A refusal is a 404 where the resource hides existence and the caller may not read the target either.
-    const readLetter = HIDDEN_BY[resource] ? (EXPECTED[resource] as Record<string, string>)[HIDDEN_BY[resource]]![index] : undefined;
-    const refusal = (isOwn: boolean): 403 | 404 => (readLetter === undefined || readLetter === "A" || (readLetter === "O" && isOwn) ? 403 : 404);
-    // Own target: allowed for A and O.
-    expect(outcome(() => authorize(who, resource, action, own(role)))).toBe(letter === "-" ? refusal(true) : "allowed");
-    // Someone else's: only A.
-    expect(outcome(() => authorize(who, resource, action, others))).toBe(letter === "A" ? "allowed" : refusal(false));
-    // Nobody's (a skill from before owners were recorded): only A.
-    expect(outcome(() => authorize(who, resource, action, ownerless))).toBe(letter === "A" ? "allowed" : refusal(false));
-    // No target: the kind of thing; "own" tells a list to filter.
-    if (letter === "-") expect(outcome(() => authorize(who, resource, action))).toBe(403);
-    else expect(authorize(who, resource, action)).toBe(letter === "A" ? "any" : "own");
-  });
+  it.each(cells)(
+    "$resource $action as $role: own, another's and nobody's target",
+    ({ resource, action, role, index }) => {
+      const letter = (EXPECTED[resource] as Record<string, string>)[action]![index];
+      const who = principal(role);
+      // A refusal is a 404 where the resource hides existence and the caller may not read the target either.
+      const readLetter = HIDDEN_BY[resource]
+        ? (EXPECTED[resource] as Record<string, string>)[HIDDEN_BY[resource]]![index]
+        : undefined;
+      const refusal = (isOwn: boolean): 403 | 404 =>
+        readLetter === undefined || readLetter === "A" || (readLetter === "O" && isOwn) ? 403 : 404;
+      // Own target: allowed for A and O.
+      expect(outcome(() => authorize(who, resource, action, own(role)))).toBe(
+        letter === "-" ? refusal(true) : "allowed",
+      );
+      // Someone else's: only A.
+      expect(outcome(() => authorize(who, resource, action, others))).toBe(letter === "A" ? "allowed" : refusal(false));
+      // Nobody's (a skill from before owners were recorded): only A.
+      expect(outcome(() => authorize(who, resource, action, ownerless))).toBe(
+        letter === "A" ? "allowed" : refusal(false),
+      );
+      // No target: the kind of thing; "own" tells a list to filter.
+      if (letter === "-") expect(outcome(() => authorize(who, resource, action))).toBe(403);
+      else expect(authorize(who, resource, action)).toBe(letter === "A" ? "any" : "own");
+    },
+  );
 
   it("closes the holes the outside campaign found (issue 14 item 6)", () => {
     const developer = principal("developer");
@@ -92,8 +112,12 @@ describe("authorize", () => {
   });
 
   it("names the resource, the action, who may and the caller's role in a 403", () => {
-    expect(() => authorize(principal("viewer"), "session", "restart", others)).toThrow(/session restart on thing_2 needs the admin or operator or developer role \(developer: own only\); you are viewer/);
-    expect(() => authorize(principal("developer"), "skill", "update", others)).toThrow(/skill update on thing_2: a developer may update only their own skills/);
+    expect(() => authorize(principal("viewer"), "session", "restart", others)).toThrow(
+      /session restart on thing_2 needs the admin or operator or developer role \(developer: own only\); you are viewer/,
+    );
+    expect(() => authorize(principal("developer"), "skill", "update", others)).toThrow(
+      /skill update on thing_2: a developer may update only their own skills/,
+    );
     expect(() => authorize(principal("developer"), "session", "read", others)).toThrow(/Session not found: thing_2/);
   });
 });

@@ -15,7 +15,14 @@ export type Access = (typeof ACCESS)[number];
  */
 export type Rule = Readonly<Record<Role, Access>> & { readonly by: readonly string[]; readonly why?: string };
 
-const rule = (by: string[], admin: Access, operator: Access, developer: Access, viewer: Access, why?: string): Rule => ({
+const rule = (
+  by: string[],
+  admin: Access,
+  operator: Access,
+  developer: Access,
+  viewer: Access,
+  why?: string,
+): Rule => ({
   by,
   admin,
   operator,
@@ -33,6 +40,8 @@ const rule = (by: string[], admin: Access, operator: Access, developer: Access, 
  * its session (not to whoever started it: an admin's call in a developer's session is still that
  * developer's to read).
  */
+// One line per cell, so the object reads as the table it is.
+// prettier-ignore
 export const PERMISSIONS = {
   session: {
     list: rule(["GET /api/sessions"], "any", "any", "own", "any"),
@@ -172,7 +181,12 @@ export function ruleFor<R extends Resource>(resource: R, action: Action<R>): Rul
 }
 
 /** The cell's verdict without throwing: true (allowed), or the access that was missing. */
-export function allows<R extends Resource>(principal: Pick<Principal, "userId" | "role">, resource: R, action: Action<R>, target?: Target): boolean {
+export function allows<R extends Resource>(
+  principal: Pick<Principal, "userId" | "role">,
+  resource: R,
+  action: Action<R>,
+  target?: Target,
+): boolean {
   const access = ruleFor(resource, action)[principal.role];
   if (access === "any") return true;
   if (access === "none") return false;
@@ -184,7 +198,12 @@ export function allows<R extends Resource>(principal: Pick<Principal, "userId" |
  * target) unless `principal` may do `action` on `resource`. Without a target it answers for the kind of
  * thing: `"own"` means the caller may act on their own ones only, so a list must be filtered to them.
  */
-export function authorize<R extends Resource>(principal: Pick<Principal, "userId" | "role">, resource: R, action: Action<R>, target?: Target): "any" | "own" {
+export function authorize<R extends Resource>(
+  principal: Pick<Principal, "userId" | "role">,
+  resource: R,
+  action: Action<R>,
+  target?: Target,
+): "any" | "own" {
   const access = ruleFor(resource, action)[principal.role];
   if (allows(principal, resource, action, target)) return access === "own" ? "own" : "any";
   const readAction = READ_ACTION[resource];
@@ -202,6 +221,10 @@ export function authorize<R extends Resource>(principal: Pick<Principal, "userId
 }
 
 /** The owner filter for a list: `{}` for `any`, the caller's id otherwise (Prisma `where` fragments build on it). */
-export function listScope<R extends Resource>(principal: Pick<Principal, "userId" | "role">, resource: R, action: Action<R>): { ownerId?: string } {
+export function listScope<R extends Resource>(
+  principal: Pick<Principal, "userId" | "role">,
+  resource: R,
+  action: Action<R>,
+): { ownerId?: string } {
   return authorize(principal, resource, action) === "own" ? { ownerId: principal.userId } : {};
 }

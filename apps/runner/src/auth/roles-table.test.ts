@@ -19,15 +19,27 @@ describe("docs/api.md Roles table", () => {
       .trim()
       .split("\n")
       .slice(2)
-      .map((line) => line.split("|").slice(1, -1).map((cell) => cell.trim()));
+      .map((line) =>
+        line
+          .split("|")
+          .slice(1, -1)
+          .map((cell) => cell.trim()),
+      );
     const parsed: Record<string, Record<string, Record<string, string>>> = {};
     for (const [resource, action, ...cells] of rows) {
-      (parsed[resource!] ??= {})[action!] = Object.fromEntries(ROLES.map((role, i) => [role, cells[i] === "—" ? "none" : cells[i]!]));
+      (parsed[resource!] ??= {})[action!] = Object.fromEntries(
+        ROLES.map((role, i) => [role, cells[i] === "—" ? "none" : cells[i]!]),
+      );
     }
     const expected = Object.fromEntries(
       Object.entries(PERMISSIONS).map(([resource, actions]) => [
         resource,
-        Object.fromEntries(Object.entries(actions).map(([action, rule]) => [action, Object.fromEntries(ROLES.map((role) => [role, rule[role]]))])),
+        Object.fromEntries(
+          Object.entries(actions).map(([action, rule]) => [
+            action,
+            Object.fromEntries(ROLES.map((role) => [role, rule[role]])),
+          ]),
+        ),
       ]),
     );
     expect(parsed).toEqual(expected);

@@ -26,7 +26,9 @@ function registered(): Set<string> {
   const found = new Set<string>();
   for (const file of sources(SRC)) {
     const text = fs.readFileSync(file, "utf8");
-    for (const [, method, route] of text.matchAll(/\bapp\.(get|post|put|patch|delete|all)(?:<[^>]*>)?\(\s*"([^"]+)"/g)) {
+    for (const [, method, route] of text.matchAll(
+      /\bapp\.(get|post|put|patch|delete|all)(?:<[^>]*>)?\(\s*"([^"]+)"/g,
+    )) {
       found.add(method === "all" ? route! : `${method!.toUpperCase()} ${route}`);
     }
     // Socket handlers are registered through an `on(event, handler)` helper that acks; `x.on(...)` are listeners.
@@ -37,7 +39,11 @@ function registered(): Set<string> {
 
 /** What the table says asks it (a route's "(scope: …)" note dropped). */
 function inTable(): Set<string> {
-  return new Set(Object.values(PERMISSIONS).flatMap((actions) => Object.values(actions as Record<string, Rule>).flatMap((rule) => rule.by.map((by) => by.replace(/ \(.*\)$/, "")))));
+  return new Set(
+    Object.values(PERMISSIONS).flatMap((actions) =>
+      Object.values(actions as Record<string, Rule>).flatMap((rule) => rule.by.map((by) => by.replace(/ \(.*\)$/, ""))),
+    ),
+  );
 }
 
 describe("the Roles table covers the runner's surface", () => {

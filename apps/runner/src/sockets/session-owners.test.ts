@@ -21,7 +21,11 @@ describe("SessionOwners", () => {
   it("looks a session's owner up once, and answers null for an unknown session", async () => {
     const { db, calls } = fakeDb({ ses_a: "user_alice" });
     const owners = new SessionOwners(db);
-    expect(await Promise.all([owners.of("ses_a"), owners.of("ses_a"), owners.of("ses_a")])).toEqual(["user_alice", "user_alice", "user_alice"]);
+    expect(await Promise.all([owners.of("ses_a"), owners.of("ses_a"), owners.of("ses_a")])).toEqual([
+      "user_alice",
+      "user_alice",
+      "user_alice",
+    ]);
     expect(await owners.of("ses_gone")).toBeNull();
     expect(calls()).toBe(2);
   });

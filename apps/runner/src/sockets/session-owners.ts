@@ -20,7 +20,9 @@ export class SessionOwners {
     let owner = this.#cache.get(sessionId);
     if (!owner) {
       if (this.#cache.size >= MAX_CACHED) this.#cache.clear();
-      owner = this.db.session.findUnique({ where: { id: sessionId }, select: { ownerId: true } }).then((row) => row?.ownerId ?? null);
+      owner = this.db.session
+        .findUnique({ where: { id: sessionId }, select: { ownerId: true } })
+        .then((row) => row?.ownerId ?? null);
       // A failed lookup is not remembered: the next event asks again.
       owner.catch(() => this.#cache.delete(sessionId));
       this.#cache.set(sessionId, owner);
