@@ -121,6 +121,15 @@ describe("browser-facing guards on the runner", () => {
     });
     const method = await raw("PATCH", "/healthz", auth);
     expect(method).toMatchObject({ status: 404, json: { error: { code: "not_found" } } });
+    // A lone surrogate spelled in the URL (CESU-8 bytes are not UTF-8): a client error, never a 500.
+    // (In a query string it is decoded to U+FFFD: just another value.)
+    expect((await raw("GET", "/api/runs?sessionId=%ED%A0%80", auth)).status).toBe(200);
+    for (const route of ["/api/skills/%ED%A0%80", "/api/sessions/%ED%B0%80"]) {
+      const reply = await raw("GET", route, auth);
+      expect(reply.status, route).toBeGreaterThanOrEqual(400);
+      expect(reply.status, route).toBeLessThan(500);
+      expect(reply.json, route).toMatchObject({ error: { code: expect.any(String), message: expect.any(String) } });
+    }
     const percent = await raw("GET", "/api/sessions/%E0%A4%A", auth);
     expect(percent.status).toBe(400);
     expect(percent.json).toMatchObject({ error: { code: "bad_request" } });
