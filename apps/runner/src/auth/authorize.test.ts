@@ -116,7 +116,7 @@ describe("authorize", () => {
       /session restart on thing_2 needs the admin or operator or developer role \(developer: own only\); you are viewer/,
     );
     expect(() => authorize(principal("developer"), "skill", "update", others)).toThrow(
-      /skill update on thing_2: a developer may update only their own skills/,
+      /skill update on thing_2 is only for its owner or the admin or operator role; you are developer and it is not yours/,
     );
     expect(() => authorize(principal("developer"), "session", "read", others)).toThrow(/Session not found: thing_2/);
   });

@@ -212,10 +212,11 @@ export function authorize<R extends Resource>(
   }
   const roles = ROLES.filter((role) => ruleFor(resource, action)[role] !== "none");
   const owners = ROLES.filter((role) => ruleFor(resource, action)[role] === "own");
+  const anyone = ROLES.filter((role) => ruleFor(resource, action)[role] === "any");
   const what = `${resource} ${action}${target ? ` on ${target.id}` : ""}`;
   const message =
     access === "own"
-      ? `${what}: a ${principal.role} may ${action} only their own ${LABEL[resource].toLowerCase()}s`
+      ? `${what} is only for its owner${anyone.length ? ` or the ${anyone.join(" or ")} role` : ""}; you are ${principal.role} and it is not yours`
       : `${what} needs the ${roles.join(" or ") || "(no)"} role${owners.length ? ` (${owners.join(", ")}: own only)` : ""}; you are ${principal.role}`;
   throw new AppError({ code: "forbidden", message });
 }

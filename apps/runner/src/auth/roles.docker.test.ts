@@ -220,7 +220,7 @@ describe("roles through the runner (docs/api.md, Roles)", () => {
     );
     expect(rewrite.status).toBe(403);
     expect(rewrite.body.error.message).toMatch(
-      /skill update on alice-deploy: a developer may update only their own skills/,
+      /skill update on alice-deploy is only for its owner or the admin or operator role; you are developer and it is not yours/,
     );
     expect((await kit.api("DELETE", "/api/skills/alice-deploy", undefined, tokens.bob)).status).toBe(403);
     expect(
