@@ -29,8 +29,8 @@
  *  A10 Socket rooms: `file:changed` (path "." = anything may have changed), `run:status`, `process:status`,
  *      `session:status` reach sockets that sent `session:join`, each carrying `sessionId`; `runs:subscribe`
  *      (not in api.md) adds every visible run's `run:status` for the dashboards; `approval:created` and
- *      `approval:decided` (carrying the ApprovalRequest) need `approvals:subscribe`; a developer gets only
- *      their own sessions' run status and approvals from the two subscriptions (docs/api.md, Roles).
+ *      `approval:decided` (carrying the ApprovalRequest) need `approvals:subscribe`; only operators and admins
+ *      get everyone's from the two subscriptions, others their own sessions' (docs/api.md, Roles).
  *  A11 `GET /api/shared/:token` → `logs.stdout` / `logs.stderr` are either strings or `{content, offset,
  *      size}` tails; both are shown.
  */
