@@ -252,12 +252,15 @@ describe("roles through the runner (docs/api.md, Roles)", () => {
     expect((await kit.api("DELETE", "/api/skills/alice-deploy", undefined, tokens.alice)).status).toBe(204);
   });
 
-  it("runs:subscribe sends a developer only their own sessions' run status; an operator everyone's", async () => {
+  it("runs:subscribe sends a developer only their own sessions' run status, a viewer none; an operator everyone's", async () => {
     const bob = await kit.socket(tokens.bob);
+    const viewer = await kit.socket(tokens.viewer);
     const operator = await kit.socket(tokens.operator);
     const bobSeen = collect<RunStatus>(bob, "run:status");
+    const viewerSeen = collect<RunStatus>(viewer, "run:status");
     const operatorSeen = collect<RunStatus>(operator, "run:status");
     expect(await emitWithAck(bob, "runs:subscribe", {})).toMatchObject({ ok: true, scope: "own" });
+    expect(await emitWithAck(viewer, "runs:subscribe", {})).toMatchObject({ ok: true, scope: "own" });
     expect(await emitWithAck(operator, "runs:subscribe", {})).toMatchObject({ ok: true, scope: "any" });
 
     const alices = await kit.tool<Result>(aliceSession, "bash", { command: "echo alice-run" }, { token: tokens.alice });
@@ -269,6 +272,7 @@ describe("roles through the runner (docs/api.md, Roles)", () => {
     await expect.poll(() => operatorSeen.some((s) => s.sessionId === bobSession && s.status === "finished")).toBe(true);
     expect(operatorSeen.some((s) => s.sessionId === aliceSession)).toBe(true);
     expect(bobSeen.filter((s) => s.sessionId === aliceSession)).toEqual([]);
+    expect(viewerSeen).toEqual([]);
   });
 
   it("approvals:subscribe sends a developer only their own sessions' approvals, a viewer none; an operator everyone's", async () => {
