@@ -30,12 +30,16 @@ export async function cancelRun(deps: CancelRunDeps, runId: string, principal: P
     throw new AppError({ code: "conflict", message: `Run ${run.id} is not running (status ${run.status}, outcome ${run.outcome ?? "none"}): nothing to cancel` });
   }
   const ended = waitForEnd(deps.events, run.id, SETTLE_WAIT_MS);
-  let cancelled = deps.activeRuns.cancel(run.id, { by: principal.name, via });
-  if (!cancelled) cancelled = await stopProcess(deps, run.sessionId, run.kind, run.detailsJson);
+  let cancelled = false;
+  try {
+    cancelled = deps.activeRuns.cancel(run.id, { by: principal.name, via }) || (await stopProcess(deps, run.sessionId, run.kind, run.detailsJson));
+  } finally {
+    if (!cancelled) ended.cancel();
+  }
   if (!cancelled) {
-    ended.cancel();
-    // Running in the database but not in flight here: another runner's, or a call that is just ending.
-    throw new AppError({ code: "conflict", message: `Run ${run.id} is not running in this runner: nothing to cancel` });
+    // Running in the database but not in flight here: another runner's, a terminal (closed with terminal:close),
+    // or a call that is just ending.
+    throw new AppError({ code: "conflict", message: `Run ${run.id} (${run.kind}) is not running in this runner: nothing to cancel` });
   }
   const end = await ended.promise;
   return { runId: run.id, status: end ? "finished" : "running", outcome: end?.outcome ?? null };
