@@ -1,5 +1,6 @@
 // berth-agent: the program each session container runs. JSON-RPC on stdin/stdout, its own log on stderr.
 import { loadAgentConfig } from "./config";
+import { separateFromWorkspace } from "./processes/separate-from-workspace";
 import { startAgentServer } from "./rpc";
 
 const log = (message: string) => process.stderr.write(`berth-agent: ${message}\n`);
@@ -16,9 +17,17 @@ process.stdout.on("error", () => process.exit(0));
 
 let config;
 try {
-  config = loadAgentConfig();
+  config = loadAgentConfig(process.env, { runsAsRoot: process.getuid?.() === 0 });
 } catch (error) {
   log(`bad environment: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(2);
+}
+// Before reading a single request: from here on workspace code cannot reach this process.
+try {
+  const separated = separateFromWorkspace(config);
+  log(separated ? `separated from the workspace user: ${separated}` : "no BERTH_WORKSPACE_USER or not root: workspace code runs as the agent's own user");
+} catch (error) {
+  log(`cannot separate from the workspace user: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(2);
 }
 log(`ready (workspace ${config.workspace}, pid ${process.pid})`);

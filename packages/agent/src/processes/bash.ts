@@ -12,6 +12,7 @@ import { fail } from "../tools/tool-failure-error";
 import type { ResolvedPath } from "../workspace/workspace";
 import { childEnv } from "./child-env";
 import { HeadTailBuffer } from "./head-tail-buffer";
+import { asWorkspaceUser } from "./launch";
 import { runInGroup, signalNumber } from "./process-group";
 
 export const bashTool = defineTool({
@@ -71,8 +72,7 @@ async function exec(args: BashArgs, ctx: ToolContext): Promise<ToolResult> {
   const half = BASH_STREAM_CAP_BYTES / 2;
   const buffers = { stdout: new HeadTailBuffer(half, half), stderr: new HeadTailBuffer(half, half) };
   const result = await runInGroup({
-    file: "bash",
-    args: ["-c", command],
+    ...asWorkspaceUser(ctx.config, "bash", ["-c", command]),
     cwd: cwd.real,
     env: childEnv(ctx.config, ctx.sessionEnv),
     timeoutMs: args.timeoutMs,

@@ -14,6 +14,7 @@ import {
 import type { Notify } from "../tools/tool-context";
 import { fail } from "../tools/tool-failure-error";
 import { killGroup, signalNumber } from "./process-group";
+import type { Launch } from "./launch";
 
 interface ManagedProcess {
   info: BackgroundProcessInfo;
@@ -40,6 +41,8 @@ export class ProcessManager {
   constructor(
     private readonly stateDir: string,
     private readonly notify: Notify,
+    /** How a command is started (as the workspace user, asWorkspaceUser); as is by default. */
+    private readonly launch: (file: string, args: string[]) => Launch = (file, args) => ({ file, args }),
   ) {}
 
   start(command: string, cwd: { real: string; rel: string }, env: Record<string, string>, startCallId?: string): BackgroundProcessInfo {
@@ -52,9 +55,12 @@ export class ProcessManager {
     }
     mkdirSync(this.stateDir, { recursive: true, mode: 0o700 });
     const processId = `proc_${randomBytes(16).toString("hex")}`;
-    const logPath = path.join(this.stateDir, `${processId}.log`);
+    // A name of its own, never shown: the state folder cannot be listed by workspace code (main.ts), so it
+    // cannot find the file to rewrite what `logs` returns.
+    const logPath = path.join(this.stateDir, `${processId}-${randomBytes(16).toString("hex")}.log`);
     const logFd = openSync(logPath, "a", 0o600);
-    const child = spawn("bash", ["-c", command], {
+    const launch = this.launch("bash", ["-c", command]);
+    const child = spawn(launch.file, launch.args, {
       cwd: cwd.real,
       env,
       detached: true,

@@ -14,6 +14,7 @@ import {
 } from "@berth/protocol";
 import pkg from "../../package.json" with { type: "json" };
 import type { AgentConfig } from "../config";
+import { asWorkspaceUser } from "../processes/launch";
 import { ProcessManager } from "../processes/process-manager";
 import { TerminalFault, TerminalManager } from "../terminals";
 import { callTool } from "../tools/call-tool";
@@ -63,7 +64,7 @@ export function startAgentServer(options: AgentServerOptions): {
     if (!output.writableEnded) output.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
   };
   const notify: Notify = (method, params) => send({ method, params });
-  const processes = new ProcessManager(config.stateDir, notify);
+  const processes = new ProcessManager(config.stateDir, notify, (file, args) => asWorkspaceUser(config, file, args));
   const terminals = new TerminalManager(config, log);
   const activeCalls = new Map<string, AbortController>();
   let writeQueue: Promise<unknown> = Promise.resolve();

@@ -9,6 +9,7 @@ import {
 } from "@berth/protocol";
 import { childEnv } from "../processes/child-env";
 import { HeadTailBuffer } from "../processes/head-tail-buffer";
+import { asWorkspaceUser } from "../processes/launch";
 import { type GroupRunResult, runInGroup, signalNumber } from "../processes/process-group";
 import { defineTool, type ToolContext } from "../tools/tool-context";
 import { ToolFailureError, fail } from "../tools/tool-failure-error";
@@ -87,7 +88,7 @@ export const runScriptTool = defineTool({
     const scriptHash = await hashFile(script.real, script.rel);
     const inputHashes = await Promise.all(inputs.map((f) => hashFile(f.real, f.rel)));
     const outputsBefore = await Promise.all(outputs.map((f) => hashFile(f.real, f.rel)));
-    const oomBefore = await readOomKills(ctx.config.memoryEventsPath);
+    const oomBefore = await readOomKills([ctx.config.memoryEventsPath, ctx.config.oomControlPath]);
 
     const command = interpreterPath
       ? [
@@ -105,8 +106,7 @@ export const runScriptTool = defineTool({
     const startedAt = new Date();
     const run: GroupRunResult = interpreterPath
       ? await runInGroup({
-          file: interpreterPath,
-          args: command.slice(1),
+          ...asWorkspaceUser(ctx.config, interpreterPath, command.slice(1)),
           cwd: cwd.real,
           env,
           timeoutMs: args.timeoutMs,
@@ -133,7 +133,7 @@ export const runScriptTool = defineTool({
           durationMs: 0,
         };
 
-    const oomAfter = await readOomKills(ctx.config.memoryEventsPath);
+    const oomAfter = await readOomKills([ctx.config.memoryEventsPath, ctx.config.oomControlPath]);
     const oomKilled = run.signal === "SIGKILL" && oomBefore !== null && oomAfter !== null && oomAfter > oomBefore;
     const outputHashes: RunScriptOutputHash[] = await Promise.all(
       outputs.map(async (f, i) => {

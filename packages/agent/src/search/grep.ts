@@ -9,6 +9,7 @@ import {
   type GrepDetails,
   type GrepMatch,
 } from "@berth/protocol";
+import { asAgentHelper } from "../processes/launch";
 import { defineTool, okResult } from "../tools/tool-context";
 import { fail } from "../tools/tool-failure-error";
 
@@ -55,7 +56,7 @@ export const grepTool = defineTool({
   name: "grep",
   schema: GrepArgsSchema,
   mutates: false,
-  async run(args, { workspace, signal }) {
+  async run(args, { workspace, signal, config }) {
     const base = await workspace.resolve(args.path);
     const info = await stat(base.real).catch(() => undefined);
     if (!info) fail("not_found", `Path not found: ${args.path}`);
@@ -98,7 +99,8 @@ export const grepTool = defineTool({
       lastKeptLine = Number.NEGATIVE_INFINITY;
     };
 
-    const child = spawn("rg", rgArgs, { cwd: realRoot, stdio: ["ignore", "pipe", "pipe"] });
+    const rg = asAgentHelper(config, "rg", rgArgs);
+    const child = spawn(rg.file, rg.args, { cwd: realRoot, stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.setEncoding("utf8");
     child.stderr.on("data", (chunk: string) => {

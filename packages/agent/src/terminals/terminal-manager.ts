@@ -16,6 +16,7 @@ import {
 import type { z } from "zod";
 import type { AgentConfig } from "../config";
 import { childEnv } from "../processes/child-env";
+import { asWorkspaceUser } from "../processes/launch";
 import { signalNumber } from "../processes/process-group";
 import { TerminalFault } from "./terminal-fault";
 
@@ -97,7 +98,8 @@ export class TerminalManager {
     }
     const terminalId = `term_${randomBytes(16).toString("hex")}`;
     const env = childEnv(this.config, input.env ?? {}, { TERM: "xterm-256color", COLORTERM: "truecolor" });
-    const child = spawn("python3", [this.config.ptyHelper, String(input.cols), String(input.rows), this.config.workspace], {
+    const launch = asWorkspaceUser(this.config, "python3", [this.config.ptyHelper, String(input.cols), String(input.rows), this.config.workspace]);
+    const child = spawn(launch.file, launch.args, {
       cwd: this.config.workspace,
       env,
       stdio: ["pipe", "pipe", "pipe"],

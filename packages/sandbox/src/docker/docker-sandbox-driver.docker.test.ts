@@ -160,13 +160,11 @@ for p in pids: os.waitpid(p, 0)
       const hello = await sh(driver, sid, "pgrep -xf 'node /opt/berth/berth-agent.mjs'");
       const agentPid = hello.stdout.trim();
       const terminated = nextTermination(driver, sid, 30_000);
-      // A process may raise its own user's oom_score_adj: the agent becomes the OOM killer's first pick.
-      const call = sh(
-        driver,
-        sid,
-        `echo 1000 > /proc/${agentPid}/oom_score_adj && python3 -c "b = bytearray(1536 * 1024 * 1024)"`,
-        60_000,
-      );
+      // Workspace code cannot touch the agent (agent-separation.docker.test.ts): root in the container, through the
+      // engine, makes the agent the OOM killer's first pick, once the hog's shell is started (children inherit it).
+      const call = sh(driver, sid, `sleep 1 && python3 -c "b = bytearray(1536 * 1024 * 1024)"`, 60_000);
+      const containerId = driver.get(sid)?.containerId ?? "";
+      await runFile("docker", ["exec", "-u", "0", containerId, "sh", "-c", `echo 1000 > /proc/${agentPid}/oom_score_adj`]);
       const err = await call.catch((e: unknown) => e);
       expect(SandboxError.isSandboxError(err) && err.terminationCause).toBe("oom");
       expect(String(err)).toMatch(new RegExp(`Sandbox for session ${sid} is not running \\(cause: oom`));
@@ -319,8 +317,9 @@ describe("DockerSandboxDriver timers (real engine)", () => {
     await driver.acquire(sid);
     const pid = (await sh(driver, sid, "pgrep -xf 'node /opt/berth/berth-agent.mjs'")).stdout.trim();
     const terminated = nextTermination(driver, sid);
-    // Freeze the agent from a detached child a moment after the call returns.
-    await sh(driver, sid, `setsid sh -c 'sleep 0.3; kill -STOP ${pid}' >/dev/null 2>&1 < /dev/null &`);
+    // Workspace code cannot signal the agent any more (agent-separation.docker.test.ts): root in the container does.
+    const containerId = driver.get(sid)?.containerId ?? "";
+    await runFile("docker", ["exec", "-u", "0", containerId, "kill", "-STOP", pid]);
     const t = await terminated;
     expect(t.cause).toBe("unresponsive");
     await driver.destroy(sid);

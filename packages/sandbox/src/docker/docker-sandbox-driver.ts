@@ -30,6 +30,7 @@ import {
   DEFAULT_LIMITS,
   HOME_DIR,
   SANDBOX_USER,
+  WORKSPACE_USER,
   WORKSPACE_DIR,
   hardenedHostConfig,
   postureOf,
@@ -103,7 +104,9 @@ interface SessionState {
   createdAt: Date;
   lastActivity: number | null;
   oomKills: number;
+  /** The container and time of the latest OOM event: a death is an OOM only when one came with it. */
   oomSeenOn: string | null;
+  lastOomAt: number | null;
   termination: SandboxTermination | null;
   starting: Promise<unknown> | null;
   /** Set when the runner itself stops the container, so the end of its stream is not read as a crash. */
@@ -122,6 +125,14 @@ interface SessionState {
 
 const STDERR_TAIL_BYTES = 4096;
 const EXIT_WAIT_MS = 600;
+/**
+ * An OOM event at most this long before the agent's stream ended (or while its death is examined) explains it.
+ * Per event, because Docker's State.OOMKilled stays true for the container's life once any process in it was
+ * OOM-killed (on cgroup v1 and v2), so a later `kill -9` of the agent would read as an OOM too.
+ */
+const OOM_EXPLAINS_MS = 2_000;
+/** How long a SIGKILLed agent's end waits for the engine's OOM event, which can trail the stream's end. */
+const OOM_EVENT_GRACE_MS = 400;
 const MISSED_BEATS_LIMIT = 3;
 
 function isoNow(): string {
@@ -458,6 +469,7 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
       lastActivity: null,
       oomKills: 0,
       oomSeenOn: null,
+      lastOomAt: null,
       termination: null,
       starting: null,
       stopping: null,
@@ -502,6 +514,7 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     state.status = "starting";
     state.stopping = null;
     state.oomSeenOn = null;
+    state.lastOomAt = null;
     const starting = (async () => {
       if (state.removal) await state.removal;
       await this.ensureVolume(state.volumeName, state.freshVolume);
@@ -572,16 +585,23 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
   private async onSandboxEnd(state: SessionState, attached: Attached): Promise<void> {
     if (state.attached !== attached || state.stopping) return;
     const container = attached.container;
+    const endedAt = Date.now();
+    const oomNow = () =>
+      state.oomSeenOn === attached.containerId && state.lastOomAt !== null && state.lastOomAt >= endedAt - OOM_EXPLAINS_MS;
     await Promise.race([container.wait({ condition: "not-running" }).catch(() => undefined), delay(EXIT_WAIT_MS)]);
     let cause: TerminationCause = "exited";
     let exitCode: number | null = null;
     try {
       const inspect = await container.inspect();
       exitCode = inspect.State.Running ? null : inspect.State.ExitCode;
-      if (inspect.State.OOMKilled || state.oomSeenOn === attached.containerId) cause = "oom";
+      // 137: killed by SIGKILL, by the OOM killer or by anyone else; the event says which.
+      if (exitCode === 137 && !oomNow()) await waitFor(oomNow, OOM_EVENT_GRACE_MS);
+      // OOMKilled alone counts only when no OOM event was ever seen for this container (the event stream was down).
+      const oomUnseen = inspect.State.OOMKilled && state.oomSeenOn !== attached.containerId;
+      if (oomNow() || oomUnseen) cause = "oom";
       if (inspect.State.Running) cause = "unresponsive"; // stdout closed but the container lives on
     } catch (error) {
-      if (state.oomSeenOn === attached.containerId) cause = "oom";
+      if (oomNow()) cause = "oom";
       this.warn(state.sessionId, `could not inspect the dead container: ${errorMessage(error)}`, error);
     }
     if (state.attached !== attached || state.stopping) return;
@@ -701,7 +721,8 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
         User: SANDBOX_USER,
         WorkingDir: WORKSPACE_DIR,
         Hostname: "berth",
-        Env: [`HOME=${HOME_DIR}`],
+        // The agent starts as root and needs to know whom to run workspace code as (the image says so too).
+        Env: [`HOME=${HOME_DIR}`, `BERTH_WORKSPACE_USER=${WORKSPACE_USER}`],
         // The agent speaks over stdin/stdout; StdinOnce false keeps stdin open across re-attaches.
         OpenStdin: true,
         AttachStdin: true,
@@ -890,6 +911,7 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
       if (state.attached?.containerId !== id) continue;
       state.oomKills++;
       state.oomSeenOn = id;
+      state.lastOomAt = Date.now();
       this.emit("oom", { sessionId: state.sessionId, at: isoNow() });
     }
   }
@@ -995,4 +1017,10 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls `done` every 25 ms until it holds or `ms` pass. */
+async function waitFor(done: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done() && Date.now() < deadline) await delay(25);
 }

@@ -5,8 +5,9 @@ import { DEFAULT_LIMITS, hardenedHostConfig, postureOf } from "./hardened-host-c
 describe("hardenedHostConfig", () => {
   const config = hardenedHostConfig({ volumeName: "berth-ws-1", limits: DEFAULT_LIMITS, network: "none" });
 
-  it("drops every capability and forbids privilege gain", () => {
+  it("drops every capability but the agent's three and forbids privilege gain", () => {
     expect(config.CapDrop).toEqual(["ALL"]);
+    expect(config.CapAdd).toEqual(["SETUID", "SETGID", "SETPCAP"]);
     expect(config.SecurityOpt).toContain("no-new-privileges");
     expect(config.Privileged).toBeUndefined();
   });
@@ -36,6 +37,7 @@ describe("hardenedHostConfig", () => {
   it("reports a posture that receipts accept", () => {
     const posture = postureOf({ limits: DEFAULT_LIMITS, network: "none" });
     expect(SandboxPostureSchema.safeParse(posture).success).toBe(true);
-    expect(posture).toMatchObject({ user: "1000:1000", capDrop: ["ALL"], network: "none", pidsLimit: 256 });
+    expect(posture).toMatchObject({ user: "0:0", capDrop: ["ALL"], network: "none", pidsLimit: 256 });
+    expect(posture).toMatchObject({ workspaceUser: "1000:1000", workspaceCapabilities: [] });
   });
 });

@@ -19,12 +19,28 @@ export const DEFAULT_LIMITS: SandboxLimits = {
   homeBytes: 64 * 1024 * 1024,
 };
 
-export const SANDBOX_USER = "1000:1000";
+/**
+ * The container starts as root so the agent can stay out of reach of the code it runs: it keeps real uid 0 and
+ * works as the workspace user (packages/agent/src/processes/separate-from-workspace.ts), and starts workspace code
+ * as that user with no capabilities (launch.ts). Docker gives a non-root container user no capabilities at all
+ * (CapAdd only widens its bounding set: measured with the Docker 20.10 engine on this project's CI machine), so a dedicated non-root agent uid could
+ * not start processes as another user.
+ */
+export const SANDBOX_USER = "0:0";
+/** The user workspace code (bash, run_script, terminals) runs as, and owner of everything in /workspace. */
+export const WORKSPACE_USER = "1000:1000";
+/**
+ * What the agent keeps: SETUID/SETGID to start workspace code as WORKSPACE_USER, SETPCAP to empty that code's
+ * bounding set. Nothing else: no DAC_OVERRIDE, CHOWN or FOWNER (files are written as the workspace user), no KILL
+ * (the agent's effective uid is the workspace user's, which lets it signal that code), no SYS_PTRACE for anyone.
+ */
+export const AGENT_CAPABILITIES = ["SETUID", "SETGID", "SETPCAP"];
 export const WORKSPACE_DIR = "/workspace";
 export const HOME_DIR = "/home/berth";
 
 /**
- * docs/architecture.md "Locked down by default": no capabilities, no privilege gain, read-only root with sized tmpfs,
+ * docs/architecture.md "Locked down by default": no capabilities but the agent's three (AGENT_CAPABILITIES), no
+ * privilege gain, read-only root with sized tmpfs,
  * non-root user, pids/memory/cpu limits, no network unless asked, an init reaping zombies, no Docker socket.
  * Memory == MemorySwap: no swap, so a hog meets the OOM killer instead of thrashing.
  */
@@ -36,6 +52,7 @@ export function hardenedHostConfig(opts: {
   const { limits } = opts;
   return {
     CapDrop: ["ALL"],
+    CapAdd: AGENT_CAPABILITIES,
     SecurityOpt: ["no-new-privileges"],
     ReadonlyRootfs: true,
     Tmpfs: {
@@ -59,6 +76,10 @@ export function hardenedHostConfig(opts: {
 export function postureOf(opts: { limits: SandboxLimits; network: string }): SandboxPosture {
   return {
     user: SANDBOX_USER,
+    agentUser: `real ${SANDBOX_USER}, effective ${WORKSPACE_USER}, not dumpable`,
+    workspaceUser: WORKSPACE_USER,
+    agentCapabilities: AGENT_CAPABILITIES,
+    workspaceCapabilities: [],
     readOnlyRootfs: true,
     capDrop: ["ALL"],
     noNewPrivileges: true,
