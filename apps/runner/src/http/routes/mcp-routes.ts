@@ -90,6 +90,9 @@ function sendJsonRpcHttpError(error: FastifyError | Error, request: FastifyReque
       request.log.error({ err: error }, "mcp request failed");
     }
   }
-  if (status === 401) void reply.header("www-authenticate", 'Bearer realm="berth"');
+  if (status === 401) {
+    void reply.header("www-authenticate", 'Bearer realm="berth"');
+    message = `Unauthorized: ${message}`;
+  }
   void reply.status(status).send({ jsonrpc: "2.0", error: { code, message }, id: null });
 }
