@@ -18,6 +18,7 @@ import {
   type ToolResult,
 } from "@berth/protocol";
 import { SandboxError } from "../errors";
+import { DEFAULT_LOG_BUDGET, LogBudget, type LogBudgetOptions } from "./log-budget";
 
 /** The two byte streams of an agent: what we write to its stdin, what we read from its stdout. */
 export interface AgentStreams {
@@ -31,6 +32,8 @@ export interface AgentConnectionOptions extends AgentStreams {
   defaultTimeoutMs: number;
   /** A reply line longer than this is a protocol fault (a read_file of 20 MiB base64 is ~27 MiB). */
   maxLineBytes?: number;
+  /** How many `protocol-error` events the container can cause (each one is a runner log line). */
+  faultBudget?: LogBudgetOptions;
 }
 
 export interface AgentCallOptions {
@@ -43,7 +46,10 @@ export type AgentConnectionEvents = {
   "process.status": [ProcessStatusNotification];
   /** stdout ended: the agent or its container is gone. Pending calls wait for `fail()` (see below). */
   end: [];
-  /** A line that is not valid protocol; the connection keeps going. */
+  /**
+   * A line that is not valid protocol; the connection keeps going. Bounded (LogBudget): escaped, cut, at most so
+   * many per interval, then one "suppressed K lines" event.
+   */
   "protocol-error": [message: string];
 };
 
@@ -88,6 +94,7 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
   private failure: Error | null = null;
   private ended = false;
   private endTimer: NodeJS.Timeout | null = null;
+  private readonly faults: LogBudget;
 
   constructor(opts: AgentConnectionOptions) {
     super();
@@ -96,6 +103,7 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
     this.stdout = opts.stdout;
     this.defaultTimeoutMs = opts.defaultTimeoutMs;
     this.maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.faults = new LogBudget((message) => this.emit("protocol-error", message), opts.faultBudget ?? DEFAULT_LOG_BUDGET);
     this.stdout.on("data", this.onData);
     this.stdout.once("end", this.onEnd);
     this.stdout.once("close", this.onEnd);
@@ -202,6 +210,7 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
     for (const id of [...this.pending.keys()]) this.settle(id)?.reject(error);
     this.stdout.off("data", this.onData);
     this.parts = [];
+    this.faults.flush();
   }
 
   private settle(id: number): PendingCall | undefined {
@@ -222,9 +231,15 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
     });
   }
 
+  /** Every protocol fault goes through the budget: the container decides what these lines say. */
+  private fault(message: string): void {
+    this.faults.write(message);
+  }
+
   private readonly onEnd = () => {
     if (this.ended) return;
     this.ended = true;
+    this.faults.flush();
     this.emit("end");
     if (!this.failure && this.pending.size > 0) {
       this.endTimer = setTimeout(() => this.fail(this.endedError()), END_GRACE_MS);
@@ -265,11 +280,11 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
     try {
       message = JSON.parse(line);
     } catch {
-      this.emit("protocol-error", `not JSON: ${line.slice(0, 200)}`);
+      this.fault(`not JSON: ${line.slice(0, 200)}`);
       return;
     }
     if (typeof message !== "object" || message === null) {
-      this.emit("protocol-error", `not a JSON-RPC message: ${line.slice(0, 200)}`);
+      this.fault(`not a JSON-RPC message: ${line.slice(0, 200)}`);
       return;
     }
     if ("method" in message && !("id" in message)) {
@@ -278,13 +293,13 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
     }
     const parsed = JsonRpcResponseSchema.safeParse(message);
     if (!parsed.success) {
-      this.emit("protocol-error", `invalid JSON-RPC response: ${parsed.error.message}`);
+      this.fault(`invalid JSON-RPC response: ${parsed.error.message}`);
       return;
     }
     const response = parsed.data;
     // id null: the agent could not read one of our lines; it names no call, so nothing to settle.
     if (typeof response.id !== "number") {
-      if (response.error) this.emit("protocol-error", `agent error without call id: ${response.error.message}`);
+      if (response.error) this.fault(`agent error without call id: ${response.error.message}`);
       return;
     }
     const call = this.settle(response.id);
@@ -318,13 +333,13 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
     if (message.method === AgentNotification.Output) {
       const parsed = OutputNotificationSchema.safeParse(message.params);
       if (parsed.success) this.emit("output", parsed.data);
-      else this.emit("protocol-error", `invalid output notification: ${parsed.error.message}`);
+      else this.fault(`invalid output notification: ${parsed.error.message}`);
     } else if (message.method === AgentNotification.ProcessStatus) {
       const parsed = ProcessStatusNotificationSchema.safeParse(message.params);
       if (parsed.success) this.emit("process.status", parsed.data);
-      else this.emit("protocol-error", `invalid process.status notification: ${parsed.error.message}`);
+      else this.fault(`invalid process.status notification: ${parsed.error.message}`);
     } else {
-      this.emit("protocol-error", `unknown notification: ${String(message.method)}`);
+      this.fault(`unknown notification: ${String(message.method)}`);
     }
   }
 }

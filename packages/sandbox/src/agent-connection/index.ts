@@ -6,3 +6,4 @@ export {
   type AgentStreams,
   type ResultSchema,
 } from "./agent-connection";
+export { DEFAULT_LOG_BUDGET, LogBudget, boundLine, type LogBudgetOptions } from "./log-budget";
