@@ -161,6 +161,14 @@ describe("the agent out of reach of workspace code (real engine)", () => {
     expect(r.stdout).toBe("1000:1000 dir\n1000:1000 dir/a.txt\n1000:1000 dir/b.txt\nuno\ndos\n");
   });
 
+  it("searches with ripgrep as the agent without capabilities, still reading the workspace user's private files", async () => {
+    await tool(driver, sid, "write_file", { path: "private/notes.txt", content: "needle in a private file\n" });
+    await sh(driver, sid, "chmod 600 private/notes.txt && chmod 700 private");
+    const found = await tool(driver, sid, "grep", { pattern: "needle" });
+    expect(found.ok).toBe(true);
+    expect(found.output).toContain("private/notes.txt");
+  });
+
   it("cannot change the agent's own file", async () => {
     const r = await sh(
       driver,
