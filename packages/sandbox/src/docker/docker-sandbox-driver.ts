@@ -13,7 +13,7 @@ import type {
   ToolCallParams,
   ToolResult,
 } from "@berth/protocol";
-import { AgentConnection, type ResultSchema } from "../agent-connection";
+import { AgentConnection, type ResultSchema, boundLine } from "../agent-connection";
 import { callDeadlineMs } from "../driver/call-deadline";
 import type {
   LiveSession,
@@ -810,7 +810,7 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
       throw new SandboxError({
         sessionId,
         reason: reason === "not_running" || reason === "timeout" ? "protocol" : reason,
-        message: `Sandbox for session ${sessionId} failed its handshake: ${errorMessage(error)}${tail ? `; agent stderr: ${tail}` : ""}`,
+        message: `Sandbox for session ${sessionId} failed its handshake: ${errorMessage(error)}${tail ? `; agent stderr: ${boundLine(tail, STDERR_TAIL_BYTES)}` : ""}`,
         cause: error,
       });
     }
