@@ -89,3 +89,26 @@ export function contentBlockText(block: ContentBlock): string {
       return `[resource ${block.uri}]`;
   }
 }
+
+/** Image types a page may show as an <img> (no SVG: it is a document, not a picture). */
+export const DISPLAYABLE_IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
+/** Kept with a run for the run page: above this (base64 characters, all images together) none are. */
+export const RUN_IMAGES_MAX_CHARS = 2 * 1024 * 1024;
+
+export const RunImageSchema = z.object({ mimeType: z.enum(DISPLAYABLE_IMAGE_TYPES), data: z.string() });
+export type RunImage = z.infer<typeof RunImageSchema>;
+
+/** The images of a result that a run keeps for its page: displayable types only, within the cap. */
+export function runImagesOf(content: readonly ContentBlock[] | undefined): RunImage[] {
+  const images: RunImage[] = [];
+  let chars = 0;
+  for (const block of content ?? []) {
+    if (block.type !== "image") continue;
+    const parsed = RunImageSchema.safeParse({ mimeType: block.mimeType, data: block.data });
+    if (!parsed.success) continue;
+    chars += parsed.data.data.length;
+    if (chars > RUN_IMAGES_MAX_CHARS) break;
+    images.push(parsed.data);
+  }
+  return images;
+}
