@@ -72,13 +72,15 @@ describe("the agent out of reach of workspace code (real engine)", () => {
       driver,
       sid,
       `id -u; id -g; grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status | awk '{print $2}' | sort -u
-       grep '^Uid' /proc/$(pgrep -xf 'node /opt/berth/berth-agent.mjs')/status`,
+       a=$(pgrep -xf 'node /opt/berth/berth-agent.mjs'); grep '^Uid' /proc/$a/status; stat -c %u /proc/$a/fd`,
     );
-    const [uid, gid, caps, agentUids] = r.stdout.trim().split("\n");
+    const [uid, gid, caps, agentUids, agentProcOwner] = r.stdout.trim().split("\n");
     expect([uid, gid]).toEqual(["1000", "1000"]);
     expect(caps).toBe("0000000000000000");
     // real, effective, saved, filesystem: the saved and real root are what keep workspace code out.
     expect(agentUids?.split(/\s+/).slice(1)).toEqual(["0", "1000", "0", "1000"]);
+    // Not dumpable: the kernel gives its /proc entries to root although it works as uid 1000.
+    expect(agentProcOwner).toBe("0");
     expect(driver.posture(sid)).toMatchObject({ user: "0:0", workspaceUser: "1000:1000", workspaceCapabilities: [] });
   });
 
