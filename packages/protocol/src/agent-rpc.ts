@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ToolResultSchema } from "./tool-result";
+import { RunScriptFileHashSchema } from "./tools/run-script";
 
 /**
  * The wire between the runner and berth-agent inside a session container: JSON-RPC 2.0, one JSON
@@ -81,6 +82,11 @@ export const ToolCallParamsSchema = z.object({
   args: z.unknown(),
   callId: z.string(),
   env: z.record(z.string(), z.string()).optional(),
+  /**
+   * The sha256 an approval bound for each file the call reads or changes (path as in the args; null: it
+   * did not exist). The agent refuses the call, naming the file, when one changed since the approval.
+   */
+  expect: z.record(z.string(), z.string().nullable()).optional(),
 });
 export type ToolCallParams = z.infer<typeof ToolCallParamsSchema>;
 export const ToolCallResultSchema = ToolResultSchema;
@@ -88,11 +94,30 @@ export const ToolCallResultSchema = ToolResultSchema;
 export const ToolAbortParamsSchema = z.object({ callId: z.string() });
 export const ToolAbortResultSchema = z.object({ aborted: z.boolean() });
 
+/** At most this many bytes of a previewed file come back from files.hash (the approval text shows them). */
+export const FILE_PREVIEW_MAX_BYTES = 16 * 1024;
+
+/**
+ * Read-only: the sha256 of workspace files (as run_script hashes them for receipts), and the first bytes
+ * of one of them. The runner binds these into an approval's text before parking a call.
+ */
+export const FilesHashParamsSchema = z.object({
+  paths: z.array(z.string()).max(256),
+  preview: z.string().optional(),
+});
+export type FilesHashParams = z.infer<typeof FilesHashParamsSchema>;
+export const FilesHashResultSchema = z.object({
+  files: z.array(RunScriptFileHashSchema),
+  preview: z.object({ path: z.string(), text: z.string(), truncated: z.boolean() }).optional(),
+});
+export type FilesHashResult = z.infer<typeof FilesHashResultSchema>;
+
 export const AgentMethod = {
   Hello: "agent.hello",
   Ping: "agent.ping",
   ToolCall: "tool.call",
   ToolAbort: "tool.abort",
+  FilesHash: "files.hash",
 } as const;
 
 // ---- notifications (agent → runner) ----

@@ -33,6 +33,7 @@ export const RunOutcomeSchema = z.enum([
   "spawn-failed",
   "cleanup-incomplete",
   "interrupted",
+  "refused",
 ]);
 export type RunOutcome = z.infer<typeof RunOutcomeSchema>;
 

@@ -70,6 +70,8 @@ export interface GroupRunOptions {
   timeoutMs: number;
   signal: AbortSignal;
   onOutput: (stream: "stdout" | "stderr", chunk: Buffer, offset: number) => void;
+  /** Bytes the program reads on fd 3, then EOF: run_script hands the interpreter the script it checked this way. */
+  fd3?: Buffer;
 }
 
 export interface GroupRunResult {
@@ -103,10 +105,16 @@ export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
       cwd: options.cwd,
       env: options.env,
       detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: options.fd3 ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
     });
+    const fd3 = child.stdio[3];
+    if (options.fd3 && fd3 && "end" in fd3) {
+      // An interpreter that exits without reading it all closes the pipe: not an error of ours.
+      fd3.on("error", () => undefined);
+      fd3.end(options.fd3);
+    }
     for (const stream of ["stdout", "stderr"] as const) {
-      child[stream].on("data", (chunk: Buffer) => {
+      child[stream]?.on("data", (chunk: Buffer) => {
         options.onOutput(stream, chunk, offsets[stream]);
         offsets[stream] += chunk.length;
       });
@@ -155,8 +163,8 @@ export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
         if (survivors > 0) await killGroup(pid);
         // Unblock pipes a killed survivor may have left half-open.
         await Promise.race([closed, sleep(DRAIN_MS)]);
-        child.stdout.destroy();
-        child.stderr.destroy();
+        child.stdout?.destroy();
+        child.stderr?.destroy();
         finish({ exitCode: code, signal, survivors });
       })();
     });

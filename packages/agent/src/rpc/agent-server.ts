@@ -17,6 +17,7 @@ import type { AgentConfig } from "../config";
 import { asWorkspaceUser } from "../processes/launch";
 import { ProcessManager } from "../processes/process-manager";
 import { TerminalFault, TerminalManager } from "../terminals";
+import { HashParamsError, firstChanged, hashFiles } from "../run-script/hash-files";
 import { callTool } from "../tools/call-tool";
 import type { AgentTool, Notify } from "../tools/tool-context";
 import { AGENT_TOOLS } from "../tools/tool-registry";
@@ -80,15 +81,20 @@ export function startAgentServer(options: AgentServerOptions): {
         RpcErrorCode.InvalidParams,
         `Invalid tool.call params: ${parsed.error.issues.map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; ")}`,
       );
-    const { tool: name, args, callId, env } = parsed.data;
+    const { tool: name, args, callId, env, expect } = parsed.data;
     const tool = tools.get(name);
     if (!tool) return toolFailure("unknown_tool", `Unknown tool: ${name}`);
     if (activeCalls.has(callId)) throw new RpcFault(RpcErrorCode.InvalidParams, `callId is already running: ${callId}`);
     const controller = new AbortController();
     activeCalls.set(callId, controller);
-    const ctx = { workspace, config, callId, sessionEnv: env ?? {}, signal: controller.signal, notify, processes };
+    const ctx = { workspace, config, callId, sessionEnv: env ?? {}, signal: controller.signal, notify, processes, ...(expect ? { expect } : {}) };
     try {
-      const run = () => callTool(tool, args, ctx, { lineWasInvalidUtf8 });
+      const run = async () => {
+        // An approved call runs only on the files the operator approved; run_script checks its own (it runs
+        // the very bytes it checked, and reports the refusal as its outcome).
+        const changed = expect && name !== "run_script" ? await firstChanged(workspace, name, expect) : undefined;
+        return changed ? toolFailure("changed_since_approval", changed) : callTool(tool, args, ctx, { lineWasInvalidUtf8 });
+      };
       // Reads see every write sent before them (program order), and still run in parallel.
       if (!tool.mutates) {
         await writeQueue;
@@ -117,6 +123,12 @@ export function startAgentServer(options: AgentServerOptions): {
         return { now: Date.now(), rssBytes: process.memoryUsage().rss, runningProcesses: processes.runningCount() + terminals.openCount() } satisfies AgentPingResult;
       case AgentMethod.ToolCall:
         return toolCall(params, lineWasInvalidUtf8);
+      case AgentMethod.FilesHash:
+        try {
+          return await hashFiles(workspace, params);
+        } catch (error) {
+          throw error instanceof HashParamsError ? new RpcFault(RpcErrorCode.InvalidParams, error.message) : error;
+        }
       case AgentMethod.ToolAbort: {
         const parsed = ToolAbortParamsSchema.safeParse(params);
         if (!parsed.success)

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -243,5 +243,50 @@ describe("run_script refusals", () => {
       /^run_script: outputs\[0\] must resolve inside the workspace root/,
     );
     expect(h.notifications).toEqual([]);
+  });
+});
+
+describe("run_script runs the bytes it checked", () => {
+  it("gives each interpreter its own path as __file__/__filename/$0, and cwd as asked", async () => {
+    await put("sub/p.py", "import sys, os\nprint(__file__, sys.argv[1:], os.path.basename(sys.path[0]), os.getcwd().endswith('data'))\n");
+    await put("sub/n.js", "console.log(__filename, process.argv.slice(2).join(','), require.main === module)\n");
+    await put("sub/b.sh", 'echo "$0 $1 $#"\n');
+    await put("sub/pl.pl", 'print "$ARGV[0]\\n";\n');
+    await mkdir(path.join(h.root, "data"), { recursive: true });
+    const py = await run({ interpreter: "python3", script: "sub/p.py", args: ["x"], cwd: "data" });
+    expect(py.details.stdoutTail).toBe(`${path.join(h.root, "sub/p.py")} ['x'] sub True\n`);
+    const node = await run({ interpreter: "node", script: "sub/n.js", args: ["a", "--inspect"] });
+    expect(node.details.stdoutTail).toBe(`${path.join(h.root, "sub/n.js")} a,--inspect true\n`);
+    for (const interpreter of ["bash", "sh"]) {
+      const sh = await run({ interpreter, script: "sub/b.sh", args: ["one"] });
+      expect(sh.details.stdoutTail).toBe(`${path.join(h.root, "sub/b.sh")} one 1\n`);
+    }
+    const perl = await run({ interpreter: "perl", script: "sub/pl.pl", args: ["arg"] });
+    expect(perl.details.stdoutTail).toBe("arg\n");
+  });
+
+  it("runs the approved bytes and refuses, running nothing, when the script or an input changed", async () => {
+    await put("s.sh", "echo approved > ran.txt\n");
+    await put("in.txt", "v1");
+    const expect1 = { "s.sh": sha("echo approved > ran.txt\n"), "in.txt": sha("v1") };
+    const ok = await run({ interpreter: "bash", script: "s.sh", inputs: ["in.txt"] }, { expect: expect1 });
+    expect(ok.details.outcome).toBe("succeeded");
+
+    await put("s.sh", "echo rewritten > ran.txt\n");
+    await rm(path.join(h.root, "ran.txt"));
+    const refused = await run({ interpreter: "bash", script: "s.sh", inputs: ["in.txt"] }, { expect: expect1 });
+    expect(refused.result.ok).toBe(false);
+    expect(refused.details.outcome).toBe("refused");
+    expect(refused.result.error?.message).toBe(
+      `run_script: s.sh changed since approval (approved sha256 ${sha("echo approved > ran.txt\n")}, now ${sha("echo rewritten > ran.txt\n")})`,
+    );
+    await expect(stat(path.join(h.root, "ran.txt"))).rejects.toThrow();
+
+    await put("s.sh", "echo approved > ran.txt\n");
+    await put("in.txt", "v2");
+    const input = await run({ interpreter: "bash", script: "s.sh", inputs: ["in.txt"] }, { expect: expect1 });
+    expect(input.details.outcome).toBe("refused");
+    expect(input.result.error?.message).toBe(`run_script: in.txt changed since approval (approved sha256 ${sha("v1")}, now ${sha("v2")})`);
+    await expect(stat(path.join(h.root, "ran.txt"))).rejects.toThrow();
   });
 });

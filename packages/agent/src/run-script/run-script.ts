@@ -1,6 +1,8 @@
-import { stat } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { readFile, stat } from "node:fs/promises";
 import {
   AgentNotification,
+  RUN_SCRIPT_MAX_HASH_BYTES,
   RUN_SCRIPT_TAIL_BYTES,
   RunScriptArgsSchema,
   type RunScriptDetails,
@@ -16,9 +18,9 @@ import { ToolFailureError, fail } from "../tools/tool-failure-error";
 import type { ResolvedPath } from "../workspace/workspace";
 import { findOnPath } from "./find-on-path";
 import { hashFile } from "./hash-file";
+import { changedMessage, firstChanged } from "./hash-files";
+import { scriptCommand } from "./script-command";
 import { readOomKills } from "./read-oom-kills";
-
-const PYTHONS = new Set(["python", "python3"]);
 
 /** Resolves a run_script path argument, turning any refusal into a `run_script: ` error naming the field. */
 async function resolveArg(ctx: ToolContext, field: string, value: string): Promise<ResolvedPath> {
@@ -73,6 +75,26 @@ export const runScriptTool = defineTool({
         "invalid_args",
         `run_script: script must be an existing file in the workspace (got ${JSON.stringify(args.script)})`,
       );
+    if ((scriptInfo?.size ?? 0) > RUN_SCRIPT_MAX_HASH_BYTES)
+      fail("invalid_args", `run_script: script must be at most ${RUN_SCRIPT_MAX_HASH_BYTES} bytes (got ${scriptInfo?.size} bytes: ${JSON.stringify(args.script)})`);
+    // Read once: these bytes are hashed, checked against an approval, and are what the interpreter runs.
+    const scriptBytes = await readFile(script.real);
+    const scriptSha256 = createHash("sha256").update(scriptBytes).digest("hex");
+    const approved = ctx.expect?.[args.script];
+    const changed =
+      approved !== undefined && approved !== scriptSha256
+        ? changedMessage("run_script", args.script, approved, scriptSha256)
+        : ctx.expect
+          ? await firstChanged(ctx.workspace, "run_script", ctx.expect, new Set([args.script]))
+          : undefined;
+    if (changed) {
+      return {
+        ok: false,
+        output: changed,
+        details: { outcome: "refused", script: script.rel, scriptSha256, ...(approved !== undefined ? { approvedSha256: approved } : {}) },
+        error: { code: "changed_since_approval", message: changed },
+      };
+    }
     const cwd = await resolveArg(ctx, "cwd", args.cwd);
     if (!(await stat(cwd.real).catch(() => undefined))?.isDirectory()) {
       fail(
@@ -85,19 +107,12 @@ export const runScriptTool = defineTool({
 
     const env = childEnv(ctx.config, ctx.sessionEnv, args.env);
     const interpreterPath = await findOnPath(args.interpreter, env.PATH ?? "");
-    const scriptHash = await hashFile(script.real, script.rel);
     const inputHashes = await Promise.all(inputs.map((f) => hashFile(f.real, f.rel)));
     const outputsBefore = await Promise.all(outputs.map((f) => hashFile(f.real, f.rel)));
     const oomBefore = await readOomKills([ctx.config.memoryEventsPath, ctx.config.oomControlPath]);
 
     const command = interpreterPath
-      ? [
-          interpreterPath,
-          ...(PYTHONS.has(args.interpreter) ? ["-u"] : []),
-          ...args.interpreterArgs,
-          script.real,
-          ...args.args,
-        ]
+      ? scriptCommand(args.interpreter, interpreterPath, args.interpreterArgs, script.real, args.args)
       : [];
     const tails = {
       stdout: new HeadTailBuffer(0, RUN_SCRIPT_TAIL_BYTES),
@@ -106,11 +121,12 @@ export const runScriptTool = defineTool({
     const startedAt = new Date();
     const run: GroupRunResult = interpreterPath
       ? await runInGroup({
-          ...asWorkspaceUser(ctx.config, interpreterPath, command.slice(1)),
+          ...asWorkspaceUser(ctx.config, command[0] as string, command.slice(1)),
           cwd: cwd.real,
           env,
           timeoutMs: args.timeoutMs,
           signal: ctx.signal,
+          fd3: scriptBytes,
           onOutput(stream, chunk, offset) {
             tails[stream].push(chunk);
             ctx.notify(AgentNotification.Output, {
@@ -161,7 +177,7 @@ export const runScriptTool = defineTool({
       interpreterPath,
       command,
       script: script.rel,
-      scriptSha256: scriptHash.sha256 ?? "",
+      scriptSha256,
       args: args.args,
       interpreterArgs: args.interpreterArgs,
       cwd: cwd.rel,

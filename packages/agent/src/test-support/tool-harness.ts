@@ -23,7 +23,7 @@ export interface ToolHarness {
   call(
     tool: string,
     args: unknown,
-    options?: { callId?: string; env?: Record<string, string>; signal?: AbortSignal; lineWasInvalidUtf8?: boolean },
+    options?: { callId?: string; env?: Record<string, string>; signal?: AbortSignal; lineWasInvalidUtf8?: boolean; expect?: Record<string, string | null> },
   ): Promise<ToolResult>;
   cleanup(): Promise<void>;
 }
@@ -60,6 +60,7 @@ export async function createToolHarness(extraEnv: Record<string, string> = {}): 
         signal: options.signal ?? new AbortController().signal,
         notify,
         processes,
+        ...(options.expect ? { expect: options.expect } : {}),
       };
       return callTool(spec, args, ctx, { lineWasInvalidUtf8: options.lineWasInvalidUtf8 ?? false });
     },

@@ -16,6 +16,8 @@ export interface ToolContext {
   signal: AbortSignal;
   notify: Notify;
   processes: ProcessManager;
+  /** sha256 an approval bound per file (null: absent); the call must refuse when a file changed. */
+  expect?: Record<string, string | null>;
 }
 
 export interface AgentTool<S extends z.ZodType = z.ZodType> {

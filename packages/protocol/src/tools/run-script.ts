@@ -27,6 +27,8 @@ export const RUN_SCRIPT_TAIL_BYTES = 8 * 1024;
 
 /** Outcomes in order of precedence: the first that applies wins. */
 export const RUN_SCRIPT_OUTCOMES = [
+  // Nothing ran: the script or a declared input changed since the call was approved.
+  "refused",
   "aborted",
   "timed-out",
   "oom-killed",

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { REDACTED, redactSecrets, redactString, redactUrl, urlSecrets } from "./redact-secrets";
+
+describe("redactSecrets", () => {
+  it("masks the values it is told are secret wherever they appear, longest first", () => {
+    const known = ["s3cr3t-value", "s3cr3t-value-long"];
+    expect(redactString("echo s3cr3t-value-long and s3cr3t-value", known)).toBe(`echo ${REDACTED} and ${REDACTED}`);
+    expect(redactSecrets({ command: "curl -d s3cr3t-value x", n: 1 }, known)).toEqual({ command: `curl -d ${REDACTED} x`, n: 1 });
+  });
+
+  it("does not mask known values too short to be secrets", () => {
+    expect(redactString("a 1 on", ["1", "on"])).toBe("a 1 on");
+  });
+
+  it("masks bearer tokens and Berth tokens in a bash command with nothing known", () => {
+    const token = "berth_Zm9vYmFyYmF6cXV4cXV1eHF1dXhxdXV4cXV1eA";
+    expect(redactString(`curl -H "Authorization: Bearer ${token}" http://127.0.0.1/api`)).not.toContain(token);
+    expect(redactString(`TOK=${token}; echo $TOK`)).toBe(`TOK=${REDACTED}; echo $TOK`);
+    expect(redactString("curl -H 'x: Bearer abcdefgh12345678'")).toBe(`curl -H 'x: Bearer ${REDACTED}'`);
+  });
+
+  it("turns env objects into their keys and masks values under secret keys", () => {
+    expect(redactSecrets({ env: { B: "2", A: "x" }, headers: { Authorization: "Basic eA==" } })).toEqual({
+      env: ["A", "B"],
+      headers: { Authorization: REDACTED },
+    });
+  });
+
+  it("takes userinfo out of URLs, and knows it as secrets", () => {
+    expect(redactUrl("https://bob:p%40ss@mcp.example.com/mcp?x=1")).toBe(`https://${REDACTED}@mcp.example.com/mcp?x=1`);
+    expect(redactUrl("https://mcp.example.com/mcp")).toBe("https://mcp.example.com/mcp");
+    expect(urlSecrets("https://bob:p%40ss@h/")).toEqual(["bob", "p%40ss", "p@ss"]);
+    expect(urlSecrets("not a url")).toEqual([]);
+  });
+
+  it("is idempotent", () => {
+    const once = redactSecrets({ command: "TOKEN=abc curl -H 'Authorization: Bearer abcdefghij' https://u:p@h/ secret-1" }, ["secret-1"]);
+    expect(redactSecrets(once, ["secret-1"])).toEqual(once);
+  });
+});
