@@ -10,3 +10,4 @@ export * from "./mcp";
 export * from "./tool-progress";
 export * from "./run-cancel";
 export * from "./terminal";
+export * from "./redact-secrets";
