@@ -26,6 +26,7 @@ import { ParkedCalls, usePendingApprovals } from "./parked-calls";
 import { CodeEditor } from "@/components/editor/code-editor";
 import { OutputView } from "@/components/runs/run-output";
 import { useRunStream } from "@/components/runs/use-run-stream";
+import { ResultImages } from "@/components/runs/result-images";
 import { useAsync } from "@/components/ui/use-async";
 import type { IdeFirstView } from "@/lib/runner";
 import { EmptyState, ErrorState, SocketStatus, Spinner, StatusBadge } from "@/components/ui/states";
@@ -628,6 +629,7 @@ export function Ide({ sessionId, me, firstView, layout }: { sessionId: string; m
               </div>
             ) : null}
             <OutputView chunks={stream.chunks} testId="run-output" empty={runId ? (runPending ? "Waiting for output…" : "") : runPending ? "Starting…" : "Run a script with ▶ Run (Ctrl/Cmd+Enter): its output streams here."} />
+            <ResultImages details={(stream.run as { details?: unknown } | null)?.details} />
           </div>
           <div className={bottom === "runs" ? "fill scroll" : "hidden"}>
             <SessionRuns runs={runs} onOpen={(id) => adoptRun(id)} currentRunId={runId} onShow={() => setBottom("output")} />

@@ -9,6 +9,7 @@ import { useAction } from "@/components/ui/use-action";
 import { CopyField } from "@/components/ui/copy-field";
 import { EmptyState, ErrorState, Spinner, StatusBadge } from "@/components/ui/states";
 import { ReceiptView } from "@/components/receipts/receipt-view";
+import { ResultImages } from "@/components/runs/result-images";
 
 const PAGE_BYTES = 65_536;
 
@@ -184,6 +185,7 @@ export function RunDetailView({ runId }: { runId: string }) {
           <dt>Duration</dt>
           <dd>{formatDuration(run.durationMs)}</dd>
         </dl>
+        <ResultImages details={(run as { details?: unknown }).details} />
       </div>
       <div className="card">
         <div className="card-title">
