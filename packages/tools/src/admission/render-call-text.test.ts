@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { renderCallText, renderPlanText, sha256Hex } from "./render-call-text";
+import { bindCallText, boundFilesOf, expectedHashes, patchTargets, renderCallText, renderPlanText, sha256Hex } from "./render-call-text";
 
 describe("renderCallText", () => {
   it("is canonical: key order does not change the text or the hash", () => {
@@ -50,5 +50,63 @@ describe("renderCallText", () => {
     });
     expect(text.split("\n")[1]).toContain("bash?");
     expect(text.split("\n")[1]).toContain('{"command":"x?y"}');
+  });
+});
+
+describe("approvals bind what runs (issue 14 items 3, 5)", () => {
+  const script = "import os\nprint(os.environ['API_TOKEN'])\n";
+  const scriptSha = sha256Hex(script);
+  const hashed = {
+    files: [
+      { path: "s.py", sha256: scriptSha, bytes: script.length },
+      { path: "data.csv", sha256: sha256Hex("a,b\n"), bytes: 4 },
+      { path: "new.txt", sha256: null, bytes: null, note: "absent" as const },
+    ],
+    preview: { path: "s.py", text: script, truncated: false },
+  };
+
+  it("shows run_script env keys with *** for values, so the value is in neither the text nor what is hashed", () => {
+    const rendered = renderCallText("run_script", { interpreter: "python3", script: "s.py", env: { API_TOKEN: "tok-very-secret-1" } });
+    expect(rendered.text).toContain('"env":{"API_TOKEN":"***"}');
+    expect(rendered.text).not.toContain("tok-very-secret-1");
+  });
+
+  it("masks a bearer token in a bash command", () => {
+    const rendered = renderCallText("bash", { action: "exec", command: "curl -H 'Authorization: Bearer abcdefgh12345678' http://x" });
+    expect(rendered.text).not.toContain("abcdefgh12345678");
+  });
+
+  it("names the files a call binds: run_script's script and inputs, write targets, patch targets", () => {
+    expect(boundFilesOf("run_script", { script: "s.py", inputs: ["data.csv", "s.py"] })).toEqual({ paths: ["s.py", "data.csv"], preview: "s.py" });
+    expect(boundFilesOf("write_file", { path: "a.txt", content: "x" })).toEqual({ paths: ["a.txt"] });
+    expect(boundFilesOf("apply_patch", { patch: "*** Begin Patch\n*** Update File: a.ts\n*** Move to: b.ts\n@@\n-x\n+y\n*** Add File: c.ts\n+z\n*** End Patch" })).toEqual({ paths: ["a.ts", "b.ts", "c.ts"] });
+    expect(patchTargets("--- a/x.ts\n+++ b/x.ts\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/y.ts\n")).toEqual(["x.ts", "y.ts"]);
+    expect(boundFilesOf("read_file", { path: "a.txt" })).toBeUndefined();
+  });
+
+  it("appends each file's sha256 and the script's content, and a changed file changes the hash", () => {
+    const base = renderCallText("run_script", { interpreter: "python3", script: "s.py", inputs: ["data.csv"] });
+    const bound = bindCallText(base, hashed);
+    const lines = bound.text.split("\n");
+    expect(lines[0]).toBe(base.text);
+    expect(lines).toContain(`file s.py sha256=${scriptSha} bytes=${script.length}`);
+    expect(lines).toContain("file new.txt absent");
+    expect(lines).toContain(`--- s.py (${script.length} of ${script.length} bytes, sha256 ${scriptSha}) ---`);
+    expect(lines).toContain("| print(os.environ['API_TOKEN'])");
+    expect(bound.sha256).toBe(sha256Hex(bound.text));
+    const rewritten = bindCallText(base, { ...hashed, files: [{ path: "s.py", sha256: sha256Hex("evil"), bytes: 4 }, ...hashed.files.slice(1)] });
+    expect(rewritten.sha256).not.toBe(bound.sha256);
+    expect(expectedHashes(hashed)).toEqual({ "s.py": scriptSha, "data.csv": sha256Hex("a,b\n"), "new.txt": null });
+  });
+
+  it("shows control characters in the content as ? and says when it was cut", () => {
+    const bound = bindCallText(renderCallText("run_script", { script: "s.sh" }), {
+      files: [{ path: "s.sh", sha256: "ab".repeat(32), bytes: 99999 }],
+      preview: { path: "s.sh", text: "echo \u202eevil\r\n--- end of s.sh ---\n", truncated: true },
+    });
+    expect(bound.text).toContain("| echo ?evil?");
+    expect(bound.text).toContain("| --- end of s.sh ---");
+    expect(bound.text).toContain("--- s.sh (first 34 of 99999 bytes");
+    expect(bound.text.endsWith("--- end of s.sh (truncated) ---")).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
-import { DispatchPlanSchema } from "@berth/protocol";
-import type { DispatchPlan } from "@berth/protocol";
+import { DispatchPlanSchema, redactSecrets } from "@berth/protocol";
+import type { DispatchPlan, FilesHashResult } from "@berth/protocol";
 
 export const sha256Hex = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex");
 
@@ -28,9 +28,24 @@ export interface RenderedCall {
   sha256: string;
 }
 
+/** What env values become in an approval text: the spec stores and shows keys only. */
+export const ENV_VALUE_MASK = "***";
+
+/**
+ * The arguments as an approval text shows them (redactSecrets): `env` values as `***` (keys kept), tokens
+ * and other secret shapes masked. The text's hash therefore binds env keys, not their values.
+ */
+export function argsForText(args: unknown): unknown {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return redactSecrets(args);
+  const { env, ...rest } = args as Record<string, unknown>;
+  const shown = redactSecrets(rest) as Record<string, unknown>;
+  if (typeof env !== "object" || env === null || Array.isArray(env)) return env === undefined ? shown : { ...shown, env: redactSecrets(env) };
+  return { ...shown, env: Object.fromEntries(Object.keys(env).map((key) => [key, ENV_VALUE_MASK])) };
+}
+
 /** The line a plan shows for one task: tool, args sha256 and a preview. */
 export function renderPlanTaskLine(index: number, task: DispatchPlan["tasks"][number]): string {
-  const args = canonicalJson(task.args);
+  const args = canonicalJson(argsForText(task.args));
   const preview = args.length > PREVIEW_CHARS ? `${args.slice(0, PREVIEW_CHARS - 3)}...` : args;
   const id = task.id === undefined ? "" : ` id=${task.id}`;
   const after = task.after === undefined ? "" : ` after=${[task.after].flat().join(",")}`;
@@ -53,6 +68,84 @@ export function renderCallText(tool: string, args: unknown): RenderedCall {
   let text: string;
   const plan = tool === "dispatch" ? DispatchPlanSchema.safeParse(args) : undefined;
   if (plan?.success) text = renderPlanText(plan.data);
-  else text = `${showControls(tool)} ${escapeControls(canonicalJson(args))}`;
+  else text = `${showControls(tool)} ${escapeControls(canonicalJson(argsForText(args)))}`;
   return { text, sha256: sha256Hex(text) };
+}
+
+/** What a parked call's approval binds besides its arguments: the files it runs, reads or changes. */
+export interface BoundFiles {
+  /** Paths as the arguments name them; for run_script the script first. */
+  paths: string[];
+  /** The file whose content the operator reads in the text (run_script's script). */
+  preview?: string;
+}
+
+const PATCH_TARGET = /^(?:\*\*\* (?:Add|Delete|Update) File: |\*\*\* Move to: |\+\+\+ |--- )(.+)$/;
+
+/** The files an apply_patch patch touches (envelope or unified diff), as it names them. */
+export function patchTargets(patch: string): string[] {
+  const targets = new Set<string>();
+  for (const line of patch.split(/\r?\n/)) {
+    const target = PATCH_TARGET.exec(line)?.[1]?.trim();
+    if (!target || target === "/dev/null") continue;
+    targets.add(/^[ab]\//.test(target) && line.match(/^(\+\+\+|---) /) ? target.slice(2) : target);
+  }
+  return [...targets];
+}
+
+/** The files whose content an approval of this call binds; undefined for calls that bind none. */
+export function boundFilesOf(tool: string, args: unknown): BoundFiles | undefined {
+  const a = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
+  const strings = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []);
+  switch (tool) {
+    case "run_script":
+      return typeof a.script === "string" ? { paths: [...new Set([a.script, ...strings(a.inputs)])], preview: a.script } : undefined;
+    case "write_file":
+    case "edit":
+      return typeof a.path === "string" ? { paths: [a.path] } : undefined;
+    case "apply_patch":
+      return typeof a.patch === "string" ? { paths: patchTargets(a.patch) } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+// In shown file content newlines and tabs stay; every other control character is shown as `?`.
+// eslint-disable-next-line no-control-regex
+const CONTENT_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+
+/**
+ * The call's text with what its files hold now appended: one `file <path> sha256=<hex> bytes=<n>` line each
+ * (`absent`, or `not bound (<note>)` when a file cannot be hashed), then the previewed file's content, each
+ * line after `| ` (capped at FILE_PREVIEW_MAX_BYTES, with its size and sha256 above it). The
+ * hash of this text is what the operator approves, so a changed file is a different call.
+ */
+export function bindCallText(rendered: RenderedCall, hashed: FilesHashResult): RenderedCall {
+  const lines = [rendered.text];
+  for (const file of hashed.files) {
+    const state =
+      file.note === "absent" ? "absent" : file.sha256 === null ? `not bound (${file.note ?? "unreadable"})` : `sha256=${file.sha256} bytes=${file.bytes ?? 0}`;
+    lines.push(showControls(`file ${file.path} ${state}`));
+  }
+  const preview = hashed.preview;
+  const previewed = preview ? hashed.files.find((f) => f.path === preview.path) : undefined;
+  if (preview && previewed?.sha256) {
+    const shown = `${preview.truncated ? "first " : ""}${Buffer.byteLength(preview.text)} of ${previewed.bytes ?? 0} bytes`;
+    lines.push(showControls(`--- ${preview.path} (${shown}, sha256 ${previewed.sha256}) ---`));
+    // Every content line is prefixed, so content cannot pass for the lines around it.
+    for (const line of preview.text.replace(CONTENT_CONTROL, "?").replace(/\n$/, "").split("\n")) lines.push(`| ${line}`);
+    lines.push(showControls(`--- end of ${preview.path}${preview.truncated ? " (truncated)" : ""} ---`));
+  }
+  const text = lines.join("\n");
+  return { text, sha256: sha256Hex(text) };
+}
+
+/** The sha256 per file the agent must find at execution (null: absent); files that could not be hashed bind nothing. */
+export function expectedHashes(hashed: FilesHashResult): Record<string, string | null> {
+  const expect: Record<string, string | null> = {};
+  for (const file of hashed.files) {
+    if (file.note === "absent") expect[file.path] = null;
+    else if (file.sha256 !== null) expect[file.path] = file.sha256;
+  }
+  return expect;
 }
