@@ -61,6 +61,31 @@ export async function ensureDocker(dataDir) {
   });
 }
 
+/**
+ * The egress firewall (scripts/lib/egress-firewall.mjs): egress sessions reach the internet, never this host or
+ * private networks. Refreshed on every setup (idempotent); iptables comes from Debian when missing. Not root, or a
+ * remote engine: nothing can be installed here, so it says so (the runner warns again at start).
+ */
+export async function ensureEgressFirewall() {
+  const remote = /^(tcp|ssh|https?):/.test(process.env.DOCKER_HOST ?? "");
+  if (remote) {
+    process.stdout.write("• egress firewall skipped: DOCKER_HOST is remote; install it on that host (node scripts/egress-firewall.mjs install)\n");
+    return;
+  }
+  if (!isRoot || process.platform !== "linux") {
+    process.stdout.write(
+      "• egress firewall NOT installed (needs root on Linux): sessions with network egress can reach this host; run `sudo node scripts/egress-firewall.mjs install`\n",
+    );
+    return;
+  }
+  const firewall = await import("./egress-firewall.mjs");
+  if (!firewall.hasIptables()) {
+    if (!isDebian) throw new SetupError("iptables is missing: install it, then run setup again (it firewalls egress sessions off this host)");
+    await step("install iptables (apt-get install iptables)", () => aptInstall(["iptables"]));
+  }
+  await step("egress firewall (iptables: egress sessions reach the internet, not this host)", () => firewall.installEgressFirewall());
+}
+
 /** Debian's chromium for Playwright (browsers cannot be downloaded here). */
 export async function ensureChromium() {
   if (fs.existsSync("/usr/bin/chromium")) return;
@@ -127,6 +152,7 @@ export async function setup(root, { dataDir, forTests = false }) {
   ensureDataDir(dataDir);
   await ensureDependencies(root);
   await ensureDocker(dataDir);
+  await ensureEgressFirewall();
   await ensurePrismaClients(root);
   await buildAll(root);
   await ensureSandboxImageBuilt(root);

@@ -28,4 +28,19 @@ describe("parseEnv", () => {
     if (bad.ok) return;
     expect(bad.errors.join("\n")).toMatch(/BERTH_ALLOWED_HOSTS="berth.example.com,http:\/\/x\/": must be a comma-separated list of host names/);
   });
+
+  it("reads BERTH_WORKSPACE_SIZE in binary units (default 10 GiB, 0 = no limit) and names a bad value", () => {
+    const defaults = parseEnv({});
+    expect(defaults.ok && defaults.env.BERTH_WORKSPACE_SIZE).toBe(10 * 1024 ** 3);
+    const small = parseEnv({ BERTH_WORKSPACE_SIZE: "64MiB" });
+    expect(small.ok && small.env.BERTH_WORKSPACE_SIZE).toBe(64 * 1024 ** 2);
+    const none = parseEnv({ BERTH_WORKSPACE_SIZE: "0" });
+    expect(none.ok && none.env.BERTH_WORKSPACE_SIZE).toBe(0);
+    for (const value of ["ten gigs", "1MiB", "5XB"]) {
+      const bad = parseEnv({ BERTH_WORKSPACE_SIZE: value });
+      expect(bad.ok).toBe(false);
+      if (bad.ok) continue;
+      expect(bad.errors.join("\n")).toContain(`BERTH_WORKSPACE_SIZE=${JSON.stringify(value)}: must be a size such as 10GiB`);
+    }
+  });
 });

@@ -40,9 +40,35 @@ export const EnvSchema = z.object({
     }),
   /** How long a browser sign-in lasts before the person signs in again (browser-sessions.ts). */
   BERTH_BROWSER_SESSION_HOURS: z.coerce.number().min(0.05, "must be at least 0.05 (3 minutes)").max(24 * 30, "must be at most 720 (30 days)").default(12),
+  /** Size limit of each session's /workspace (workspace-quota.ts in the sandbox package); 0 = no limit. */
+  BERTH_WORKSPACE_SIZE: z
+    .string()
+    .default("10GiB")
+    .transform((value, ctx) => {
+      const bytes = parseByteSize(value);
+      if (bytes === null || (bytes !== 0 && bytes < 32 * 1024 ** 2)) {
+        ctx.addIssue({
+          code: "custom",
+          message: "must be a size such as 10GiB, 512MiB or a number of bytes, at least 32MiB (or 0 for no limit)",
+        });
+        return z.NEVER;
+      }
+      return bytes;
+    }),
   BERTH_RUNNER_ID: z.string().regex(/^[a-z0-9-]{1,32}$/).default("local"),
   BERTH_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
+
+const BYTE_UNITS: Record<string, number> = { "": 1, b: 1, k: 1024, kib: 1024, m: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gib: 1024 ** 3, t: 1024 ** 4, tib: 1024 ** 4 };
+
+/** "10GiB", "512 MiB", "64M", "1048576" → bytes (binary units: a disk limit is counted in blocks); null if not a size. */
+export function parseByteSize(text: string): number | null {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text);
+  const unit = match ? BYTE_UNITS[(match[2] ?? "").toLowerCase()] : undefined;
+  if (!match || unit === undefined) return null;
+  const bytes = Math.floor(Number(match[1]) * unit);
+  return Number.isSafeInteger(bytes) ? bytes : null;
+}
 
 export type Env = z.infer<typeof EnvSchema> & { dataDir: string; webOrigin: string };
 

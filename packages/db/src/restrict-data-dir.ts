@@ -15,11 +15,14 @@ export function restrictDataDir(dataDir: string): void {
   restrictTree(dir);
 }
 
-function restrictTree(dataDir: string): void {
+function restrictTree(dataDir: string, device = fs.statSync(dataDir).dev): void {
   fs.chmodSync(dataDir, 0o700);
   for (const entry of fs.readdirSync(dataDir, { withFileTypes: true })) {
     const file = path.join(dataDir, entry.name);
-    if (entry.isDirectory()) restrictTree(file);
+    // Another filesystem mounted here is a session's workspace (workspaces/<runner>/<volume>): its files are the
+    // workspace user's, not ours to chmod.
+    if (entry.isDirectory() && fs.statSync(file).dev !== device) continue;
+    if (entry.isDirectory()) restrictTree(file, device);
     else if (entry.isFile() && (fs.statSync(file).mode & 0o777) !== 0o600) fs.chmodSync(file, 0o600);
   }
 }

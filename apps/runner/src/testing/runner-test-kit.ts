@@ -92,6 +92,12 @@ export async function startTestRunner(opts: { runnerId?: string; warmPool?: numb
       for (const socket of sockets) socket.disconnect();
       for (const id of sessions) await kit.api("DELETE", `/api/sessions/${id}`).catch(() => undefined);
       await runner.close();
+      // Size-limited workspaces are images mounted under the data dir; a session a test did not delete keeps its
+      // mount, which would make the folder unremovable (EBUSY).
+      for (const line of fs.readFileSync("/proc/self/mounts", "utf8").split("\n")) {
+        const target = line.split(" ")[1];
+        if (target?.startsWith(`${dataDir}/`)) execFileSync("umount", ["-l", target], { stdio: "ignore" });
+      }
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

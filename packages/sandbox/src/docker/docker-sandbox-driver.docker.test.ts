@@ -255,7 +255,7 @@ for p in pids: os.waitpid(p, 0)
       await driver.acquire(sid, { egress: true });
       const r = await sh(driver, sid, "tail -n +2 /proc/net/route | wc -l");
       expect(Number(r.stdout.trim())).toBeGreaterThan(0);
-      expect(driver.posture(sid).network).toBe("bridge");
+      expect(driver.posture(sid).network).toBe("berth-egress");
       expect(driver.posture("hardened").network).toBe("none");
       await driver.destroy(sid);
     });

@@ -45,6 +45,8 @@ import {
   sessionFromContainerName,
   volumeLabels,
 } from "./sandbox-labels";
+import { EGRESS_NETWORK, egressFirewallProblem, ensureEgressNetwork } from "./egress-network";
+import { WorkspaceQuota, formatBytes } from "./workspace-quota";
 
 export interface DockerSandboxDriverOptions {
   /** Names this runner in labels; reconcile touches only containers carrying it. */
@@ -72,8 +74,16 @@ export interface DockerSandboxDriverOptions {
   heartbeatIntervalMs?: number;
   /** A ping unanswered within this counts as missed; 3 missed in a row kill the sandbox. Default 5 s. */
   heartbeatTimeoutMs?: number;
-  /** Network for sessions that ask for egress. Default `bridge`. */
+  /**
+   * Network for sessions that ask for egress. Default `berth-egress` (EGRESS_NETWORK), created here when missing
+   * and firewalled off the host by setup; any other name is used as it is.
+   */
   egressNetwork?: string;
+  /**
+   * A size limit per workspace (workspace-quota.ts): images live under `dir`, one folder per runner. Unset: no
+   * limit. Where it cannot be enforced, start() warns and workspaces are plain volumes.
+   */
+  workspaceQuota?: { dir: string; sizeBytes: number };
   /** Sent in agent.hello. */
   runnerVersion?: string;
 }
@@ -177,6 +187,12 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
   private readonly pool: WarmPool<Attached>;
   private readonly gate: StartGate;
   private imageId: string | null = null;
+  /** Set by start() when the limit can be enforced here. */
+  private quota: WorkspaceQuota | null = null;
+  private readonly quotaWanted: { dir: string; sizeBytes: number } | null;
+  private egressReady: Promise<void> | null = null;
+  /** Warm containers' volumes between creation and joining the pool: reconcile must not reap them. */
+  private readonly warmVolumesStarting = new Set<string>();
   private eventsStream: NodeJS.ReadableStream | null = null;
   private started = false;
   private closed = false;
@@ -195,9 +211,10 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
       maxConcurrentStarts: options.maxConcurrentStarts ?? 6,
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? 10_000,
       heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 5_000,
-      egressNetwork: options.egressNetwork ?? "bridge",
+      egressNetwork: options.egressNetwork ?? EGRESS_NETWORK.name,
       runnerVersion: options.runnerVersion,
     };
+    this.quotaWanted = options.workspaceQuota ?? null;
     this.gate = new StartGate(Math.max(1, this.opts.maxConcurrentStarts));
     this.pool = new WarmPool<Attached>({
       size: this.opts.poolSize,
@@ -214,6 +231,7 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     if (this.started) return;
     this.started = true;
     await this.resolveImageId();
+    await this.prepareDiskAndNetwork();
     await this.watchEngineEvents();
     this.pool.fill();
   }
@@ -291,10 +309,11 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     state.inFlight++;
     this.markActive(state);
     try {
-      return await attached.conn.callTool(params, {
+      const result = await attached.conn.callTool(params, {
         timeoutMs: opts.timeoutMs ?? callDeadlineMs(params, this.opts.callTimeoutMs),
         ...(opts.signal ? { signal: opts.signal } : {}),
       });
+      return this.explainFullWorkspace(result);
     } catch (error) {
       // A call we gave up on must not keep running inside: ask the agent to stop it.
       if (SandboxError.isSandboxError(error) && error.reason === "timeout" && !attached.conn.closed) {
@@ -444,6 +463,7 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     }
     for (const s of this.sessions.values()) keep.add(s.volumeName);
     for (const item of this.poolItems()) keep.add(item.volumeName);
+    for (const name of this.warmVolumesStarting) keep.add(name);
     if (!allKnown) {
       this.warn(null, "reconcile kept all volumes: some live sessions were given without a volumeName");
       return report;
@@ -453,7 +473,68 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
       if (keep.has(volume.Name)) continue;
       if (await this.removeVolume(volume.Name)) report.reapedVolumes.push(volume.Name);
     }
+    // Workspace images whose volume is gone (a crash between the two removals) or was never made.
+    for (const name of this.quota ? await this.quota.list() : []) {
+      if (keep.has(name) || report.reapedVolumes.includes(name)) continue;
+      await this.quota
+        ?.remove(name)
+        .then(() => report.reapedVolumes.push(name))
+        .catch((error: unknown) => this.warn(null, `could not reap workspace image ${name}: ${errorMessage(error)}`, error));
+    }
     return report;
+  }
+
+  // ---- internals: disk and network ----
+
+  /** Decides once whether workspaces get their size limit here, and says so when they cannot (never silently). */
+  private async prepareDiskAndNetwork(): Promise<void> {
+    // dockerode's modem has a socketPath for a local engine, a host for tcp:// and ssh://.
+    const localEngine = Boolean((this.docker.modem as { socketPath?: unknown }).socketPath);
+    const wanted = this.quotaWanted;
+    if (wanted && wanted.sizeBytes > 0) {
+      const reason = await WorkspaceQuota.unavailableReason({ localEngine });
+      if (reason)
+        this.warn(
+          null,
+          `workspace size limit ${formatBytes(wanted.sizeBytes)} (BERTH_WORKSPACE_SIZE) is not enforced: ${reason}; workspaces can fill the host's disk`,
+        );
+      else this.quota = new WorkspaceQuota(wanted);
+    }
+    if (this.opts.egressNetwork === EGRESS_NETWORK.name && localEngine && process.platform === "linux") {
+      const problem = await egressFirewallProblem();
+      if (problem) this.warn(null, problem);
+    }
+  }
+
+  /** Our own egress bridge exists before the first egress session starts; another name is the caller's. */
+  private ensureEgress(): Promise<void> {
+    if (this.opts.egressNetwork !== EGRESS_NETWORK.name) return Promise.resolve();
+    this.egressReady ??= ensureEgressNetwork(this.docker).catch((error: unknown) => {
+      this.egressReady = null;
+      throw error;
+    });
+    return this.egressReady;
+  }
+
+  /**
+   * ENOSPC in a limited workspace is the limit, not a fault: a failed write says which limit and is recorded as
+   * `workspace_full`; a shell's own "No space left on device" stays in its stderr and the trace notes the limit.
+   */
+  private explainFullWorkspace(result: ToolResult): ToolResult {
+    if (!this.quota) return result;
+    const limit = formatBytes(this.quota.sizeBytes);
+    if (!result.ok && result.error && /ENOSPC|no space left on device/i.test(result.error.message)) {
+      const message = `workspace is full (limit ${limit}): ${result.error.message}`;
+      return {
+        ...result,
+        output: result.output === result.error.message ? message : `${message}\n${result.output}`,
+        error: { code: "workspace_full", message },
+      };
+    }
+    const stderr = result.details?.["stderr"];
+    if (typeof stderr === "string" && /no space left on device/i.test(stderr))
+      return { ...result, trace: { ...result.trace, noSpace: `no space left on device (workspace limit ${limit})` } };
+    return result;
   }
 
   // ---- internals: sessions ----
@@ -519,6 +600,7 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
       if (state.removal) await state.removal;
       await this.ensureVolume(state.volumeName, state.freshVolume);
       state.freshVolume = false;
+      if (state.egress) await this.ensureEgress();
       const labels = sandboxLabels(this.runnerId, state.sessionId, state.volumeName, state.egress);
       return this.gate.run(() =>
         this.startContainer(containerNameFor(state.sessionId), labels, state.volumeName, state.egress, state.sessionId),
@@ -688,6 +770,15 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
 
   private async createWarm(): Promise<Attached> {
     const volumeName = this.newVolumeName();
+    this.warmVolumesStarting.add(volumeName);
+    try {
+      return await this.createWarmOn(volumeName);
+    } finally {
+      this.warmVolumesStarting.delete(volumeName);
+    }
+  }
+
+  private async createWarmOn(volumeName: string): Promise<Attached> {
     await this.ensureVolume(volumeName, true);
     const name = `berth-pool-${randomBytes(6).toString("hex")}`;
     try {
@@ -829,26 +920,47 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
 
   private async ensureVolume(name: string, fresh = false): Promise<void> {
     if (!fresh) {
-      const exists = await this.docker
+      const volume = await this.docker
         .getVolume(name)
         .inspect()
-        .then(
-          () => true,
-          () => false,
-        );
-      if (exists) return;
+        .catch(() => null);
+      if (volume) {
+        // A size-limited workspace: its image is mounted again (after a reboot, say) before Docker binds it.
+        if (this.quota && volume.Options?.["device"] === this.quota.mountPath(name)) await this.quota.ensure(name);
+        return;
+      }
     }
-    await this.docker.createVolume({ Name: name, Labels: volumeLabels(this.runnerId) });
+    if (!this.quota) {
+      await this.docker.createVolume({ Name: name, Labels: volumeLabels(this.runnerId) });
+      return;
+    }
+    await this.quota.ensure(name);
+    await this.docker.createVolume({
+      Name: name,
+      Driver: "local",
+      DriverOpts: this.quota.volumeOptions(name),
+      Labels: volumeLabels(this.runnerId),
+    });
   }
 
   private async removeVolume(name: string): Promise<boolean> {
+    let removed = false;
     try {
       await this.docker.getVolume(name).remove();
-      return true;
+      removed = true;
     } catch (error) {
-      if (statusCode(error) !== 404) this.warn(null, `could not remove volume ${name}: ${errorMessage(error)}`, error);
-      return false;
+      if (statusCode(error) !== 404) {
+        this.warn(null, `could not remove volume ${name}: ${errorMessage(error)}`, error);
+        return false;
+      }
     }
+    // The volume only bound the image's mount: unmount it and give the disk back.
+    await this.quota
+      ?.remove(name)
+      .catch((error: unknown) =>
+        this.warn(null, `could not remove the workspace image of ${name}: ${errorMessage(error)}`, error),
+      );
+    return removed;
   }
 
   private poolItems(): Attached[] {
