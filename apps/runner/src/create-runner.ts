@@ -3,7 +3,7 @@ import { DockerSandboxDriver } from "@berth/sandbox";
 import { McpClientGateway, createMcpToolProviders } from "@berth/mcp";
 import { ApprovalService, BUILTIN_TOOLS, LoopGuard, ToolRouter, dispatchTool, gatewayTool, monitorTool } from "@berth/tools";
 import type { Env } from "./env";
-import { AppError, redactSecrets } from "@berth/protocol";
+import { AppError } from "@berth/protocol";
 import { ensureAdminToken } from "./auth/tokens";
 import { authorize } from "./auth/authorize";
 import { buildServer, requirePrincipal } from "./http/build-server";
@@ -17,9 +17,9 @@ import { SessionService } from "./sessions/session-service";
 import { ToolService } from "./tools/tool-service";
 import { RunnerMetrics } from "./metrics/runner-metrics";
 import { createSocketServer } from "./sockets/socket-server";
-import { TerminalService } from "./terminals";
 import { BrowserSessions } from "./auth/browser-sessions";
 import { registerBrowserSessionRoutes } from "./http/routes/browser-sessions-routes";
+import { TerminalService } from "./terminals";
 import { CredentialRevocation } from "./auth/credential-revocation";
 import { hostAllowList } from "./http/request-guard";
 import { registerUserRoutes } from "./http/routes/users-routes";
@@ -92,8 +92,7 @@ export async function createRunner(env: Env): Promise<Runner> {
       const message = error instanceof Error ? error.message : String(error);
       // The SDK reports its own SSE stream being aborted when we close a connection on purpose: not news.
       if (/\bAbortError\b/.test(message)) return;
-      // An SDK error may quote the server's URL (userinfo) or a header: masked like every secret (redactSecrets).
-      process.stderr.write(`berth-runner: MCP server ${context.serverName} (${context.serverId}): ${redactSecrets(message, mcpServers.knownSecrets())}\n`);
+      process.stderr.write(`berth-runner: MCP server ${context.serverName} (${context.serverId}): ${message}\n`);
     },
   });
   const mcpServers = new McpServersService({
