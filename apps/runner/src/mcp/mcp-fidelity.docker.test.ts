@@ -123,7 +123,14 @@ describe("MCP to the letter (real runner, real sandbox, real SDK clients)", () =
     const image = await viaGateway("get-tiny-image", {});
     expect(image.result.isError).toBeFalsy();
     expect(image.result.content).toEqual(expected.content);
-    expect(image.result.content.some((c) => c.type === "image" && c.mimeType === "image/png")).toBe(true);
+    const png = expected.content.find((c) => c.type === "image");
+    expect(png).toMatchObject({ mimeType: "image/png" });
+    // The call was a run (kind mcp): its page shows the image, which its log only names.
+    const runId = (image.result._meta as Record<string, string> | undefined)?.["berth/runId"];
+    expect(runId).toMatch(/^run_/);
+    const run = await kit.api<{ run: { kind: string; details: { images?: unknown } } }>("GET", `/api/runs/${runId}`);
+    expect(run.body.run.kind).toBe("mcp");
+    expect(run.body.run.details.images).toEqual([{ mimeType: "image/png", data: (png as { data: string }).data }]);
 
     const annotatedArgs = { messageType: "error", includeImage: true };
     const annotated = await viaGateway("get-annotated-message", annotatedArgs);

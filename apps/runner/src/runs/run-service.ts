@@ -1,6 +1,7 @@
 import type { Database } from "@berth/db";
 import type { SandboxDriver, SessionOutputEvent, SessionProcessStatusEvent } from "@berth/sandbox";
 import type { CallerKind, RunOutcome, ToolResult } from "@berth/protocol";
+import { runImagesOf } from "@berth/protocol";
 import type { RunnerEvents } from "../events/runner-events";
 import type { ReceiptService } from "../receipts/receipt-service";
 import { newId } from "../auth/tokens";
@@ -122,7 +123,9 @@ export class RunService {
   async finish(runId: string, result: ToolResult): Promise<{ receiptId: string | null }> {
     const run = this.active.get(runId);
     if (!run) return { receiptId: null };
-    const details = (result.details ?? {}) as Record<string, unknown>;
+    const images = runImagesOf(result.content);
+    // An upstream MCP tool's images are kept with the run, so its page shows them (they are not in the log).
+    const details = { ...(result.details ?? {}), ...(images.length ? { images } : {}) } as Record<string, unknown>;
     // bash exec returns its streams in the result; write them if nothing was streamed live. An MCP tool's
     // answer is its stdout, a failed call's answer (or reason) its stderr.
     if (run.logs.size("stdout") === 0 && run.logs.size("stderr") === 0) {
