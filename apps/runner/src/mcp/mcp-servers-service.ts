@@ -1,7 +1,7 @@
 import type { Database } from "@berth/db";
 import { SchemaPinError } from "@berth/mcp";
 import type { McpClientGateway, McpServerEntry } from "@berth/mcp";
-import { AppError, McpServerConfigSchema, redactMcpServer } from "@berth/protocol";
+import { AppError, McpServerConfigSchema, redactMcpServer, redactUrl, secretValues, urlSecrets } from "@berth/protocol";
 import type { McpServerConfig, McpToolPin, McpToolPinStatus } from "@berth/protocol";
 import { authorize, listScope } from "../auth/authorize";
 import type { Principal } from "../auth/tokens";
@@ -9,7 +9,7 @@ import { newId } from "../auth/tokens";
 
 type ServerRow = Awaited<ReturnType<Database["mcpServer"]["findUniqueOrThrow"]>>;
 
-/** What the API returns: the config without header values (they may be API keys), only their names. */
+/** What the API returns: the config without header values (they may be API keys), only their names, and its URL without userinfo. */
 export type McpServerView = ReturnType<typeof redactMcpServer<McpServerEntry & { ownerUserId: string; createdAt: string }>>;
 
 export interface McpToolPinView extends McpToolPin {
@@ -30,6 +30,8 @@ const resourceOf = (scope: string) => (scope === "global" ? "globalMcpServer" : 
  */
 export class McpServersService {
   #loadedAt = 0;
+  /** Per server, the values that are secret (header values, URL userinfo): masked in every log line about it. */
+  readonly #secrets = new Map<string, string[]>();
   #loading: Promise<void> | undefined;
 
   constructor(
@@ -142,6 +144,11 @@ export class McpServersService {
     }
   }
 
+  /** The secret values of the servers seen so far (redactSecrets masks them in log lines). */
+  knownSecrets(): string[] {
+    return [...this.#secrets.values()].flat();
+  }
+
   /** The row if the principal may `action` it (docs/api.md, Roles); 404 when they may not even read it. */
   async #authorizedRow(id: string, principal: Principal, action: "read" | "delete" | "accept"): Promise<ServerRow> {
     const row = await this.deps.db.mcpServer.findUnique({ where: { id } });
@@ -165,7 +172,9 @@ export class McpServersService {
       this.deps.onInvalid?.(row.id, issue ? `${issue.path.join(".") || "config"}: ${issue.message}` : "ownerId: missing");
       return undefined;
     }
-    return { ...parsed.data, id: row.id, ownerUserId: row.ownerId };
+    const entry = { ...parsed.data, id: row.id, ownerUserId: row.ownerId };
+    this.#secrets.set(row.id, [...secretValues(entry.headers), ...(entry.url ? urlSecrets(entry.url) : [])]);
+    return entry;
   }
 }
 
@@ -179,5 +188,6 @@ function parseJson(text: string): unknown {
 }
 
 function view(entry: McpServerEntry, row: ServerRow): McpServerView {
-  return redactMcpServer({ ...entry, ownerUserId: row.ownerId ?? "", createdAt: row.createdAt.toISOString() });
+  const shown = redactMcpServer({ ...entry, ownerUserId: row.ownerId ?? "", createdAt: row.createdAt.toISOString() });
+  return shown.url === undefined ? shown : { ...shown, url: redactUrl(shown.url) };
 }

@@ -1,11 +1,13 @@
 import type { Database } from "@berth/db";
 import type { SandboxDriver, SessionOutputEvent, SessionProcessStatusEvent } from "@berth/sandbox";
 import type { CallerKind, RunOutcome, ToolResult } from "@berth/protocol";
+import { redactSecrets } from "@berth/protocol";
 import { runImagesOf } from "@berth/protocol";
 import type { RunnerEvents } from "../events/runner-events";
 import type { ReceiptService } from "../receipts/receipt-service";
 import { newId } from "../auth/tokens";
 import { RunLogs } from "./run-logs";
+import { SecretMaskStream } from "./secret-mask-stream";
 import { utf8Boundary } from "./utf8-boundary";
 
 /** `mcp`: a call of an upstream MCP tool through the gateway (its result text is the run's stdout). `terminal`: a PTY
@@ -19,8 +21,10 @@ export interface StartRunInput {
   kind: RunKind;
   args: unknown;
   actionClass: string;
-  /** Declared env of the call; only its keys reach the run record and the receipt. */
+  /** Declared env of the call; only its keys reach the run record and the receipt, and its values are masked in the logs. */
   env?: Record<string, string>;
+  /** Other values known to be secret (tokens, MCP header values): masked in the row and the logs too. */
+  secrets?: string[];
   approvals?: { id: string; approvedBy: string; approvedAt: string; sha256: string }[];
   approvalWaitMs?: number | null;
   /** Who started it: recorded on the run and in its receipt. */
@@ -33,6 +37,8 @@ interface ActiveRun {
   carry: Map<"stdout" | "stderr" | "combined", Buffer>;
   input: StartRunInput;
   logs: RunLogs;
+  /** Known secret values masked as the logs are written, per stream. */
+  masks: Record<"stdout" | "stderr", SecretMaskStream>;
   startedAt: Date;
   processId?: string;
 }
@@ -82,20 +88,27 @@ export class RunService {
         tool: input.tool,
         kind: input.kind,
         status: "running",
-        argsJson: JSON.stringify(redactEnvValues(input.args)),
+        argsJson: JSON.stringify(redactSecrets(input.args, knownSecrets(input))),
         caller: input.caller ?? null,
         startedAt,
       },
     });
-    this.active.set(id, { id, input, logs, startedAt, carry: new Map() });
+    const masks = { stdout: new SecretMaskStream(knownSecrets(input)), stderr: new SecretMaskStream(knownSecrets(input)) };
+    this.active.set(id, { id, input, logs, masks, startedAt, carry: new Map() });
     this.deps.events.emit("run:status", { runId: id, sessionId: input.sessionId, status: "running", outcome: null, exitCode: null });
     return id;
   }
 
-  /** Appends output to the run's logs, then broadcasts it with its byte offset. */
+  /** Appends output to the run's logs (known secrets masked), then broadcasts it with its byte offset. */
   appendOutput(runId: string, stream: "stdout" | "stderr", data: Buffer): void {
     const run = this.active.get(runId);
     if (!run || data.length === 0) return;
+    this.write(run, stream, run.masks[stream].push(data));
+  }
+
+  private write(run: ActiveRun, stream: "stdout" | "stderr", data: Buffer): void {
+    if (data.length === 0) return;
+    const runId = run.id;
     const { offset, combinedOffset } = run.logs.append(stream, data);
     const out = wholeCharacters(run, stream, offset, data);
     if (out.bytes) this.deps.events.emit("run:output", { runId, sessionId: run.input.sessionId, stream, ...out });
@@ -146,6 +159,8 @@ export class RunService {
     run: ActiveRun,
     end: { outcome: RunOutcome; exitCode: number | null; details: Record<string, unknown>; cause: string | null },
   ): Promise<{ receiptId: string | null }> {
+    // What the masks held back (a possible secret's start) is written before the logs are sealed.
+    for (const stream of ["stdout", "stderr"] as const) this.write(run, stream, run.masks[stream].flush());
     this.active.delete(run.id);
     if (run.processId) this.byProcess.delete(run.processId);
     const endedAt = new Date();
@@ -233,12 +248,9 @@ function wholeCharacters(run: ActiveRun, stream: "stdout" | "stderr" | "combined
   return { offset: start, data: full.subarray(0, end).toString("utf8"), bytes: end };
 }
 
-/** Env values never reach the database: keys only (docs/tools.md run_script). */
-export function redactEnvValues(args: unknown): unknown {
-  if (typeof args !== "object" || args === null || Array.isArray(args)) return args;
-  const record = args as Record<string, unknown>;
-  if (typeof record.env !== "object" || record.env === null) return args;
-  return { ...record, env: Object.keys(record.env as object) };
+/** What a run knows is secret: its env values and any secrets its caller named. */
+function knownSecrets(input: StartRunInput): string[] {
+  return [...Object.values(input.env ?? {}), ...(input.secrets ?? [])];
 }
 
 /** Tails are in the logs already; the row keeps the structured rest. */

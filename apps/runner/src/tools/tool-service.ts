@@ -1,15 +1,14 @@
 import type { Database } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
-import { admit, renderCallText, type AdmissionRegistry, type AdmissionResult, type ApprovalService, type LoopGuard, type ToolRouter, type ToolScope, type AnyToolSpec, type ToolContext } from "@berth/tools";
+import { admit, bindCallText, boundFilesOf, expectedHashes, renderCallText, type AdmissionRegistry, type AdmissionResult, type ApprovalService, type LoopGuard, type ToolRouter, type ToolScope, type AnyToolSpec, type ToolContext } from "@berth/tools";
 import type { ActionClass, ApprovalRequest, Autonomy, CallerKind, PolicyRule, ToolProgressListener, ToolResult } from "@berth/protocol";
-import { toolFailure } from "@berth/protocol";
+import { AgentMethod, FilesHashResultSchema, redactSecrets, toolFailure } from "@berth/protocol";
 import type { z } from "zod";
 import { authorize } from "../auth/authorize";
 import type { Principal } from "../auth/tokens";
 import { newId } from "../auth/tokens";
 import type { RunnerEvents } from "../events/runner-events";
 import type { RunKind, RunService } from "../runs/run-service";
-import { redactEnvValues } from "../runs/run-service";
 import type { SessionService } from "../sessions/session-service";
 import type { RunnerMetrics } from "../metrics/runner-metrics";
 import type { ReceiptService } from "../receipts/receipt-service";
@@ -189,7 +188,7 @@ export class ToolService {
     );
     const callId = newId("call");
     const record = (fields: Omit<CallRecord, "id" | "durationMs">) =>
-      this.recordCall(input, admission, { id: callId, durationMs: Math.round(performance.now() - started), ...fields });
+      this.recordCall(input, admission, { id: callId, durationMs: Math.round(performance.now() - started), ...fields }, Object.values(session.env));
 
     if (admission.verdict === "deny") {
       const code = admission.stage === "tool" ? "unknown_tool" : admission.stage === "arguments" ? "invalid_arguments" : "denied";
@@ -201,15 +200,19 @@ export class ToolService {
 
     let approval: ApprovalRequest | undefined;
     let approvalWaitMs: number | null = null;
+    let expect: Record<string, string | null> | undefined;
     if (admission.verdict === "ask") {
-      approval = await this.deps.approvals.consumeApproved(session.id, admission.sha256);
+      // The approval binds the files the call runs or changes as they are now; execution checks them again.
+      const bound = await this.bindFiles(scope, admission);
+      expect = bound.expect;
+      approval = await this.deps.approvals.consumeApproved(session.id, bound.sha256);
       if (!approval) {
         const parked = await this.deps.approvals.park({
           sessionId: session.id,
           tool: admission.tool,
           actionClass: admission.actionClass,
-          text: admission.text,
-          sha256: admission.sha256,
+          text: bound.text,
+          sha256: bound.sha256,
           requestedBy: input.principal.name,
         });
         const waitMs = input.waitMs ?? 0;
@@ -238,7 +241,7 @@ export class ToolService {
       }
     }
 
-    const result = await this.execute(admission, input, session.env, callId, approval, approvalWaitMs);
+    const result = await this.execute(admission, input, session.env, callId, approval, approvalWaitMs, approval ? expect : undefined);
     if (input.caller === "agent") {
       // The guard judges the next identical call against this one's result, unless something else changed meanwhile.
       const after = this.generation.observedBy(session.id, input.tool, input.args);
@@ -264,6 +267,8 @@ export class ToolService {
     callId: string,
     approval: ApprovalRequest | undefined,
     approvalWaitMs: number | null,
+    /** The file hashes the approval bound (the agent refuses the call if a file changed since). */
+    expect?: Record<string, string | null>,
   ): Promise<ToolResult> {
     const scope: ToolScope = { userId: input.principal.userId, sessionId: input.sessionId };
     const resolved = this.deps.router.resolve(admission.tool, scope);
@@ -308,7 +313,7 @@ export class ToolService {
         callTool: (tool, toolArgs, opts) =>
           this.deps.driver.call(
             input.sessionId,
-            { tool, args: toolArgs, callId: opts.callId, env },
+            { tool, args: toolArgs, callId: opts.callId, env, ...(expect && tool === spec.name ? { expect } : {}) },
             { ...(timeoutMs ? { timeoutMs } : {}), ...(opts.signal ? { signal: opts.signal } : {}) },
           ),
       },
@@ -384,12 +389,28 @@ export class ToolService {
       ...(result.error ? { errorCode: result.error.code } : {}),
       ...(result.runId ? { runId: result.runId } : {}),
       ...(approval ? { approvalId: approval.id } : {}),
-    });
+    }, Object.values(env));
     return result;
   }
 
-  /** One row per call: what was asked (redacted), how admission judged it, and how it ended. */
-  private async recordCall(input: ToolCallInput, admission: AdmissionResult, fields: CallRecord): Promise<void> {
+  /**
+   * An ask's text and hash with the files it binds (boundFilesOf) hashed by the agent now, and the hashes
+   * execution must find. A call that binds no file keeps admission's text.
+   */
+  private async bindFiles(scope: ToolScope, admission: AdmissionResult): Promise<{ text: string; sha256: string; expect?: Record<string, string | null> }> {
+    const files = this.deps.router.resolve(admission.tool, scope)?.kind === "builtin" ? boundFilesOf(admission.tool, admission.args) : undefined;
+    if (!files || files.paths.length === 0 || !scope.sessionId) return { text: admission.text, sha256: admission.sha256 };
+    const hashed = await this.deps.driver.request(
+      scope.sessionId,
+      AgentMethod.FilesHash,
+      { paths: files.paths, ...(files.preview ? { preview: files.preview } : {}) },
+      FilesHashResultSchema,
+    );
+    return { ...bindCallText(admission, hashed), expect: expectedHashes(hashed) };
+  }
+
+  /** One row per call: what was asked (redacted, the session's env values masked), how admission judged it, and how it ended. */
+  private async recordCall(input: ToolCallInput, admission: AdmissionResult, fields: CallRecord, knownSecrets: string[] = []): Promise<void> {
     await this.deps.db.toolCall.create({
       data: {
         id: fields.id,
@@ -399,7 +420,7 @@ export class ToolService {
         via: input.via,
         tool: admission.tool,
         argsSha256: admission.sha256,
-        argsJson: JSON.stringify(redactEnvValues(admission.args)),
+        argsJson: JSON.stringify(redactSecrets(admission.args, knownSecrets)),
         actionClass: admission.actionClass,
         verdict: fields.verdict,
         approvalId: fields.approvalId ?? null,
