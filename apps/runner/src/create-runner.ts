@@ -3,7 +3,7 @@ import { DockerSandboxDriver } from "@berth/sandbox";
 import { McpClientGateway, createMcpToolProviders } from "@berth/mcp";
 import { ApprovalService, BUILTIN_TOOLS, LoopGuard, ToolRouter, dispatchTool, gatewayTool, monitorTool } from "@berth/tools";
 import type { Env } from "./env";
-import { AppError } from "@berth/protocol";
+import { AppError, redactSecrets } from "@berth/protocol";
 import { ensureAdminToken } from "./auth/tokens";
 import { authorize } from "./auth/authorize";
 import { buildServer, requirePrincipal } from "./http/build-server";
@@ -92,7 +92,8 @@ export async function createRunner(env: Env): Promise<Runner> {
       const message = error instanceof Error ? error.message : String(error);
       // The SDK reports its own SSE stream being aborted when we close a connection on purpose: not news.
       if (/\bAbortError\b/.test(message)) return;
-      process.stderr.write(`berth-runner: MCP server ${context.serverName} (${context.serverId}): ${message}\n`);
+      // An SDK error may quote the server's URL (userinfo) or a header: masked like every secret (redactSecrets).
+      process.stderr.write(`berth-runner: MCP server ${context.serverName} (${context.serverId}): ${redactSecrets(message, mcpServers.knownSecrets())}\n`);
     },
   });
   const mcpServers = new McpServersService({
