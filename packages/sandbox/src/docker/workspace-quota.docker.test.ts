@@ -1,8 +1,8 @@
-import { readFile, stat } from "node:fs/promises";
+import { readFile, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupRunner, sh, testRunnerId, tool } from "../testing/docker-test-kit";
+import { cleanupRunner, dockerVolumeNames, sh, testRunnerId, tool } from "../testing/docker-test-kit";
 import { DockerSandboxDriver } from "./docker-sandbox-driver";
 import { WorkspaceQuota } from "./workspace-quota";
 
@@ -30,12 +30,13 @@ describe("a size limit per workspace (real engine, loop-mounted ext4)", () => {
   beforeAll(async () => {
     driver = new DockerSandboxDriver({
       runnerId,
-      poolSize: 0,
+      poolSize: 1, // the session gets the warm container: pool workspaces are limited too
       heartbeatIntervalMs: 0,
       workspaceQuota: { dir, sizeBytes: LIMIT },
     });
     driver.on("warning", (w) => warnings.push(w.message));
     await driver.start();
+    await driver.whenPoolFull();
     volumeName = (await driver.acquire("full")).volumeName;
   });
 
@@ -43,6 +44,7 @@ describe("a size limit per workspace (real engine, loop-mounted ext4)", () => {
     await driver?.close({ stopSessions: true });
     await cleanupRunner(runnerId);
     for (const name of await quota.list()) await quota.remove(name);
+    await rm(dir, { recursive: true, force: true });
   });
 
   it("gives the session a workspace of exactly the limit, on its own filesystem", async () => {
@@ -100,15 +102,23 @@ describe("a size limit per workspace (real engine, loop-mounted ext4)", () => {
     await driver.destroy("full");
     expect(await mounted(quota.mountPath(volumeName))).toBe(false);
     await expect(stat(quota.imagePath(volumeName))).rejects.toMatchObject({ code: "ENOENT" });
-    expect(await quota.list()).toEqual([]);
+    expect(await quota.list()).not.toContain(volumeName);
   });
 
-  it("reaps this runner's leftover workspace images at reconcile", async () => {
+  it("reaps this runner's leftover workspace images at reconcile, and keeps the warm pool's", async () => {
+    await driver.whenPoolFull();
+    const poolVolumes = await quota.list();
+    expect(poolVolumes).toHaveLength(1);
     await quota.ensure("berth-ws-leftover");
     expect(await mounted(quota.mountPath("berth-ws-leftover"))).toBe(true);
     const report = await driver.reconcile([]);
     expect(report.reapedVolumes).toContain("berth-ws-leftover");
     expect(await mounted(quota.mountPath("berth-ws-leftover"))).toBe(false);
-    expect(await quota.list()).toEqual([]);
+    // What is left is the warm pool's (refilled if reconcile recycled its container), each image behind a live volume.
+    await driver.whenPoolFull();
+    const left = await quota.list();
+    expect(left).toHaveLength(1);
+    expect(await dockerVolumeNames(runnerId)).toEqual(left);
+    expect(await mounted(quota.mountPath(left[0] ?? ""))).toBe(true);
   });
 });
