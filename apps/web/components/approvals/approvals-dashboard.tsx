@@ -7,6 +7,7 @@ import { getSocket, onEveryConnect, useSocketState } from "@/lib/socket";
 import { useAsync } from "@/components/ui/use-async";
 import { EmptyState, ErrorState, SocketStatus, Spinner, StatusBadge } from "@/components/ui/states";
 import { LongText } from "@/components/ui/long-text";
+import { boundContent } from "@/lib/bound-content";
 
 function upsert(list: ApprovalRequest[] | undefined, approval: ApprovalRequest): ApprovalRequest[] {
   const rest = (list ?? []).filter((a) => a.id !== approval.id);
@@ -18,6 +19,7 @@ function PendingCard({ approval, canDecide, onDecided }: { approval: ApprovalReq
   const [busy, setBusy] = useState<"approve" | "deny" | null>(null);
   const [error, setError] = useState<string | null>(null);
   const expired = new Date(approval.expiresAt).getTime() < Date.now();
+  const script = boundContent(approval.text);
 
   const decide = async (decision: "approve" | "deny") => {
     setBusy(decision);
@@ -45,6 +47,14 @@ function PendingCard({ approval, canDecide, onDecided }: { approval: ApprovalReq
         <span className={`tiny ${expired ? "bad-text" : "muted"}`}>{expired ? "expired" : `expires ${formatTime(approval.expiresAt)}`}</span>
       </div>
       <LongText className="block" testId="approval-text" text={approval.text} />
+      {script ? (
+        <details open style={{ marginTop: 8 }} data-testid="approval-script">
+          <summary className="tiny muted">
+            Runs exactly this content: {script.title}{script.truncated ? ", shown in part" : ""}
+          </summary>
+          <LongText className="block mono" testId="approval-script-content" text={script.content} />
+        </details>
+      ) : null}
       <div className="row wrap" style={{ marginTop: 10 }}>
         <span className="muted tiny">sha256</span>
         <span className="sha" data-testid="approval-sha256">
