@@ -7,7 +7,8 @@ const action = process.argv[2] ?? "status";
 try {
   if (action === "install") installEgressFirewall();
   else if (action === "remove") removeEgressFirewall();
-  else if (action !== "status") throw new Error(`unknown action ${JSON.stringify(action)}: use install, remove or status`);
+  else if (action !== "status")
+    throw new Error(`unknown action ${JSON.stringify(action)}: use install, remove or status`);
   process.stdout.write(`egress firewall: ${egressFirewallInstalled() ? "installed" : "not installed"}\n`);
 } catch (error) {
   process.stderr.write(`egress-firewall: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -85,7 +85,8 @@ export function installEgressFirewall() {
   if (!tables("iptables", ["-S", "DOCKER-USER"]).ok) {
     must("iptables", ["-N", "DOCKER-USER"]);
     must("iptables", ["-A", "DOCKER-USER", "-j", "RETURN"]);
-    if (!tables("iptables", ["-C", "FORWARD", "-j", "DOCKER-USER"]).ok) must("iptables", ["-I", "FORWARD", "1", "-j", "DOCKER-USER"]);
+    if (!tables("iptables", ["-C", "FORWARD", "-j", "DOCKER-USER"]).ok)
+      must("iptables", ["-I", "FORWARD", "1", "-j", "DOCKER-USER"]);
   }
   freshChain("iptables", CHAIN);
   for (const rule of rules.v4Forward) must("iptables", ["-A", CHAIN, ...rule]);

@@ -31,7 +31,9 @@ export interface TestRunner {
  * A real runner in-process: real SQLite with the real migrations, the real Docker engine and sandbox
  * image, on a free port. Everything it creates is removed by close().
  */
-export async function startTestRunner(opts: { runnerId?: string; warmPool?: number; allowPrivateUserMcpUrls?: boolean } = {}): Promise<TestRunner> {
+export async function startTestRunner(
+  opts: { runnerId?: string; warmPool?: number; allowPrivateUserMcpUrls?: boolean; workspaceSize?: string } = {},
+): Promise<TestRunner> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-runner-test-"));
   migrate(dataDir);
   const parsed = parseEnv({
@@ -42,6 +44,7 @@ export async function startTestRunner(opts: { runnerId?: string; warmPool?: numb
     BERTH_RUNNER_ID: opts.runnerId ?? `t-${process.pid}-${Math.floor(Math.random() * 1e6)}`,
     BERTH_LOG_LEVEL: "warn",
     ...(opts.allowPrivateUserMcpUrls ? { BERTH_MCP_ALLOW_PRIVATE_USER_URLS: "1" } : {}),
+    ...(opts.workspaceSize ? { BERTH_WORKSPACE_SIZE: opts.workspaceSize } : {}),
   });
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
   const env = { ...parsed.env, BERTH_RUNNER_PORT: 0 };

@@ -531,7 +531,8 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
         error: { code: "workspace_full", message },
       };
     }
-    const stderr = result.details?.["stderr"];
+    // bash exec's stderr, run_script's stderrTail.
+    const stderr = result.details?.["stderr"] ?? result.details?.["stderrTail"];
     if (typeof stderr === "string" && /no space left on device/i.test(stderr))
       return { ...result, trace: { ...result.trace, noSpace: `no space left on device (workspace limit ${limit})` } };
     return result;

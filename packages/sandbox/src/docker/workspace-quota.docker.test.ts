@@ -25,7 +25,8 @@ describe("a size limit per workspace (real engine, loop-mounted ext4)", () => {
   let volumeName: string;
   const warnings: string[] = [];
 
-  const fill = () => sh(driver, "full", "dd if=/dev/zero of=/workspace/big bs=512 oflag=append conv=notrunc 2>/dev/null; true");
+  const fill = () =>
+    sh(driver, "full", "dd if=/dev/zero of=/workspace/big bs=512 oflag=append conv=notrunc 2>/dev/null; true");
 
   beforeAll(async () => {
     driver = new DockerSandboxDriver({
@@ -49,7 +50,11 @@ describe("a size limit per workspace (real engine, loop-mounted ext4)", () => {
 
   it("gives the session a workspace of exactly the limit, on its own filesystem", async () => {
     expect(warnings.filter((w) => w.includes("BERTH_WORKSPACE_SIZE"))).toEqual([]);
-    const df = await sh(driver, "full", "df -B1 --output=size /workspace | tail -1; stat -c %u /workspace; ls -A /workspace");
+    const df = await sh(
+      driver,
+      "full",
+      "df -B1 --output=size /workspace | tail -1; stat -c %u /workspace; ls -A /workspace",
+    );
     const [size, owner, ...entries] = df.stdout.trim().split("\n");
     expect(Number(size)).toBeLessThanOrEqual(LIMIT);
     expect(Number(size)).toBeGreaterThan(LIMIT * 0.8);
@@ -60,7 +65,9 @@ describe("a size limit per workspace (real engine, loop-mounted ext4)", () => {
 
   it("refuses writing past the limit, the host spends at most the limit, and the session works after a delete", async () => {
     expect((await tool(driver, "full", "write_file", { path: "small.txt", content: "hello\n" })).ok).toBe(true);
-    const ddResult = await tool(driver, "full", "bash", { command: "dd if=/dev/zero of=/workspace/big bs=1M count=100" });
+    const ddResult = await tool(driver, "full", "bash", {
+      command: "dd if=/dev/zero of=/workspace/big bs=1M count=100",
+    });
     const dd = ddResult.details as { exitCode: number; stderr: string };
     expect(dd.exitCode).not.toBe(0);
     expect(dd.stderr).toContain("No space left on device"); // the shell's own words
@@ -75,7 +82,11 @@ describe("a size limit per workspace (real engine, loop-mounted ext4)", () => {
 
     // A refused write frees what it had taken: fill up again before each check.
     await fill();
-    const edit = await tool(driver, "full", "edit", { path: "small.txt", old_string: "hello", new_string: `hello again ${"z".repeat(8192)}` });
+    const edit = await tool(driver, "full", "edit", {
+      path: "small.txt",
+      old_string: "hello",
+      new_string: `hello again ${"z".repeat(8192)}`,
+    });
     expect(edit).toMatchObject({ ok: false, error: { code: "workspace_full" } });
     await fill();
     const patch = await tool(driver, "full", "apply_patch", {
