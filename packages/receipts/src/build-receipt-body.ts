@@ -45,7 +45,8 @@ export interface ChainPosition {
 
 /** Builds and validates a receipt body; throws AppError(internal) naming the field when the input is bad. */
 export function buildReceiptBody(input: ReceiptInput, position: ChainPosition): ReceiptBody {
-  const args = redactArgs(input.args);
+  // The env's values are secrets the runner knows: masked wherever they appear in the args (a bash command, say).
+  const args = redactArgs(input.args, input.env && !Array.isArray(input.env) ? Object.values(input.env as Record<string, string>) : []);
   const argsEnv = typeof args === "object" && args !== null && !Array.isArray(args) ? args["env"] : undefined;
   const startedAt = toIso(input.timing.startedAt);
   const endedAt = toIso(input.timing.endedAt);
