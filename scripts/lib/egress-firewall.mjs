@@ -8,10 +8,15 @@
 // - BERTH-EGRESS (from DOCKER-USER, which Docker jumps to first in FORWARD and never flushes): forwarded traffic
 //   to private, loopback, link-local, CGNAT, multicast and reserved ranges is rejected; public destinations and
 //   established replies pass on to Docker's own rules (which masquerade them).
+// One exception: DNS (port 53) to the host's own resolvers. Docker's embedded DNS (127.0.0.11 in the container)
+// forwards a session's queries from inside its network namespace to the nameservers of the host's resolv.conf, which
+// are often private (10.255.255.53 on the machine this was written on): without it an egress session has no names.
+// Setup reads them at install time; after a resolver change, run setup (or install) again.
 // IPv6: the network has none, so everything from the bridge is rejected (fc00::/7, fe80::/10 and the rest).
 // REJECT rather than DROP, so a blocked connect fails at once instead of after a TCP timeout.
 // Idempotent: each run flushes and refills our chains and adds a jump only when `-C` does not find it.
 import { spawnSync } from "node:child_process";
+import fs from "node:fs";
 
 export const EGRESS_BRIDGE = "berth-egress";
 export const EGRESS_SUBNET = "10.213.87.0/24";
@@ -64,12 +69,34 @@ function deleteChain(binary, chain) {
   if (tables(binary, ["-F", chain]).ok) must(binary, ["-X", chain]);
 }
 
+/**
+ * The IPv4 nameservers Docker's embedded DNS forwards to: the host's resolv.conf (systemd-resolved's upstream list
+ * when that is in use), loopback ones left out (Docker does not use them).
+ */
+export function hostNameservers(files = ["/run/systemd/resolve/resolv.conf", "/etc/resolv.conf"]) {
+  for (const file of files) {
+    let text;
+    try {
+      text = fs.readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    return [...text.matchAll(/^\s*nameserver\s+(\d{1,3}(?:\.\d{1,3}){3})\s*$/gm)]
+      .map((m) => m[1])
+      .filter((ip) => !ip.startsWith("127."));
+  }
+  return [];
+}
+
 /** The rules of each chain, as iptables arguments after `-A <chain>`. */
-export function egressRules() {
+export function egressRules(nameservers = hostNameservers()) {
   const established = ["-m", "conntrack", "--ctstate", "ESTABLISHED,RELATED", "-j", "RETURN"];
+  const dns = nameservers.flatMap((ip) =>
+    ["udp", "tcp"].map((proto) => ["-d", `${ip}/32`, "-p", proto, "--dport", "53", "-j", "RETURN"]),
+  );
   return {
-    v4Forward: [established, ...BLOCKED_V4.map((range) => ["-d", range, "-j", "REJECT"]), ["-j", "RETURN"]],
-    v4Input: [established, ["-j", "REJECT"]],
+    v4Forward: [established, ...dns, ...BLOCKED_V4.map((range) => ["-d", range, "-j", "REJECT"]), ["-j", "RETURN"]],
+    v4Input: [established, ...dns, ["-j", "REJECT"]],
     v6: [established, ["-j", "REJECT"]],
   };
 }

@@ -1,3 +1,5 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -34,6 +36,44 @@ describe("egress network and firewall", () => {
     const first = (range: string) => Number(range.split(".")[0]);
     for (const publicFirstOctet of [1, 8, 93, 151, 185])
       expect(firewall.BLOCKED_V4.map(first)).not.toContain(publicFirstOctet);
+  });
+});
+
+describe("egress firewall rules", () => {
+  type Firewall = {
+    egressRules(nameservers: string[]): { v4Forward: string[][]; v4Input: string[][] };
+    hostNameservers(files: string[]): string[];
+  };
+  const load = async () => (await import(pathToFileURL(firewallModule).href)) as Firewall;
+
+  it("let DNS through to the host's resolvers only, before anything is rejected", async () => {
+    const { egressRules } = await load();
+    const rules = egressRules(["10.255.255.53"]);
+    for (const chain of [rules.v4Forward, rules.v4Input]) {
+      const firstReject = chain.findIndex((rule) => rule.includes("REJECT"));
+      const dns = chain.filter((rule) => rule.includes("10.255.255.53/32"));
+      expect(dns.map((rule) => rule.join(" "))).toEqual([
+        "-d 10.255.255.53/32 -p udp --dport 53 -j RETURN",
+        "-d 10.255.255.53/32 -p tcp --dport 53 -j RETURN",
+      ]);
+      expect(chain.indexOf(dns[1] ?? [])).toBeLessThan(firstReject);
+    }
+    expect(egressRules([]).v4Input.map((rule) => rule.join(" "))).toEqual([
+      "-m conntrack --ctstate ESTABLISHED,RELATED -j RETURN",
+      "-j REJECT",
+    ]);
+  });
+
+  it("read the resolvers from resolv.conf, leaving out loopback ones Docker does not use", async () => {
+    const { hostNameservers } = await load();
+    const dir = mkdtempSync(path.join(os.tmpdir(), "berth-resolv-"));
+    const file = path.join(dir, "resolv.conf");
+    writeFileSync(
+      file,
+      "# comment\nnameserver 127.0.0.53\nnameserver 10.0.0.2\nsearch example\nnameserver 192.168.1.1\n",
+    );
+    expect(hostNameservers([path.join(dir, "missing"), file])).toEqual(["10.0.0.2", "192.168.1.1"]);
+    rmSync(dir, { recursive: true });
   });
 });
 
