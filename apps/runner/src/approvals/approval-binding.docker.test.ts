@@ -101,6 +101,10 @@ describe("approvals bind what runs (issue 14 item 3)", () => {
       expect(ran.body.ok).toBe(false);
       expect(ran.body.error?.message).toMatch(/^write_file: t\.txt changed since approval \(approved sha256 [0-9a-f]{64}, now [0-9a-f]{64}\)$/);
       expect(await read("t.txt")).toBe("v2");
+      // A path the agent will not hash is said to be unbound (the call itself is refused when it runs).
+      const outside = await kit.tool<Parked>(session, "write_file", { path: "../outside.txt", content: "x" });
+      expect(outside.status).toBe(202);
+      expect(outside.body.text).toMatch(/\nfiles not bound: .*files\.hash: paths must resolve inside the workspace \(got "\.\.\/outside\.txt"\)$/);
     } finally {
       await kit.api("DELETE", `/api/policy-rules/${rule.body.id}`);
     }

@@ -1,6 +1,6 @@
 import type { Database } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
-import { admit, bindCallText, boundFilesOf, expectedHashes, renderCallText, type AdmissionRegistry, type AdmissionResult, type ApprovalService, type LoopGuard, type ToolRouter, type ToolScope, type AnyToolSpec, type ToolContext } from "@berth/tools";
+import { admit, bindCallText, boundFilesOf, expectedHashes, renderCallText, sha256Hex, type AdmissionRegistry, type AdmissionResult, type ApprovalService, type LoopGuard, type ToolRouter, type ToolScope, type AnyToolSpec, type ToolContext } from "@berth/tools";
 import type { ActionClass, ApprovalRequest, Autonomy, CallerKind, PolicyRule, ToolProgressListener, ToolResult } from "@berth/protocol";
 import { AgentMethod, FilesHashResultSchema, redactSecrets, toolFailure } from "@berth/protocol";
 import type { z } from "zod";
@@ -400,13 +400,20 @@ export class ToolService {
   private async bindFiles(scope: ToolScope, admission: AdmissionResult): Promise<{ text: string; sha256: string; expect?: Record<string, string | null> }> {
     const files = this.deps.router.resolve(admission.tool, scope)?.kind === "builtin" ? boundFilesOf(admission.tool, admission.args) : undefined;
     if (!files || files.paths.length === 0 || !scope.sessionId) return { text: admission.text, sha256: admission.sha256 };
-    const hashed = await this.deps.driver.request(
-      scope.sessionId,
-      AgentMethod.FilesHash,
-      { paths: files.paths, ...(files.preview ? { preview: files.preview } : {}) },
-      FilesHashResultSchema,
-    );
-    return { ...bindCallText(admission, hashed), expect: expectedHashes(hashed) };
+    try {
+      const hashed = await this.deps.driver.request(
+        scope.sessionId,
+        AgentMethod.FilesHash,
+        { paths: files.paths, ...(files.preview ? { preview: files.preview } : {}) },
+        FilesHashResultSchema,
+      );
+      return { ...bindCallText(admission, hashed), expect: expectedHashes(hashed) };
+    } catch (error) {
+      // A path the agent will not hash (outside the workspace: /tmp) or a sandbox that is not up: the operator
+      // is told the files are not bound, and the call itself fails or runs as it would have.
+      const text = `${admission.text}\nfiles not bound: ${redactSecrets((error as Error).message)}`;
+      return { text, sha256: sha256Hex(text) };
+    }
   }
 
   /** One row per call: what was asked (redacted, the session's env values masked), how admission judged it, and how it ended. */
