@@ -48,6 +48,7 @@ export const PERMISSIONS = {
     read: rule(["GET /api/sessions/:id", "socket session:join"], "any", "any", "own", "any", "viewers read everything; a developer sees only their own sessions"),
     create: rule(["POST /api/sessions"], "own", "own", "own", "none", "a session is always its creator's"),
     update: rule(["PATCH /api/sessions/:id"], "any", "any", "own", "none", "changing a session's autonomy"),
+    yolo: rule(["PATCH /api/sessions/:id"], "any", "any", "none", "none", "autonomy above trusted after creation (yolo never asks): an operator's call"),
     restart: rule(["POST /api/sessions/:id/restart"], "any", "any", "own", "none", "a restart kills the session's background processes"),
     delete: rule(["DELETE /api/sessions/:id"], "any", "any", "own", "none", "operators can stop a runaway session"),
   },

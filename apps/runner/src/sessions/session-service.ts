@@ -3,7 +3,7 @@ import type { SandboxDriver } from "@berth/sandbox";
 import { AppError, AUTONOMY_LEVELS, AutonomySchema, type Autonomy } from "@berth/protocol";
 import type { SandboxTermination } from "@berth/protocol";
 import { z } from "zod";
-import { authorize, listScope, type Target } from "../auth/authorize";
+import { allows, authorize, listScope, type Target } from "../auth/authorize";
 import type { Principal } from "../auth/tokens";
 import { newId } from "../auth/tokens";
 import type { RunnerEvents } from "../events/runner-events";
@@ -142,8 +142,9 @@ export class SessionService {
   async setAutonomy(id: string, autonomy: Autonomy, principal: Principal): Promise<SessionView> {
     const session = await this.get(id, principal);
     authorize(principal, "session", "update", { id: session.id, ownerId: session.ownerId });
-    if (principal.role === "developer" && AUTONOMY_LEVELS.indexOf(autonomy) > AUTONOMY_LEVELS.indexOf(DEVELOPER_MAX_AUTONOMY)) {
-      throw new AppError({ code: "forbidden", message: `autonomy: a developer may set at most ${DEVELOPER_MAX_AUTONOMY} (got ${autonomy}); ask an operator for ${autonomy}` });
+    // Above trusted is the table's `session yolo` cell (docs/api.md, Roles): operators and admins only.
+    if (AUTONOMY_LEVELS.indexOf(autonomy) > AUTONOMY_LEVELS.indexOf(DEVELOPER_MAX_AUTONOMY) && !allows(principal, "session", "yolo", session)) {
+      throw new AppError({ code: "forbidden", message: `autonomy: a ${principal.role} may set at most ${DEVELOPER_MAX_AUTONOMY} (got ${autonomy}); ask an operator for ${autonomy}` });
     }
     const row = await this.deps.db.session.update({
       where: { id: session.id },
