@@ -114,5 +114,12 @@ test("the person at the keyboard: ▶ Run at the defaults streams at once, Stop 
   await expect(page.getByTestId("parked-banner")).toHaveCount(0);
   await screenshot(page, "people-autonomy-trusted");
   await agent.close();
+
+  // The run's page and its receipt say who ran it.
+  await page.goto(`/runs/${runId}`);
+  await expect(page.getByTestId("run-detail-caller")).toHaveText("a person, in the browser");
+  await expect(page.getByTestId("receipt-caller")).toContainText("a person, in the browser");
+  await expect(page.getByTestId("receipt-verification")).toHaveAttribute("data-valid", "true");
+  await screenshot(page, "people-run-receipt-caller");
   requests.assertNone();
 });

@@ -98,6 +98,8 @@ export type Run = {
   endedAt: string | null;
   durationMs: number | null;
   receiptId?: string | null;
+  /** Who started it: browser (a person), api (a script), agent (MCP); null on older runs. */
+  caller?: RunCaller | null;
 };
 
 export type ToolCallRow = {
@@ -135,6 +137,9 @@ export type Skill = { name: string; description: string; body: string; allowedTo
 
 export type Parked = { status: "parked"; approvalId: string; text: string; sha256: string };
 export type RunCaller = "browser" | "api" | "agent";
+/** How the UI names who made a call or started a run (runs, tool calls and receipts record it). */
+export const CALLER_LABELS: Record<RunCaller, string> = { browser: "a person, in the browser", api: "a script (API token)", agent: "an agent (MCP)" };
+export const callerLabel = (caller: string | null | undefined): string => (caller ? (CALLER_LABELS[caller as RunCaller] ?? caller) : "—");
 
 export type { ApprovalRequest, Receipt, ToolResult };
 

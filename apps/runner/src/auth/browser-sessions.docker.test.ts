@@ -11,7 +11,8 @@ beforeAll(async () => {
   devToken = (await kit.api<{ token: string }>("POST", "/api/tokens", { userId: user.body.id, name: "dana's script" })).body.token;
   // Created with the defaults, as a new user would.
   devSession = (await kit.api<{ id: string }>("POST", "/api/sessions", {}, devToken)).body.id;
-  await kit.tool(devSession, "write_file", { path: "hello.py", content: "import sys\nprint('hello from the owner')\nprint('to stderr', file=sys.stderr)\n" }, { token: devToken });
+  const written = await kit.tool(devSession, "write_file", { path: "hello.py", content: "import sys\nprint('hello from the owner')\nprint('to stderr', file=sys.stderr)\n" }, { token: devToken });
+  if (!written.body.ok) throw new Error(`write_file: ${JSON.stringify(written.body)}`);
 }, 120_000);
 afterAll(async () => {
   await kit?.api("DELETE", `/api/sessions/${devSession}`);
@@ -138,6 +139,16 @@ describe("browser sessions", () => {
     const revoked = await kit.api<{ revokedAt: string | null }>("DELETE", `/api/browser-sessions/${other.id}`);
     expect(revoked.body.revokedAt).not.toBeNull();
     expect((await send("GET", "/api/me", cookieOf(other.secret))).status).toBe(401);
+
+    // Revoking the token a browser signed in with signs that browser out too, its sockets at once.
+    const user = (await send<Me>("GET", "/api/me", { authorization: `Bearer ${devToken}` })).body;
+    const spare = (await kit.api<{ token: string; id: string }>("POST", "/api/tokens", { userId: user.userId, name: "laptop" })).body;
+    const laptop = await signIn(spare.token);
+    const laptopSocket = await browserSocket(cookieOf(laptop.secret));
+    const ended = new Promise<string>((resolve) => laptopSocket.once("disconnect", resolve));
+    expect((await kit.api("DELETE", `/api/tokens/${spare.id}`)).status).toBeLessThan(300);
+    expect(await ended).toBe("io server disconnect");
+    expect((await send("GET", "/api/me", cookieOf(laptop.secret))).status).toBe(401);
   });
 
   it("a session's owner changes its autonomy up to what their role allows, recorded and announced", async () => {

@@ -73,6 +73,7 @@ export class BrowserSessions {
       data: {
         id: newId("bs"),
         userId: principal.userId,
+        tokenId: principal.tokenId,
         secretHash: hashToken(secret),
         userAgent: userAgent.slice(0, USER_AGENT_MAX),
         expiresAt: new Date(Date.now() + this.deps.ttlMs),
@@ -88,11 +89,16 @@ export class BrowserSessions {
     if (!row || row.revokedAt || row.expiresAt.getTime() <= Date.now()) return null;
     const user = await this.deps.db.user.findUnique({ where: { id: row.userId } });
     if (!user || user.disabledAt || user.deletedAt) return null;
+    // Revoking the token a browser signed in with signs that browser out too.
+    if (row.tokenId) {
+      const token = await this.deps.db.apiToken.findUnique({ where: { id: row.tokenId }, select: { revokedAt: true } });
+      if (!token || token.revokedAt) return null;
+    }
     if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
       this.deps.db.browserSession.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => undefined);
     }
     const role = (ROLES as readonly string[]).includes(user.role) ? (user.role as Role) : "viewer";
-    return { userId: user.id, name: user.name, role, tokenId: row.id, credential: "browser" };
+    return { userId: user.id, name: user.name, role, tokenId: row.id, credential: "browser", ...(row.tokenId ? { mintedWith: row.tokenId } : {}) };
   }
 
   /** The caller's own sign-ins, newest first; an admin sees everyone's. */

@@ -19,8 +19,10 @@ export class CredentialRevocation {
   }
 
   /** Puts a newly authenticated socket in its credential's and its user's rooms. */
-  async track(socket: Socket, principal: { userId: string; tokenId: string }): Promise<void> {
-    await socket.join([credentialRoom(principal.tokenId), userRoom(principal.userId)]);
+  async track(socket: Socket, principal: { userId: string; tokenId: string; mintedWith?: string }): Promise<void> {
+    // A browser session's socket is also in the room of the token it signed in with (revoking that ends it).
+    const minted = principal.mintedWith ? [credentialRoom(principal.mintedWith)] : [];
+    await socket.join([credentialRoom(principal.tokenId), ...minted, userRoom(principal.userId)]);
   }
 
   disconnectCredential(credentialId: string): void {

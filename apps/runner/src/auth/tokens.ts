@@ -10,7 +10,15 @@ export type Role = (typeof ROLES)[number];
  * Who is calling. `tokenId` is the id of the credential presented (an API token's, or a browser session's
  * when `credential` is "browser": browser-sessions.ts); sockets join its room so revoking it ends them.
  */
-export type Principal = { userId: string; name: string; role: Role; tokenId: string; credential?: "token" | "browser" };
+export type Principal = {
+  userId: string;
+  name: string;
+  role: Role;
+  tokenId: string;
+  credential?: "token" | "browser";
+  /** A browser session's sign-in token: its sockets also join that token's room, so revoking it ends them. */
+  mintedWith?: string;
+};
 
 /** Tokens are random and shown once; only their sha256 is stored. */
 export function newToken(): string {

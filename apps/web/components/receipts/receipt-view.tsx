@@ -1,5 +1,5 @@
 "use client";
-import type { Receipt, Verification } from "@/lib/api";
+import { callerLabel, type Receipt, type Verification } from "@/lib/api";
 import { formatBytes, formatDuration, formatTime } from "@/lib/format";
 import { StatusBadge } from "@/components/ui/states";
 
@@ -57,6 +57,11 @@ export function ReceiptView({ receipt, verification }: { receipt: Receipt; verif
         <dd>
           {body.run.tool}
           {body.run.actionClass ? <span className="muted"> ({body.run.actionClass})</span> : null}
+        </dd>
+        <dt>By</dt>
+        <dd data-testid="receipt-caller">
+          <span className="mono">{body.run.userId}</span>
+          {body.run.caller ? <span className="muted"> · {callerLabel(body.run.caller)}</span> : null}
         </dd>
         <dt>Outcome</dt>
         <dd>

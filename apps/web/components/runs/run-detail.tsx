@@ -1,7 +1,7 @@
 "use client";
 import { Link } from "@/components/ui/link";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { errorMessage, getRun, getRunLogs, runLogDownloadUrl, shareReceipt, unshareReceipt, verifyReceipt, type LogStream, type Verification } from "@/lib/api";
+import { callerLabel, errorMessage, getRun, getRunLogs, runLogDownloadUrl, shareReceipt, unshareReceipt, verifyReceipt, type LogStream, type Verification } from "@/lib/api";
 import { formatDuration, formatTime, shortId } from "@/lib/format";
 import { getSocket, onEveryConnect } from "@/lib/socket";
 import { useAsync } from "@/components/ui/use-async";
@@ -176,6 +176,8 @@ export function RunDetailView({ runId }: { runId: string }) {
           <dd>
             <Link href={`/sessions/${run.sessionId}`}>{shortId(run.sessionId)}</Link>
           </dd>
+          <dt>Started by</dt>
+          <dd data-testid="run-detail-caller">{callerLabel(run.caller)}</dd>
           <dt>Exit code</dt>
           <dd>{run.exitCode ?? "—"}</dd>
           <dt>Started</dt>
