@@ -15,8 +15,13 @@ export function boundContent(text: string): BoundContent | undefined {
   if (start === -1) return undefined;
   const body: string[] = [];
   let end = start + 1;
-  for (; end < lines.length && (lines[end] as string).startsWith("| "); end++) body.push((lines[end] as string).slice(2));
+  for (; end < lines.length && (lines[end] as string).startsWith("| "); end++)
+    body.push((lines[end] as string).slice(2));
   const footer = lines[end] ?? "";
   if (!footer.startsWith("--- end of ")) return undefined;
-  return { title: HEADER.exec(lines[start] as string)?.[1] ?? "", content: body.join("\n"), truncated: footer.endsWith("(truncated) ---") };
+  return {
+    title: HEADER.exec(lines[start] as string)?.[1] ?? "",
+    content: body.join("\n"),
+    truncated: footer.endsWith("(truncated) ---"),
+  };
 }

@@ -5,7 +5,10 @@ describe("redactSecrets", () => {
   it("masks the values it is told are secret wherever they appear, longest first", () => {
     const known = ["s3cr3t-value", "s3cr3t-value-long"];
     expect(redactString("echo s3cr3t-value-long and s3cr3t-value", known)).toBe(`echo ${REDACTED} and ${REDACTED}`);
-    expect(redactSecrets({ command: "curl -d s3cr3t-value x", n: 1 }, known)).toEqual({ command: `curl -d ${REDACTED} x`, n: 1 });
+    expect(redactSecrets({ command: "curl -d s3cr3t-value x", n: 1 }, known)).toEqual({
+      command: `curl -d ${REDACTED} x`,
+      n: 1,
+    });
   });
 
   it("does not mask known values too short to be secrets", () => {
@@ -34,7 +37,10 @@ describe("redactSecrets", () => {
   });
 
   it("is idempotent", () => {
-    const once = redactSecrets({ command: "TOKEN=abc curl -H 'Authorization: Bearer abcdefghij' https://u:p@h/ secret-1" }, ["secret-1"]);
+    const once = redactSecrets(
+      { command: "TOKEN=abc curl -H 'Authorization: Bearer abcdefghij' https://u:p@h/ secret-1" },
+      ["secret-1"],
+    );
     expect(redactSecrets(once, ["secret-1"])).toEqual(once);
   });
 });

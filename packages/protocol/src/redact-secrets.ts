@@ -64,7 +64,8 @@ const SECRET_VALUE_PATTERNS: ReadonlyArray<[RegExp, string]> = [
 /** The values worth masking, longest first so a secret containing another is masked whole. */
 function maskable(knownSecrets: Iterable<string>): string[] {
   const values = new Set<string>();
-  for (const value of knownSecrets) if (value.length >= MIN_MASKED_SECRET_CHARS && value !== REDACTED) values.add(value);
+  for (const value of knownSecrets)
+    if (value.length >= MIN_MASKED_SECRET_CHARS && value !== REDACTED) values.add(value);
   return [...values].sort((a, b) => b.length - a.length);
 }
 

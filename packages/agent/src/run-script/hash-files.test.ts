@@ -32,14 +32,20 @@ describe("files.hash", () => {
 
   it("refuses a path outside the workspace, naming it", async () => {
     await expect(hashFiles(workspace, { paths: ["../etc/passwd"] })).rejects.toThrow(HashParamsError);
-    await expect(hashFiles(workspace, { paths: ["../etc/passwd"] })).rejects.toThrow('files.hash: paths must resolve inside the workspace (got "../etc/passwd")');
+    await expect(hashFiles(workspace, { paths: ["../etc/passwd"] })).rejects.toThrow(
+      'files.hash: paths must resolve inside the workspace (got "../etc/passwd")',
+    );
   });
 
   it("names the first file that changed since approval, absent files included", async () => {
     await writeFile(path.join(root, "a.txt"), "v2");
     expect(await firstChanged(workspace, "edit", { "a.txt": sha("v2"), "new.txt": null })).toBeUndefined();
-    expect(await firstChanged(workspace, "edit", { "a.txt": sha("v1") })).toBe(`edit: a.txt changed since approval (approved sha256 ${sha("v1")}, now ${sha("v2")})`);
+    expect(await firstChanged(workspace, "edit", { "a.txt": sha("v1") })).toBe(
+      `edit: a.txt changed since approval (approved sha256 ${sha("v1")}, now ${sha("v2")})`,
+    );
     await writeFile(path.join(root, "new.txt"), "x");
-    expect(await firstChanged(workspace, "write_file", { "new.txt": null })).toBe(`write_file: new.txt changed since approval (approved sha256 absent, now ${sha("x")})`);
+    expect(await firstChanged(workspace, "write_file", { "new.txt": null })).toBe(
+      `write_file: new.txt changed since approval (approved sha256 absent, now ${sha("x")})`,
+    );
   });
 });

@@ -13,7 +13,8 @@ export class HashParamsError extends Error {}
 
 async function hashPath(workspace: Workspace, asked: string): Promise<RunScriptFileHash> {
   const resolved = await workspace.resolve(asked).catch(() => undefined);
-  if (!resolved) throw new HashParamsError(`files.hash: paths must resolve inside the workspace (got ${JSON.stringify(asked)})`);
+  if (!resolved)
+    throw new HashParamsError(`files.hash: paths must resolve inside the workspace (got ${JSON.stringify(asked)})`);
   return hashFile(resolved.real, asked);
 }
 
@@ -27,7 +28,11 @@ async function previewOf(workspace: Workspace, asked: string): Promise<FilesHash
     const buffer = Buffer.alloc(FILE_PREVIEW_MAX_BYTES + 1);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     const truncated = bytesRead > FILE_PREVIEW_MAX_BYTES;
-    return { path: asked, text: buffer.subarray(0, Math.min(bytesRead, FILE_PREVIEW_MAX_BYTES)).toString("utf8"), truncated };
+    return {
+      path: asked,
+      text: buffer.subarray(0, Math.min(bytesRead, FILE_PREVIEW_MAX_BYTES)).toString("utf8"),
+      truncated,
+    };
   } finally {
     await handle.close();
   }
@@ -37,7 +42,9 @@ async function previewOf(workspace: Workspace, asked: string): Promise<FilesHash
 export async function hashFiles(workspace: Workspace, params: unknown): Promise<FilesHashResult> {
   const parsed = FilesHashParamsSchema.safeParse(params);
   if (!parsed.success)
-    throw new HashParamsError(`Invalid files.hash params: ${parsed.error.issues.map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; ")}`);
+    throw new HashParamsError(
+      `Invalid files.hash params: ${parsed.error.issues.map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; ")}`,
+    );
   const files = await Promise.all(parsed.data.paths.map((p) => hashPath(workspace, p)));
   const preview = parsed.data.preview === undefined ? undefined : await previewOf(workspace, parsed.data.preview);
   return { files, ...(preview ? { preview } : {}) };

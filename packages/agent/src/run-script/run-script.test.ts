@@ -248,7 +248,10 @@ describe("run_script refusals", () => {
 
 describe("run_script runs the bytes it checked", () => {
   it("gives each interpreter its own path as __file__/__filename/$0, and cwd as asked", async () => {
-    await put("sub/p.py", "import sys, os\nprint(__file__, sys.argv[1:], os.path.basename(sys.path[0]), os.getcwd().endswith('data'))\n");
+    await put(
+      "sub/p.py",
+      "import sys, os\nprint(__file__, sys.argv[1:], os.path.basename(sys.path[0]), os.getcwd().endswith('data'))\n",
+    );
     await put("sub/n.js", "console.log(__filename, process.argv.slice(2).join(','), require.main === module)\n");
     await put("sub/b.sh", 'echo "$0 $1 $#"\n');
     await put("sub/pl.pl", 'print "$ARGV[0]\\n";\n');
@@ -286,7 +289,9 @@ describe("run_script runs the bytes it checked", () => {
     await put("in.txt", "v2");
     const input = await run({ interpreter: "bash", script: "s.sh", inputs: ["in.txt"] }, { expect: expect1 });
     expect(input.details.outcome).toBe("refused");
-    expect(input.result.error?.message).toBe(`run_script: in.txt changed since approval (approved sha256 ${sha("v1")}, now ${sha("v2")})`);
+    expect(input.result.error?.message).toBe(
+      `run_script: in.txt changed since approval (approved sha256 ${sha("v1")}, now ${sha("v2")})`,
+    );
     await expect(stat(path.join(h.root, "ran.txt"))).rejects.toThrow();
   });
 });

@@ -76,7 +76,10 @@ export const runScriptTool = defineTool({
         `run_script: script must be an existing file in the workspace (got ${JSON.stringify(args.script)})`,
       );
     if ((scriptInfo?.size ?? 0) > RUN_SCRIPT_MAX_HASH_BYTES)
-      fail("invalid_args", `run_script: script must be at most ${RUN_SCRIPT_MAX_HASH_BYTES} bytes (got ${scriptInfo?.size} bytes: ${JSON.stringify(args.script)})`);
+      fail(
+        "invalid_args",
+        `run_script: script must be at most ${RUN_SCRIPT_MAX_HASH_BYTES} bytes (got ${scriptInfo?.size} bytes: ${JSON.stringify(args.script)})`,
+      );
     // Read once: these bytes are hashed, checked against an approval, and are what the interpreter runs.
     const scriptBytes = await readFile(script.real);
     const scriptSha256 = createHash("sha256").update(scriptBytes).digest("hex");
@@ -91,7 +94,12 @@ export const runScriptTool = defineTool({
       return {
         ok: false,
         output: changed,
-        details: { outcome: "refused", script: script.rel, scriptSha256, ...(approved !== undefined ? { approvedSha256: approved } : {}) },
+        details: {
+          outcome: "refused",
+          script: script.rel,
+          scriptSha256,
+          ...(approved !== undefined ? { approvedSha256: approved } : {}),
+        },
         error: { code: "changed_since_approval", message: changed },
       };
     }

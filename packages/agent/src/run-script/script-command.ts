@@ -21,9 +21,9 @@ const PYTHON_BOOT = [
 // A CommonJS main module at the script's path: __filename, require beside it, require.main === module.
 const NODE_BOOT = [
   'const M=require("module"),fs=require("fs"),path=require("path");',
-  "const f=process.argv[1];const src=fs.readFileSync(3,\"utf8\");fs.closeSync(3);",
+  'const f=process.argv[1];const src=fs.readFileSync(3,"utf8");fs.closeSync(3);',
   'const m=new M(f,null);m.id=".";m.filename=f;m.paths=M._nodeModulePaths(path.dirname(f));',
-  "process.mainModule=m;M._cache[f]=m;m._compile(src.replace(/^#!.*/,\"\"),f);m.loaded=true;",
+  'process.mainModule=m;M._cache[f]=m;m._compile(src.replace(/^#!.*/,""),f);m.loaded=true;',
 ].join("");
 
 // Node's "pipe" stdio is a socket, which /dev/fd/3 cannot open: for the interpreters that open a path,

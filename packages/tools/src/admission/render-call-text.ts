@@ -39,7 +39,8 @@ export function argsForText(args: unknown): unknown {
   if (typeof args !== "object" || args === null || Array.isArray(args)) return redactSecrets(args);
   const { env, ...rest } = args as Record<string, unknown>;
   const shown = redactSecrets(rest) as Record<string, unknown>;
-  if (typeof env !== "object" || env === null || Array.isArray(env)) return env === undefined ? shown : { ...shown, env: redactSecrets(env) };
+  if (typeof env !== "object" || env === null || Array.isArray(env))
+    return env === undefined ? shown : { ...shown, env: redactSecrets(env) };
   return { ...shown, env: Object.fromEntries(Object.keys(env).map((key) => [key, ENV_VALUE_MASK])) };
 }
 
@@ -96,10 +97,13 @@ export function patchTargets(patch: string): string[] {
 /** The files whose content an approval of this call binds; undefined for calls that bind none. */
 export function boundFilesOf(tool: string, args: unknown): BoundFiles | undefined {
   const a = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
-  const strings = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []);
+  const strings = (value: unknown) =>
+    Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
   switch (tool) {
     case "run_script":
-      return typeof a.script === "string" ? { paths: [...new Set([a.script, ...strings(a.inputs)])], preview: a.script } : undefined;
+      return typeof a.script === "string"
+        ? { paths: [...new Set([a.script, ...strings(a.inputs)])], preview: a.script }
+        : undefined;
     case "write_file":
     case "edit":
       return typeof a.path === "string" ? { paths: [a.path] } : undefined;
@@ -124,7 +128,11 @@ export function bindCallText(rendered: RenderedCall, hashed: FilesHashResult): R
   const lines = [rendered.text];
   for (const file of hashed.files) {
     const state =
-      file.note === "absent" ? "absent" : file.sha256 === null ? `not bound (${file.note ?? "unreadable"})` : `sha256=${file.sha256} bytes=${file.bytes ?? 0}`;
+      file.note === "absent"
+        ? "absent"
+        : file.sha256 === null
+          ? `not bound (${file.note ?? "unreadable"})`
+          : `sha256=${file.sha256} bytes=${file.bytes ?? 0}`;
     lines.push(showControls(`file ${file.path} ${state}`));
   }
   const preview = hashed.preview;
@@ -133,7 +141,8 @@ export function bindCallText(rendered: RenderedCall, hashed: FilesHashResult): R
     const shown = `${preview.truncated ? "first " : ""}${Buffer.byteLength(preview.text)} of ${previewed.bytes ?? 0} bytes`;
     lines.push(showControls(`--- ${preview.path} (${shown}, sha256 ${previewed.sha256}) ---`));
     // Every content line is prefixed, so content cannot pass for the lines around it.
-    for (const line of preview.text.replace(CONTENT_CONTROL, "?").replace(/\n$/, "").split("\n")) lines.push(`| ${line}`);
+    for (const line of preview.text.replace(CONTENT_CONTROL, "?").replace(/\n$/, "").split("\n"))
+      lines.push(`| ${line}`);
     lines.push(showControls(`--- end of ${preview.path}${preview.truncated ? " (truncated)" : ""} ---`));
   }
   const text = lines.join("\n");
