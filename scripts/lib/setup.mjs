@@ -86,6 +86,13 @@ export async function ensureEgressFirewall() {
   await step("egress firewall (iptables: egress sessions reach the internet, not this host)", () => firewall.installEgressFirewall());
 }
 
+/** mkfs.ext4 for size-limited workspaces (packages/sandbox/src/docker/workspace-quota.ts); without it the runner warns. */
+export async function ensureWorkspaceTools() {
+  const found = ["/usr/sbin/mkfs.ext4", "/sbin/mkfs.ext4"].some((file) => fs.existsSync(file));
+  if (found || !isRoot || !isDebian) return;
+  await step("install e2fsprogs (mkfs.ext4 for workspace size limits)", () => aptInstall(["e2fsprogs"]));
+}
+
 /** Debian's chromium for Playwright (browsers cannot be downloaded here). */
 export async function ensureChromium() {
   if (fs.existsSync("/usr/bin/chromium")) return;
@@ -153,6 +160,7 @@ export async function setup(root, { dataDir, forTests = false }) {
   await ensureDependencies(root);
   await ensureDocker(dataDir);
   await ensureEgressFirewall();
+  await ensureWorkspaceTools();
   await ensurePrismaClients(root);
   await buildAll(root);
   await ensureSandboxImageBuilt(root);
