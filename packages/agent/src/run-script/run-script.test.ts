@@ -260,6 +260,10 @@ describe("run_script runs the bytes it checked", () => {
     expect(py.details.stdoutTail).toBe(`${path.join(h.root, "sub/p.py")} ['x'] sub True\n`);
     const node = await run({ interpreter: "node", script: "sub/n.js", args: ["a", "--inspect"] });
     expect(node.details.stdoutTail).toBe(`${path.join(h.root, "sub/n.js")} a,--inspect true\n`);
+    await put("sub/lib.mjs", "export const x = 41;\n");
+    await put("sub/m.mjs", 'import { x } from "./lib.mjs";\nconsole.log(import.meta.url, x + 1, typeof require);\n');
+    const esm = await run({ interpreter: "node", script: "sub/m.mjs" });
+    expect(esm.details.stdoutTail).toBe(`file://${path.join(h.root, "sub/m.mjs")} 42 undefined\n`);
     for (const interpreter of ["bash", "sh"]) {
       const sh = await run({ interpreter, script: "sub/b.sh", args: ["one"] });
       expect(sh.details.stdoutTail).toBe(`${path.join(h.root, "sub/b.sh")} one 1\n`);

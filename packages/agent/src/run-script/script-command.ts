@@ -18,13 +18,19 @@ const PYTHON_BOOT = [
   "exec(_b())",
 ].join("\n");
 
-// A CommonJS main module at the script's path: __filename, require beside it, require.main === module.
+// The script as node would run it from its path: CommonJS as the main module (__filename, require beside it,
+// require.main === module), or ESM (.mjs, or "type": "module" in the nearest package.json) through a load
+// hook that answers the script's own file URL with these bytes (import.meta.url and relative imports hold).
+// The globals `node -e` defines are removed first, so the script sees none of them.
 const NODE_BOOT = [
-  'const M=require("module"),fs=require("fs"),path=require("path");',
+  'const M=require("module"),fs=require("fs"),path=require("path"),{pathToFileURL}=require("url");',
   'const f=process.argv[1];const src=fs.readFileSync(3,"utf8");fs.closeSync(3);',
-  'const m=new M(f,null);m.id=".";m.filename=f;m.paths=M._nodeModulePaths(path.dirname(f));',
-  'process.mainModule=m;M._cache[f]=m;m._compile(src.replace(/^#!.*/,""),f);m.loaded=true;',
-].join("");
+  'const typeOf=(d)=>{for(;;){try{return JSON.parse(fs.readFileSync(path.join(d,"package.json"),"utf8")).type}catch{}const u=path.dirname(d);if(u===d)return undefined;d=u}};',
+  'for(const k of ["require","module","exports","__filename","__dirname"])delete globalThis[k];',
+  'const esm=f.endsWith(".mjs")||(!f.endsWith(".cjs")&&typeOf(path.dirname(f))==="module");',
+  'if(esm){const url=pathToFileURL(f).href;M.register("data:text/javascript,"+encodeURIComponent("let d;export function initialize(x){d=x}export async function load(u,c,n){if(u===d.url)return{format:\'module\',source:d.source,shortCircuit:true};return n(u,c)}"),{data:{url,source:src}});import(url).catch((e)=>{console.error(e);process.exitCode=1})}',
+  'else{const m=new M(f,null);m.id=".";m.filename=f;m.paths=M._nodeModulePaths(path.dirname(f));process.mainModule=m;M._cache[f]=m;m._compile(src.replace(/^#!.*/,""),f);m.loaded=true}',
+].join("\n");
 
 // Node's "pipe" stdio is a socket, which /dev/fd/3 cannot open: for the interpreters that open a path,
 // bash swaps it for a real pipe fed by cat, then becomes the interpreter (so its exit and signals are the run's).
