@@ -42,10 +42,12 @@ describe("Berth as an MCP server (real SDK client, real sandbox)", () => {
     await expect(mcpClient(null)).rejects.toThrow(/401|nauthori/);
     const withCookie = await fetch(`${kit.url}/mcp/${session}`, {
       method: "POST",
-      headers: { cookie: `berth_token=${TEST_ADMIN_TOKEN}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      // Same-origin, so the request guard's cookie-riding refusal (403) does not answer first: /mcp itself refuses the cookie.
+      headers: { cookie: `berth_token=${TEST_ADMIN_TOKEN}`, "sec-fetch-site": "same-origin", "content-type": "application/json", accept: "application/json, text/event-stream" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(withCookie.status).toBe(401);
+    expect(withCookie.headers.get("www-authenticate")).toMatch(/^Bearer /);
   });
 
   it("holds a parked call until an operator approves it, then returns its result", async () => {
