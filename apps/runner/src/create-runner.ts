@@ -13,6 +13,7 @@ import { PrismaApprovalStore } from "./approvals/prisma-approval-store";
 import { ReceiptService } from "./receipts/receipt-service";
 import { RunService } from "./runs/run-service";
 import { ActiveRuns } from "./runs/active-runs";
+import { recoverInterruptedRuns } from "./recovery/recover-interrupted-runs";
 import { SessionService } from "./sessions/session-service";
 import { ToolService } from "./tools/tool-service";
 import { RunnerMetrics } from "./metrics/runner-metrics";
@@ -146,9 +147,10 @@ export async function createRunner(env: Env): Promise<Runner> {
     },
   });
 
-  const interrupted = await runs.markInterruptedOnStart();
   await mcpServers.load();
   await sessions.reconcile();
+  // After reconcile: what a crashed runner left running in an adopted container is stopped there and recorded.
+  const recovery = await recoverInterruptedRuns({ db, dataDir: env.dataDir, driver, receipts });
   await driver.start();
 
   // The runner's own port is known once it listens (tests listen on port 0).
@@ -208,7 +210,7 @@ export async function createRunner(env: Env): Promise<Runner> {
     url: `http://${env.BERTH_HOST}:${port}`,
     port,
     adminTokenWhere: admin.source === "env" ? "BERTH_ADMIN_TOKEN" : (admin.file ?? ""),
-    interruptedOnStart: interrupted,
+    interruptedOnStart: recovery.interrupted,
     close,
   };
 }

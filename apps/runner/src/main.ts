@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
-  const note = runner.interruptedOnStart ? `; ${runner.interruptedOnStart} run(s) from before marked interrupted` : "";
+  const note = runner.interruptedOnStart ? `; ${runner.interruptedOnStart} run(s) from before ended as interrupted and sealed` : "";
   process.stdout.write(`berth-runner ready on ${runner.url} (admin token: ${runner.adminTokenWhere}${note})\n`);
 }
 

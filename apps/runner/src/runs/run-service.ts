@@ -223,15 +223,6 @@ export class RunService {
     }
   }
 
-  /** On start: runs a previous runner left in flight are marked interrupted (their logs stay). */
-  async markInterruptedOnStart(): Promise<number> {
-    const { count } = await this.deps.db.run.updateMany({
-      where: { status: "running" },
-      data: { status: "interrupted", outcome: "interrupted", cause: "runner_restart", endedAt: new Date() },
-    });
-    return count;
-  }
-
   /** Ends every active run as interrupted (runner shutdown). */
   async interruptAll(cause: string): Promise<void> {
     for (const run of [...this.active.values()]) await this.close(run, { outcome: "interrupted", exitCode: null, details: {}, cause });

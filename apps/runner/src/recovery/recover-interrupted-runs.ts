@@ -1,0 +1,148 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import type { Database } from "@berth/db";
+import type { SandboxDriver } from "@berth/sandbox";
+import type { BackgroundProcessInfo, CallerKind, ToolResult } from "@berth/protocol";
+import type { ReceiptService } from "../receipts/receipt-service";
+import { newId } from "../auth/tokens";
+import { RunLogs } from "../runs/run-logs";
+
+export interface RecoveryReport {
+  /** Runs a previous runner left in flight, now ended as interrupted with a receipt. */
+  interrupted: number;
+  /** Work still running in an adopted container when the runner started, stopped there. */
+  killed: { runs: number; processes: number };
+  /** Interrupted runs that had no receipt (older runners sealed none), sealed now. */
+  sealedLate: number;
+}
+
+/**
+ * What runs at start, after the sandbox driver has re-attached to the containers that still run (reconcile).
+ * A run left in flight by a crashed runner cannot be followed again without a gap — what its process printed
+ * while no runner was attached is not in the attach stream — so it is ended, not resumed: what still runs of
+ * it in the container is killed there (a run_script call aborted by its call id, a background process and any
+ * process no run owns anymore stopped), the run is recorded as interrupted with a cause that says so, and a
+ * receipt is sealed from its logs as stored (their sizes and sha256 read from the files).
+ */
+export async function recoverInterruptedRuns(deps: { db: Database; dataDir: string; driver: SandboxDriver; receipts: ReceiptService }): Promise<RecoveryReport> {
+  const { db, driver } = deps;
+  const report: RecoveryReport = { interrupted: 0, killed: { runs: 0, processes: 0 }, sealedLate: 0 };
+  const inFlight = await db.run.findMany({ where: { status: "running" }, orderBy: { startedAt: "asc" }, include: WITH_ACTION_CLASS });
+  const attached = (sessionId: string) => driver.get(sessionId)?.status === "ready";
+
+  for (const run of inFlight) {
+    let cause = "runner_restart: its sandbox is gone";
+    if (attached(run.sessionId)) {
+      const processId = processIdOf(run.detailsJson);
+      const killed = processId ? await stopProcess(driver, run.sessionId, processId) : await driver.abort(run.sessionId, run.id).catch(() => false);
+      if (killed) report.killed.runs++;
+      cause = killed ? "runner_restart: killed in its sandbox at restart" : "runner_restart: it had ended in its sandbox, unseen";
+    }
+    await endAndSeal(deps, run, cause);
+    report.interrupted++;
+  }
+
+  // A background process whose run ended above, or whose start the crash cut before its run knew its id: no run
+  // follows it, so it is stopped rather than left running unrecorded.
+  const sessions = new Set(inFlight.map((run) => run.sessionId));
+  for (const row of await db.session.findMany({ where: { status: { not: "deleted" } }, select: { id: true } })) sessions.add(row.id);
+  for (const sessionId of sessions) {
+    if (!attached(sessionId)) continue;
+    for (const info of await listProcesses(driver, sessionId)) {
+      if (info.status === "RUNNING" && (await stopProcess(driver, sessionId, info.processId))) report.killed.processes++;
+    }
+  }
+
+  // Runs interrupted by a runner from before this one sealed none: their receipt comes from what was stored.
+  const unsealed = await db.run.findMany({ where: { status: "interrupted", receipt: null }, orderBy: { startedAt: "asc" }, include: WITH_ACTION_CLASS });
+  for (const run of unsealed) {
+    await endAndSeal(deps, run, run.cause ?? "runner_restart");
+    report.sealedLate++;
+  }
+  return report;
+}
+
+/** The action class is not on the run row; the tool call that made the run recorded it. */
+const WITH_ACTION_CLASS = { toolCalls: { select: { actionClass: true }, take: 1 } } as const;
+type RunRow = { id: string; sessionId: string; userId: string; tool: string; caller: string | null; argsJson: string; detailsJson: string; startedAt: Date; endedAt: Date | null; toolCalls: { actionClass: string }[] };
+
+/** Ends the row as interrupted with its stored logs' sizes, then seals its receipt from the same digests. */
+async function endAndSeal(deps: { db: Database; dataDir: string; receipts: ReceiptService }, run: RunRow, cause: string): Promise<void> {
+  const logs = (["stdout", "stderr"] as const).map((name) => ({ name, ...digestOf(RunLogs.pathFor(deps.dataDir, run.id, name)) }));
+  const endedAt = run.endedAt ?? new Date();
+  const durationMs = Math.max(0, endedAt.getTime() - run.startedAt.getTime());
+  const details = parseObject(run.detailsJson);
+  await deps.db.run.update({
+    where: { id: run.id },
+    data: { status: "interrupted", outcome: "interrupted", cause, endedAt, durationMs, stdoutBytes: logs[0]?.bytes ?? 0, stderrBytes: logs[1]?.bytes ?? 0 },
+  });
+  await deps.receipts.sealRun({
+    run: { id: run.id, sessionId: run.sessionId, userId: run.userId, tool: run.tool, actionClass: actionClassOf(run), caller: (run.caller as CallerKind | null) ?? null },
+    args: parseObject(run.argsJson),
+    env: {},
+    details,
+    outcome: "interrupted",
+    exitCode: null,
+    startedAt: run.startedAt,
+    endedAt,
+    durationMs,
+    logs,
+    approvals: [],
+    approvalWaitMs: null,
+  });
+}
+
+/** Size and sha256 of a stored log, streamed (a log can be 100 MB); an absent log is empty. */
+function digestOf(file: string): { sha256: string; bytes: number } {
+  const hash = crypto.createHash("sha256");
+  let bytes = 0;
+  if (fs.existsSync(file)) {
+    const fd = fs.openSync(file, "r");
+    try {
+      const chunk = Buffer.alloc(1 << 20);
+      for (let n = fs.readSync(fd, chunk); n > 0; n = fs.readSync(fd, chunk)) {
+        hash.update(chunk.subarray(0, n));
+        bytes += n;
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+  return { sha256: hash.digest("hex"), bytes };
+}
+
+async function listProcesses(driver: SandboxDriver, sessionId: string): Promise<BackgroundProcessInfo[]> {
+  const result = await callBash(driver, sessionId, { action: "list" });
+  const list = (result?.details as { processes?: unknown } | undefined)?.processes;
+  return Array.isArray(list) ? (list as BackgroundProcessInfo[]) : [];
+}
+
+/** Stops a background process; true when it was running. */
+async function stopProcess(driver: SandboxDriver, sessionId: string, processId: string): Promise<boolean> {
+  const before = (await listProcesses(driver, sessionId)).find((p) => p.processId === processId);
+  if (before?.status !== "RUNNING") return false;
+  const result = await callBash(driver, sessionId, { action: "stop", processId });
+  return result?.ok === true;
+}
+
+function callBash(driver: SandboxDriver, sessionId: string, args: Record<string, unknown>): Promise<ToolResult | null> {
+  return driver.call(sessionId, { tool: "bash", args, callId: newId("call"), env: {} }, { timeoutMs: 10_000 }).catch(() => null);
+}
+
+function processIdOf(detailsJson: string): string | null {
+  const id = parseObject(detailsJson).processId;
+  return typeof id === "string" ? id : null;
+}
+
+function actionClassOf(run: RunRow): string {
+  return run.toolCalls[0]?.actionClass ?? "unknown";
+}
+
+function parseObject(json: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(json);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
