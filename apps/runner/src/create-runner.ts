@@ -143,7 +143,7 @@ export async function createRunner(env: Env): Promise<Runner> {
     prepareScope: async (scope, tool) => {
       if (!needsMcpTools(tool, builtinNames)) return;
       await mcpServers.refreshIfStale();
-      await gateway.prepare(scope);
+      return gateway.prepare(scope);
     },
   });
 

@@ -96,7 +96,7 @@ export class ToolService {
       /** Runs in flight, so an explicit cancel (Stop) can abort one. */
       activeRuns?: ActiveRuns;
       /** Connects and lists the scope's MCP servers before a call of `tool` (the router answers from that listing). */
-      prepareScope?: (scope: ToolScope, tool: string) => Promise<void>;
+      prepareScope?: (scope: ToolScope, tool: string) => Promise<{ unavailable: readonly unknown[] } | void>;
     },
   ) {
     this.generation = new WorkspaceGeneration(deps.driver);
@@ -160,8 +160,10 @@ export class ToolService {
   async reach(sessionId: string, principal: Principal): Promise<ActionClass[]> {
     const session = await this.deps.sessions.get(sessionId, principal);
     const scope: ToolScope = { userId: principal.userId, sessionId: session.id };
-    await this.deps.prepareScope?.(scope, "gateway");
-    return reachableClasses(this.deps.router.catalogue(scope).map((tool) => tool.spec), session.autonomy as Autonomy);
+    const prepared = await this.deps.prepareScope?.(scope, "gateway");
+    return reachableClasses(this.deps.router.catalogue(scope).map((tool) => tool.spec), session.autonomy as Autonomy, {
+      unlistedServers: prepared?.unavailable.length ?? 0,
+    });
   }
 
   async call(input: ToolCallInput): Promise<ToolCallOutcome> {
