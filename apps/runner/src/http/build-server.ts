@@ -1,3 +1,4 @@
+import http from "node:http";
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { AppError, toApiError } from "@berth/protocol";
 import { pingDatabase, type Database } from "@berth/db";
@@ -45,6 +46,19 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     // A URL that does not decode (bad percent-encoding) gets our error shape, not Fastify's.
     frameworkErrors: (error, _request, reply) => {
       void (reply as unknown as FastifyReply).status(400).send({ error: { code: "bad_request", message: `Bad request URL: ${error.message}` } });
+    },
+    // Refused by Node's HTTP parser before any route (a URL or header block over its limit, a malformed request):
+    // the same error shape as every other reply (found by the chaos fuzz).
+    clientErrorHandler: (error, socket) => {
+      const tooLarge = (error as NodeJS.ErrnoException).code === "HPE_HEADER_OVERFLOW";
+      const body = JSON.stringify({
+        error: tooLarge
+          ? { code: "payload_too_large", message: `request line and headers: over the limit of ${http.maxHeaderSize} bytes` }
+          : { code: "bad_request", message: `malformed HTTP request: ${(error as NodeJS.ErrnoException).code ?? error.message}` },
+      });
+      if (!socket.writable) return void socket.destroy(error);
+      const status = tooLarge ? "431 Request Header Fields Too Large" : "400 Bad Request";
+      socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     },
   });
   app.decorateRequest("principal", null);

@@ -1,0 +1,381 @@
+import { execFileSync } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import type { Socket } from "socket.io-client";
+import { ChildRunner } from "../testing/child-runner";
+import { RunLogs } from "../runs/run-logs";
+import { TEST_ADMIN_TOKEN } from "../testing/runner-test-kit";
+
+/** How much of each part runs: `npm test` runs a bounded subset, `npm run chaos` the full campaign. */
+export interface ChaosScale {
+  sessions: number;
+  callsPerSession: number;
+  cycles: number;
+  fuzzCases: number;
+  /** Bytes printed to a slow socket reader (0 skips the part). */
+  slowReaderBytes: number;
+}
+
+export const SHORT_SCALE: ChaosScale = { sessions: 5, callsPerSession: 20, cycles: 10, fuzzCases: 300, slowReaderBytes: 0 };
+export const FULL_SCALE: ChaosScale = { sessions: 20, callsPerSession: 50, cycles: 100, fuzzCases: 3000, slowReaderBytes: 100 * 1024 * 1024 };
+
+/** One line of the table: a figure, its value, and whether it is what the campaign promises. */
+export interface ChaosFigure {
+  part: string;
+  figure: string;
+  value: string;
+  ok: boolean;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const SRC = path.resolve(import.meta.dirname, "..");
+
+/**
+ * Berth's own campaign against a runner of its own (a child process: own data dir, port and BERTH_RUNNER_ID,
+ * loopback only): a SIGKILL under live followers, concurrent sessions and calls, create/delete cycles, a fuzz
+ * of every REST route and socket event, and a slow socket reader under bulk output. Returns the figures.
+ */
+export async function runChaos(scale: ChaosScale, log: (line: string) => void = () => undefined): Promise<ChaosFigure[]> {
+  const figures: ChaosFigure[] = [];
+  const runner = await ChildRunner.create({ runnerId: `chaos-${process.pid}-${crypto.randomBytes(3).toString("hex")}` });
+  try {
+    for (const [name, part] of [
+      ["SIGKILL mid-run", sigkillMidRun],
+      ["sessions × calls", sessionsTimesCalls],
+      ["create/delete cycles", createDeleteCycles],
+      ["fuzz", fuzzEverything],
+      ["slow socket reader", slowReader],
+    ] as const) {
+      log(`chaos: ${name}…`);
+      try {
+        figures.push(...(await part(runner, scale)));
+      } catch (error) {
+        figures.push({ part: name, figure: "completed", value: (error as Error).message.slice(0, 200), ok: false });
+      }
+    }
+  } finally {
+    await runner.close();
+  }
+  return figures;
+}
+
+/** The figures as one table, for the terminal and the report. */
+export function formatTable(figures: ChaosFigure[]): string {
+  const rows = [["part", "figure", "value", "ok"], ...figures.map((f) => [f.part, f.figure, f.value, f.ok ? "yes" : "NO"])];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
+  return [line(rows[0]!), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.slice(1).map(line)].join("\n");
+}
+
+// ---- parts ----
+
+async function sigkillMidRun(runner: ChildRunner): Promise<ChaosFigure[]> {
+  const session = await newSession(runner);
+  const started = await tool(runner, session, "bash", { action: "start", command: "for i in $(seq 1 100000); do echo chaos-line-$i; sleep 0.01; done" });
+  const processId = String(started.details?.processId);
+  const followers = await Promise.all([runner.socket(), runner.socket()]);
+  const shown = followers.map(() => "");
+  let runId = "";
+  for (const [i, socket] of followers.entries()) {
+    socket.on("process:output", (event: { data: string }) => (shown[i] += event.data));
+    runId = (await ack<{ runId: string }>(socket, "process:subscribe", { sessionId: session, processId, offset: 0 })).runId;
+  }
+  await waitFor("followers to see output", () => shown.every((s) => s.length > 2000));
+  await runner.kill();
+  const seen = shown.map((s) => s);
+  await runner.start();
+  const combined = fs.readFileSync(RunLogs.pathFor(runner.dataDir, runId, "combined")).toString();
+  const lost = seen.reduce((n, s) => n + (combined.startsWith(s) ? 0 : 1), 0);
+  const run = (await runner.api<{ run: { status: string; cause: string | null; receiptId: string | null; stdoutBytes: number } }>("GET", `/api/runs/${runId}`)).body.run;
+  const stdoutSize = fs.statSync(RunLogs.pathFor(runner.dataDir, runId, "stdout")).size;
+  const unsealed = (await runner.api<{ runs: { receiptId: string | null; status: string }[] }>("GET", "/api/runs?limit=200")).body.runs.filter((r) => r.status !== "running" && !r.receiptId).length;
+  const still = containerArgs(session).includes("chaos-line-");
+  await runner.api("DELETE", `/api/sessions/${session}`);
+  return [
+    { part: "SIGKILL mid-run", figure: "followers whose shown output is not in the stored log", value: String(lost), ok: lost === 0 },
+    { part: "SIGKILL mid-run", figure: "run after restart", value: `${run.status} (${run.cause})`, ok: run.status === "interrupted" && Boolean(run.cause) },
+    { part: "SIGKILL mid-run", figure: "stdoutBytes = stored log size", value: `${run.stdoutBytes} = ${stdoutSize}`, ok: run.stdoutBytes === stdoutSize && stdoutSize > 0 },
+    { part: "SIGKILL mid-run", figure: "ended runs without a receipt", value: String(unsealed), ok: unsealed === 0 },
+    { part: "SIGKILL mid-run", figure: "process left running in the container", value: still ? "yes" : "no", ok: !still },
+  ];
+}
+
+async function sessionsTimesCalls(runner: ChildRunner, scale: ChaosScale): Promise<ChaosFigure[]> {
+  const sessions = await Promise.all(Array.from({ length: scale.sessions }, () => newSession(runner)));
+  const started = performance.now();
+  let errors = 0;
+  const durations: number[] = [];
+  await Promise.all(
+    sessions.map(async (session, s) => {
+      for (let c = 0; c < scale.callsPerSession; c++) {
+        const t = performance.now();
+        const reply = await runner.api<{ ok?: boolean; details?: { stdout?: string } }>("POST", `/api/sessions/${session}/tools/bash`, { args: { command: `echo s${s}-c${c}` } });
+        durations.push(performance.now() - t);
+        if (reply.status !== 200 || reply.body.details?.stdout !== `s${s}-c${c}\n`) errors++;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  for (const session of sessions) await runner.api("DELETE", `/api/sessions/${session}`);
+  durations.sort((a, b) => a - b);
+  const total = scale.sessions * scale.callsPerSession;
+  return [
+    { part: "sessions × calls", figure: `errors in ${scale.sessions} × ${scale.callsPerSession} bash calls`, value: String(errors), ok: errors === 0 },
+    { part: "sessions × calls", figure: "calls/s; p50 / p95 ms", value: `${(total / seconds).toFixed(1)}; ${pct(durations, 0.5)} / ${pct(durations, 0.95)}`, ok: true },
+  ];
+}
+
+async function createDeleteCycles(runner: ChildRunner, scale: ChaosScale): Promise<ChaosFigure[]> {
+  // One cycle first, so lazily made things (the Docker client, prepared statements) are not counted as growth.
+  await runner.api("DELETE", `/api/sessions/${await newSession(runner)}`);
+  const before = { ...resources(runner), rss: rssKiB(runner) };
+  let errors = 0;
+  for (let i = 0; i < scale.cycles; i++) {
+    const session = await newSession(runner);
+    const reply = await runner.api<{ details?: { stdout?: string } }>("POST", `/api/sessions/${session}/tools/bash`, { args: { command: "echo cycle" } });
+    if (reply.body.details?.stdout !== "cycle\n") errors++;
+    if ((await runner.api("DELETE", `/api/sessions/${session}`)).status >= 300) errors++;
+  }
+  await sleep(500);
+  const after = { ...resources(runner), rss: rssKiB(runner) };
+  const rssGrowth = after.rss - before.rss;
+  return [
+    { part: "create/delete cycles", figure: `errors in ${scale.cycles} cycles`, value: String(errors), ok: errors === 0 },
+    { part: "create/delete cycles", figure: "containers before → after", value: `${before.containers} → ${after.containers}`, ok: after.containers <= before.containers },
+    { part: "create/delete cycles", figure: "volumes before → after", value: `${before.volumes} → ${after.volumes}`, ok: after.volumes <= before.volumes },
+    { part: "create/delete cycles", figure: "open fds before → after", value: `${before.fds} → ${after.fds}`, ok: after.fds <= before.fds + 5 },
+    // A V8 heap grows and shrinks in steps: bounded, not equal.
+    { part: "create/delete cycles", figure: "runner RSS before → after (MiB)", value: `${(before.rss / 1024).toFixed(0)} → ${(after.rss / 1024).toFixed(0)}`, ok: rssGrowth < 64 * 1024 },
+  ];
+}
+
+async function fuzzEverything(runner: ChildRunner, scale: ChaosScale): Promise<ChaosFigure[]> {
+  const { routes, events } = registeredSurface();
+  const random = seeded(0xbe7e);
+  let fiveXx = 0;
+  let badShape = 0;
+  let unanswered = 0;
+  const examples: string[] = [];
+  for (let i = 0; i < scale.fuzzCases; i++) {
+    const [method, route] = routes[i % routes.length]!;
+    const url = route.replace(/:(\w+)/g, () => encodeHostile(hostileString(random)));
+    const body = method === "GET" || method === "DELETE" ? undefined : hostileValue(random, 3);
+    const query = random() < 0.5 ? `?${encodeHostile(hostileString(random))}=${encodeHostile(hostileString(random))}` : "";
+    const response = await fetch(`${runner.url}${url}${query}`, {
+      method,
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: random() < 0.1 ? "{not json" : JSON.stringify(body) }),
+    }).catch((error: Error) => ({ status: 599, text: async () => error.message }));
+    const text = await response.text();
+    if (response.status >= 500) {
+      fiveXx++;
+      if (examples.length < 3) examples.push(`${method} ${route} → ${response.status}`);
+    }
+    if (response.status >= 400 && !isErrorShape(text)) {
+      badShape++;
+      if (examples.length < 3) examples.push(`${method} ${route} → ${response.status} ${text.slice(0, 60)}`);
+    }
+  }
+  const socket = await runner.socket();
+  const socketCases = Math.max(events.length, Math.floor(scale.fuzzCases / 3));
+  for (let i = 0; i < socketCases; i++) {
+    const event = events[i % events.length]!;
+    const withPayload = random() < 0.8;
+    const answer = await new Promise<unknown[] | null>((resolve) => {
+      const timer = setTimeout(() => resolve(null), 5_000);
+      const done = (...args: unknown[]) => {
+        clearTimeout(timer);
+        resolve(args);
+      };
+      if (withPayload) socket.emit(event, hostileValue(random, 3), done);
+      else socket.emit(event, done);
+    });
+    if (!answer) {
+      unanswered++;
+      if (examples.length < 3) examples.push(`socket ${event}: no ack`);
+    } else if (answer[0] !== null && answer[0] !== undefined && !isAckError(answer[0])) {
+      badShape++;
+      if (examples.length < 3) examples.push(`socket ${event}: ${JSON.stringify(answer[0]).slice(0, 80)}`);
+    }
+  }
+  socket.disconnect();
+  const { body } = await runner.api<{ sessions: { id: string }[] }>("GET", "/api/sessions");
+  for (const s of body.sessions ?? []) await runner.api("DELETE", `/api/sessions/${s.id}`);
+  const note = examples.length ? ` (${examples.join("; ")})` : "";
+  return [
+    { part: "fuzz", figure: `5xx in ${scale.fuzzCases} cases over ${routes.length} routes`, value: `${fiveXx}${fiveXx ? note : ""}`, ok: fiveXx === 0 },
+    { part: "fuzz", figure: "errors not {error:{code,message}} (REST) / {code,message} (ack)", value: `${badShape}${badShape ? note : ""}`, ok: badShape === 0 },
+    { part: "fuzz", figure: `socket events never answered in ${socketCases} cases over ${events.length} events`, value: String(unanswered), ok: unanswered === 0 },
+  ];
+}
+
+async function slowReader(runner: ChildRunner, scale: ChaosScale): Promise<ChaosFigure[]> {
+  if (scale.slowReaderBytes === 0) return [];
+  const session = await newSession(runner);
+  const mib = Math.round(scale.slowReaderBytes / (1024 * 1024));
+  const started = await tool(runner, session, "bash", { action: "start", command: `head -c ${scale.slowReaderBytes} /dev/zero | tr '\\0' 'x' | fold -w 1023` });
+  const processId = String(started.details?.processId);
+  const socket = await runner.socket();
+  let received = 0;
+  socket.on("process:output", (event: { data: string }) => (received += event.data.length));
+  const { runId } = await ack<{ runId: string }>(socket, "process:subscribe", { sessionId: session, processId, offset: 0 });
+  // The reader stops reading its TCP socket: the runner must hold back, not buffer 100 MB for it.
+  const raw = (socket.io.engine as unknown as { transport: { ws?: { _socket?: { pause(): void; resume(): void } } } }).transport.ws?._socket;
+  raw?.pause();
+  const baseline = rssKiB(runner);
+  let peak = baseline;
+  const until = Date.now() + 600_000;
+  for (;;) {
+    peak = Math.max(peak, rssKiB(runner));
+    const run = (await runner.api<{ run: { status: string } }>("GET", `/api/runs/${runId}`)).body.run;
+    if (run.status !== "running" || Date.now() > until) break;
+    await sleep(250);
+  }
+  raw?.resume();
+  const stored = fs.statSync(RunLogs.pathFor(runner.dataDir, runId, "stdout")).size;
+  socket.disconnect();
+  await runner.api("DELETE", `/api/sessions/${session}`);
+  const growth = peak - baseline;
+  return [
+    { part: "slow socket reader", figure: `stored log of ${mib} MiB printed (bytes)`, value: String(stored), ok: stored >= scale.slowReaderBytes },
+    { part: "slow socket reader", figure: "runner RSS at start → peak (MiB)", value: `${(baseline / 1024).toFixed(0)} → ${(peak / 1024).toFixed(0)}`, ok: growth < 256 * 1024 },
+    { part: "slow socket reader", figure: "bytes delivered to the paused reader", value: String(received), ok: true },
+  ];
+}
+
+// ---- helpers ----
+
+async function newSession(runner: ChildRunner): Promise<string> {
+  const { status, body } = await runner.api<{ id: string }>("POST", "/api/sessions", { autonomy: "trusted" });
+  if (status !== 201) throw new Error(`create session: ${status} ${JSON.stringify(body)}`);
+  return body.id;
+}
+
+async function tool(runner: ChildRunner, session: string, name: string, args: unknown): Promise<{ ok: boolean; details?: Record<string, unknown> }> {
+  const { status, body } = await runner.api<{ ok: boolean; details?: Record<string, unknown> }>("POST", `/api/sessions/${session}/tools/${name}`, { args });
+  if (status !== 200 || !body.ok) throw new Error(`${name}: ${status} ${JSON.stringify(body).slice(0, 200)}`);
+  return body;
+}
+
+function ack<T>(socket: Socket, event: string, payload: unknown): Promise<T> {
+  return new Promise((resolve, reject) =>
+    socket.emit(event, payload, (error: unknown, result: T) => (error ? reject(new Error(`${event}: ${JSON.stringify(error)}`)) : resolve(result))),
+  );
+}
+
+async function waitFor(what: string, check: () => boolean, ms = 30_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+function containerArgs(sessionId: string): string {
+  const id = execFileSync("docker", ["ps", "-q", "--filter", `label=berth.session=${sessionId}`], { encoding: "utf8" }).trim();
+  return id ? execFileSync("docker", ["top", id, "-eo", "pid,args"], { encoding: "utf8" }) : "";
+}
+
+/** What this runner owns in Docker (by its runner label) and holds open. */
+function resources(runner: ChildRunner): { containers: number; volumes: number; fds: number } {
+  const count = (args: string[]) => execFileSync("docker", args, { encoding: "utf8" }).split("\n").filter(Boolean).length;
+  const label = `label=berth.runner=${runner.runnerId}`;
+  const pid = runner.pid();
+  return {
+    containers: count(["ps", "-aq", "--filter", label]),
+    volumes: count(["volume", "ls", "-q", "--filter", label]),
+    fds: pid ? fs.readdirSync(`/proc/${pid}/fd`).length : 0,
+  };
+}
+
+/** The runner's resident set in KiB; the process is node under tsx (its own pid, no wrapper). */
+function rssKiB(runner: ChildRunner): number {
+  const pid = runner.pid();
+  if (!pid) return 0;
+  const match = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+  return match ? Number(match[1]) : 0;
+}
+
+function pct(sorted: number[], p: number): string {
+  return (sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0).toFixed(0);
+}
+
+/** Every REST route and client → server socket event the runner's sources register (as routes-coverage reads them). */
+export function registeredSurface(): { routes: [string, string][]; events: string[] } {
+  const routes = new Map<string, [string, string]>();
+  const events = new Set<string>();
+  const walk = (dir: string): string[] =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) return walk(file);
+      return entry.name.endsWith(".ts") && !entry.name.includes(".test.") ? [file] : [];
+    });
+  for (const file of walk(SRC)) {
+    const text = fs.readFileSync(file, "utf8");
+    for (const [, method, route] of text.matchAll(/\bapp\.(get|post|put|patch|delete)(?:<[^>]*>)?\(\s*"([^"]+)"/g)) {
+      routes.set(`${method} ${route}`, [method!.toUpperCase(), route!]);
+    }
+    for (const [, event] of text.matchAll(/(?<![.\w])on\("([a-z-]+:[a-z-]+)"/g)) events.add(event!);
+  }
+  return { routes: [...routes.values()].sort(), events: [...events].sort() };
+}
+
+function isErrorShape(text: string): boolean {
+  try {
+    const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+    return typeof body.error?.code === "string" && typeof body.error.message === "string";
+  } catch {
+    return false;
+  }
+}
+
+function isAckError(value: unknown): boolean {
+  const v = value as { code?: unknown; message?: unknown } | null;
+  return typeof v?.code === "string" && typeof v.message === "string";
+}
+
+/** A small deterministic PRNG (mulberry32), so a failing case can be replayed from the seed. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const HOSTILE_STRINGS = ["", " ", "\ud800", "a\udfffb", "../../etc/passwd", "%00", "\u0000", "ses_", "run_x", "💥".repeat(50), "x".repeat(70_000), "<script>", "null", "-1", "1e309", "__proto__", "constructor"];
+
+function hostileString(random: () => number): string {
+  if (random() < 0.7) return HOSTILE_STRINGS[Math.floor(random() * HOSTILE_STRINGS.length)]!;
+  const length = Math.floor(random() * 40);
+  return Array.from({ length }, () => String.fromCharCode(Math.floor(random() * 0xffff))).join("");
+}
+
+/** Percent-encoded; a lone surrogate (which encodeURIComponent refuses) goes as the bytes of one, invalid UTF-8. */
+function encodeHostile(text: string): string {
+  return Array.from(text, (ch) => {
+    try {
+      return encodeURIComponent(ch);
+    } catch {
+      return "%ED%A0%80";
+    }
+  }).join("");
+}
+
+/** Any JSON value, biased to what schemas refuse: wrong types, lone surrogates, huge numbers, deep nesting. */
+function hostileValue(random: () => number, depth: number): unknown {
+  const r = random();
+  if (depth <= 0 || r < 0.3) {
+    const pick = Math.floor(random() * 7);
+    return [null, true, -1, 1e308, 2 ** 53 + 1, hostileString(random), 0.5][pick];
+  }
+  if (r < 0.5) return Array.from({ length: Math.floor(random() * 4) }, () => hostileValue(random, depth - 1));
+  const keys = ["args", "name", "sessionId", "runId", "processId", "offset", "path", "content", "command", "action", "autonomy", "role", "token", "env", "stream", "id", hostileString(random)];
+  const object: Record<string, unknown> = {};
+  for (let i = Math.floor(random() * 5); i > 0; i--) object[keys[Math.floor(random() * keys.length)]!] = hostileValue(random, depth - 1);
+  return object;
+}
