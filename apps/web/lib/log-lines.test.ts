@@ -74,7 +74,10 @@ describe("splitCombined", () => {
     expect(chunks).toEqual([out("a\n"), err("ERR\n"), out("b\n"), err("more err\n"), out("c\n")]);
   });
   it("decides a shared prefix by the stream that matches longer", () => {
-    expect(splitCombined("error: x\nerror: y\n", "error: y\n", "error: x\n")).toEqual([err("error: x\n"), out("error: y\n")]);
+    expect(splitCombined("error: x\nerror: y\n", "error: y\n", "error: x\n")).toEqual([
+      err("error: x\n"),
+      out("error: y\n"),
+    ]);
   });
   it("keeps the rest as stdout when the logs do not fit together", () => {
     expect(splitCombined("abc", "a", "")).toEqual([out("abc")]);
