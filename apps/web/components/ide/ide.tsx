@@ -32,7 +32,7 @@ import type { IdeFirstView } from "@/lib/runner";
 import { EmptyState, ErrorState, SocketStatus, Spinner, StatusBadge } from "@/components/ui/states";
 import { Splitter } from "@/components/ui/splitter";
 import { DEFAULT_IDE_LAYOUT, SIDEBAR_RANGE, BOTTOM_RANGE, defaultBottomHeight, ideLayoutLimits, saveIdeLayout, type IdeLayout } from "@/lib/ide-layout";
-import { FileTree } from "./file-tree";
+import { FilesSidebar } from "./files-sidebar";
 import { TerminalPanel, type TerminalHandle } from "./terminal-panel";
 
 // Open the live connection as soon as this module runs, before React hydrates the page: the handshake
@@ -507,7 +507,28 @@ export function Ide({ sessionId, me, firstView, layout }: { sessionId: string; m
         }}
       />
       <div className="ide-main">
-        <FileTree files={files} activePath={activePath} dirty={dirty} onOpen={openFile} onCreate={createFile} loading={filesLoading} error={filesError} />
+        <FilesSidebar
+          sessionId={sessionId}
+          files={files}
+          activePath={activePath}
+          dirty={dirty}
+          onOpen={openFile}
+          onCreate={createFile}
+          onChanged={() => void reloadFiles()}
+          onParked={setParked}
+          loading={filesLoading}
+          error={filesError}
+          commands={[
+            { id: "run", title: "Run the open file", keys: "Ctrl+Enter", enabled: !!interpreter && !runPending, run: () => void run() },
+            { id: "stop", title: "Stop the run", enabled: running, run: () => void stop() },
+            { id: "save", title: "Save", keys: "Ctrl+S", run: () => void save() },
+            { id: "terminal", title: "Show terminal", keys: "Ctrl+`", run: showTerminal },
+            // The terminal panel opens terminals itself; its + button is the one way in.
+            { id: "new-terminal", title: "New terminal", run: () => (showTerminal(), requestAnimationFrame(() => document.querySelector<HTMLButtonElement>('[data-testid="terminal-new"]')?.click())) },
+            { id: "runs", title: "Show this session's runs", run: () => setBottom("runs") },
+            { id: "approvals", title: "Open approvals", run: () => window.location.assign("/approvals") },
+          ]}
+        />
         <Splitter between="columns" label="File tree width" testId="sidebar-splitter" {...panes.sidebar} />
         <section className="editor-area">
           <div className="tabs" role="tablist" data-testid="editor-tabs">
