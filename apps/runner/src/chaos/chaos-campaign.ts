@@ -6,6 +6,7 @@ import type { Socket } from "socket.io-client";
 import { ChildRunner } from "../testing/child-runner";
 import { RunLogs } from "../runs/run-logs";
 import { TEST_ADMIN_TOKEN } from "../testing/runner-test-kit";
+import { PrivateDockerd } from "./private-dockerd";
 
 /** How much of each part runs: `npm test` runs a bounded subset, `npm run chaos` the full campaign. */
 export interface ChaosScale {
@@ -15,10 +16,12 @@ export interface ChaosScale {
   fuzzCases: number;
   /** Bytes printed to a slow socket reader (0 skips the part). */
   slowReaderBytes: number;
+  /** Stop and restart a private dockerd under a live session (private-dockerd.ts). */
+  dockerd: boolean;
 }
 
-export const SHORT_SCALE: ChaosScale = { sessions: 5, callsPerSession: 20, cycles: 10, fuzzCases: 300, slowReaderBytes: 0 };
-export const FULL_SCALE: ChaosScale = { sessions: 20, callsPerSession: 50, cycles: 100, fuzzCases: 3000, slowReaderBytes: 100 * 1024 * 1024 };
+export const SHORT_SCALE: ChaosScale = { sessions: 5, callsPerSession: 20, cycles: 10, fuzzCases: 300, slowReaderBytes: 0, dockerd: false };
+export const FULL_SCALE: ChaosScale = { sessions: 20, callsPerSession: 50, cycles: 100, fuzzCases: 3000, slowReaderBytes: 100 * 1024 * 1024, dockerd: true };
 
 /** One line of the table: a figure, its value, and whether it is what the campaign promises. */
 export interface ChaosFigure {
@@ -36,7 +39,7 @@ const SRC = path.resolve(import.meta.dirname, "..");
  * loopback only): a SIGKILL under live followers, concurrent sessions and calls, create/delete cycles, a fuzz
  * of every REST route and socket event, and a slow socket reader under bulk output. Returns the figures.
  */
-export async function runChaos(scale: ChaosScale, log: (line: string) => void = () => undefined): Promise<ChaosFigure[]> {
+export async function runChaos(scale: ChaosScale, log: (line: string) => void = () => undefined, only?: string): Promise<ChaosFigure[]> {
   const figures: ChaosFigure[] = [];
   const runner = await ChildRunner.create({ runnerId: `chaos-${process.pid}-${crypto.randomBytes(3).toString("hex")}` });
   try {
@@ -46,7 +49,9 @@ export async function runChaos(scale: ChaosScale, log: (line: string) => void = 
       ["create/delete cycles", createDeleteCycles],
       ["fuzz", fuzzEverything],
       ["slow socket reader", slowReader],
+      ["dockerd restart", dockerdRestart],
     ] as const) {
+      if (only && !name.includes(only)) continue;
       log(`chaos: ${name}…`);
       try {
         figures.push(...(await part(runner, scale)));
@@ -242,6 +247,54 @@ async function slowReader(runner: ChildRunner, scale: ChaosScale): Promise<Chaos
     { part: "slow socket reader", figure: "runner RSS at start → peak (MiB)", value: `${(baseline / 1024).toFixed(0)} → ${(peak / 1024).toFixed(0)}`, ok: growth < 256 * 1024 },
     { part: "slow socket reader", figure: "bytes delivered to the paused reader", value: String(received), ok: true },
   ];
+}
+
+async function dockerdRestart(_runner: ChildRunner, scale: ChaosScale): Promise<ChaosFigure[]> {
+  if (!scale.dockerd) return [];
+  const engine = new PrivateDockerd();
+  let runner: ChildRunner | null = null;
+  try {
+    await engine.start();
+    engine.loadImage("berth-sandbox:latest");
+    runner = await ChildRunner.create({ runnerId: `chaos-dockerd-${process.pid}`, env: { DOCKER_HOST: engine.host } });
+    const session = await newSession(runner);
+    await tool(runner, session, "bash", { action: "start", command: "for i in $(seq 1 100000); do echo engine-$i; sleep 0.05; done" });
+    await sleep(1000);
+    const t = performance.now();
+    await engine.stop();
+    await engine.start();
+    const downSeconds = ((performance.now() - t) / 1000).toFixed(1);
+    // Give the runner a moment to see its attach stream end and record why.
+    await sleep(2000);
+    const call = await runner.api<{ ok?: boolean; details?: { stdout?: string }; error?: { code?: string; message?: string } }>("POST", `/api/sessions/${session}/tools/bash`, { args: { command: "echo back" } });
+    const row = (await runner.api<{ status: string; terminationCause?: string | null }>("GET", `/api/sessions/${session}`)).body;
+    const cameBack = call.status === 200 && call.body.details?.stdout === "back\n";
+    const endedWithCause = !cameBack && Boolean(row.terminationCause) && typeof call.body.error?.code === "string";
+    const runs = (await runner.api<{ runs: { id: string; status: string; cause: string | null; receiptId: string | null; tool: string }[] }>("GET", `/api/runs?sessionId=${session}`)).body.runs;
+    // Newest first: the oldest is the background process started before the engine went down.
+    const bg = runs.at(-1);
+    const openRuns = runs.filter((r) => r.status === "running").length;
+    const unsealed = runs.filter((r) => r.status !== "running" && !r.receiptId).length;
+    await runner.api("DELETE", `/api/sessions/${session}`);
+    const label = `label=berth.runner=${runner.runnerId}`;
+    const containers = engine.docker(["ps", "-aq", "--filter", label]).split("\n").filter(Boolean).length;
+    const volumes = engine.docker(["volume", "ls", "-q", "--filter", label]).split("\n").filter(Boolean).length;
+    return [
+      { part: "dockerd restart", figure: "engine down and up again (s)", value: downSeconds, ok: true },
+      {
+        part: "dockerd restart",
+        figure: "session after the restart",
+        value: cameBack ? "came back (a call answers)" : `${row.status}, cause ${row.terminationCause ?? "none"}; call: ${call.body.error?.code ?? call.status}`,
+        ok: cameBack || endedWithCause,
+      },
+      { part: "dockerd restart", figure: "background run after the restart", value: bg ? `${bg.status}${bg.cause ? ` (${bg.cause})` : ""}` : "none", ok: openRuns === 0 && Boolean(bg?.cause || bg?.status === "finished") },
+      { part: "dockerd restart", figure: "ended runs without a receipt", value: String(unsealed), ok: unsealed === 0 },
+      { part: "dockerd restart", figure: "orphan containers / volumes after delete", value: `${containers} / ${volumes}`, ok: containers === 0 && volumes === 0 },
+    ];
+  } finally {
+    await runner?.close().catch(() => undefined);
+    await engine.destroy();
+  }
 }
 
 // ---- helpers ----
