@@ -20,8 +20,22 @@ export interface ChaosScale {
   dockerd: boolean;
 }
 
-export const SHORT_SCALE: ChaosScale = { sessions: 5, callsPerSession: 20, cycles: 10, fuzzCases: 300, slowReaderBytes: 0, dockerd: false };
-export const FULL_SCALE: ChaosScale = { sessions: 20, callsPerSession: 50, cycles: 100, fuzzCases: 3000, slowReaderBytes: 100 * 1024 * 1024, dockerd: true };
+export const SHORT_SCALE: ChaosScale = {
+  sessions: 5,
+  callsPerSession: 20,
+  cycles: 10,
+  fuzzCases: 300,
+  slowReaderBytes: 0,
+  dockerd: false,
+};
+export const FULL_SCALE: ChaosScale = {
+  sessions: 20,
+  callsPerSession: 50,
+  cycles: 100,
+  fuzzCases: 3000,
+  slowReaderBytes: 100 * 1024 * 1024,
+  dockerd: true,
+};
 
 /** One line of the table: a figure, its value, and whether it is what the campaign promises. */
 export interface ChaosFigure {
@@ -39,9 +53,15 @@ const SRC = path.resolve(import.meta.dirname, "..");
  * loopback only): a SIGKILL under live followers, concurrent sessions and calls, create/delete cycles, a fuzz
  * of every REST route and socket event, and a slow socket reader under bulk output. Returns the figures.
  */
-export async function runChaos(scale: ChaosScale, log: (line: string) => void = () => undefined, only?: string): Promise<ChaosFigure[]> {
+export async function runChaos(
+  scale: ChaosScale,
+  log: (line: string) => void = () => undefined,
+  only?: string,
+): Promise<ChaosFigure[]> {
   const figures: ChaosFigure[] = [];
-  const runner = await ChildRunner.create({ runnerId: `chaos-${process.pid}-${crypto.randomBytes(3).toString("hex")}` });
+  const runner = await ChildRunner.create({
+    runnerId: `chaos-${process.pid}-${crypto.randomBytes(3).toString("hex")}`,
+  });
   try {
     for (const [name, part] of [
       ["SIGKILL mid-run", sigkillMidRun],
@@ -67,7 +87,10 @@ export async function runChaos(scale: ChaosScale, log: (line: string) => void = 
 
 /** The figures as one table, for the terminal and the report. */
 export function formatTable(figures: ChaosFigure[]): string {
-  const rows = [["part", "figure", "value", "ok"], ...figures.map((f) => [f.part, f.figure, f.value, f.ok ? "yes" : "NO"])];
+  const rows = [
+    ["part", "figure", "value", "ok"],
+    ...figures.map((f) => [f.part, f.figure, f.value, f.ok ? "yes" : "NO"]),
+  ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
   return [line(rows[0]!), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.slice(1).map(line)].join("\n");
@@ -77,14 +100,18 @@ export function formatTable(figures: ChaosFigure[]): string {
 
 async function sigkillMidRun(runner: ChildRunner): Promise<ChaosFigure[]> {
   const session = await newSession(runner);
-  const started = await tool(runner, session, "bash", { action: "start", command: "for i in $(seq 1 100000); do echo chaos-line-$i; sleep 0.01; done" });
+  const started = await tool(runner, session, "bash", {
+    action: "start",
+    command: "for i in $(seq 1 100000); do echo chaos-line-$i; sleep 0.01; done",
+  });
   const processId = String(started.details?.processId);
   const followers = await Promise.all([runner.socket(), runner.socket()]);
   const shown = followers.map(() => "");
   let runId = "";
   for (const [i, socket] of followers.entries()) {
     socket.on("process:output", (event: { data: string }) => (shown[i] += event.data));
-    runId = (await ack<{ runId: string }>(socket, "process:subscribe", { sessionId: session, processId, offset: 0 })).runId;
+    runId = (await ack<{ runId: string }>(socket, "process:subscribe", { sessionId: session, processId, offset: 0 }))
+      .runId;
   }
   await waitFor("followers to see output", () => shown.every((s) => s.length > 2000));
   await runner.kill();
@@ -92,17 +119,44 @@ async function sigkillMidRun(runner: ChildRunner): Promise<ChaosFigure[]> {
   await runner.start();
   const combined = fs.readFileSync(RunLogs.pathFor(runner.dataDir, runId, "combined")).toString();
   const lost = seen.reduce((n, s) => n + (combined.startsWith(s) ? 0 : 1), 0);
-  const run = (await runner.api<{ run: { status: string; cause: string | null; receiptId: string | null; stdoutBytes: number } }>("GET", `/api/runs/${runId}`)).body.run;
+  const run = (
+    await runner.api<{ run: { status: string; cause: string | null; receiptId: string | null; stdoutBytes: number } }>(
+      "GET",
+      `/api/runs/${runId}`,
+    )
+  ).body.run;
   const stdoutSize = fs.statSync(RunLogs.pathFor(runner.dataDir, runId, "stdout")).size;
-  const unsealed = (await runner.api<{ runs: { receiptId: string | null; status: string }[] }>("GET", "/api/runs?limit=200")).body.runs.filter((r) => r.status !== "running" && !r.receiptId).length;
+  const unsealed = (
+    await runner.api<{ runs: { receiptId: string | null; status: string }[] }>("GET", "/api/runs?limit=200")
+  ).body.runs.filter((r) => r.status !== "running" && !r.receiptId).length;
   const still = containerArgs(session).includes("chaos-line-");
   await runner.api("DELETE", `/api/sessions/${session}`);
   return [
-    { part: "SIGKILL mid-run", figure: "followers whose shown output is not in the stored log", value: String(lost), ok: lost === 0 },
-    { part: "SIGKILL mid-run", figure: "run after restart", value: `${run.status} (${run.cause})`, ok: run.status === "interrupted" && Boolean(run.cause) },
-    { part: "SIGKILL mid-run", figure: "stdoutBytes = stored log size", value: `${run.stdoutBytes} = ${stdoutSize}`, ok: run.stdoutBytes === stdoutSize && stdoutSize > 0 },
+    {
+      part: "SIGKILL mid-run",
+      figure: "followers whose shown output is not in the stored log",
+      value: String(lost),
+      ok: lost === 0,
+    },
+    {
+      part: "SIGKILL mid-run",
+      figure: "run after restart",
+      value: `${run.status} (${run.cause})`,
+      ok: run.status === "interrupted" && Boolean(run.cause),
+    },
+    {
+      part: "SIGKILL mid-run",
+      figure: "stdoutBytes = stored log size",
+      value: `${run.stdoutBytes} = ${stdoutSize}`,
+      ok: run.stdoutBytes === stdoutSize && stdoutSize > 0,
+    },
     { part: "SIGKILL mid-run", figure: "ended runs without a receipt", value: String(unsealed), ok: unsealed === 0 },
-    { part: "SIGKILL mid-run", figure: "process left running in the container", value: still ? "yes" : "no", ok: !still },
+    {
+      part: "SIGKILL mid-run",
+      figure: "process left running in the container",
+      value: still ? "yes" : "no",
+      ok: !still,
+    },
   ];
 }
 
@@ -115,7 +169,11 @@ async function sessionsTimesCalls(runner: ChildRunner, scale: ChaosScale): Promi
     sessions.map(async (session, s) => {
       for (let c = 0; c < scale.callsPerSession; c++) {
         const t = performance.now();
-        const reply = await runner.api<{ ok?: boolean; details?: { stdout?: string } }>("POST", `/api/sessions/${session}/tools/bash`, { args: { command: `echo s${s}-c${c}` } });
+        const reply = await runner.api<{ ok?: boolean; details?: { stdout?: string } }>(
+          "POST",
+          `/api/sessions/${session}/tools/bash`,
+          { args: { command: `echo s${s}-c${c}` } },
+        );
         durations.push(performance.now() - t);
         if (reply.status !== 200 || reply.body.details?.stdout !== `s${s}-c${c}\n`) errors++;
       }
@@ -126,8 +184,18 @@ async function sessionsTimesCalls(runner: ChildRunner, scale: ChaosScale): Promi
   durations.sort((a, b) => a - b);
   const total = scale.sessions * scale.callsPerSession;
   return [
-    { part: "sessions × calls", figure: `errors in ${scale.sessions} × ${scale.callsPerSession} bash calls`, value: String(errors), ok: errors === 0 },
-    { part: "sessions × calls", figure: "calls/s; p50 / p95 ms", value: `${(total / seconds).toFixed(1)}; ${pct(durations, 0.5)} / ${pct(durations, 0.95)}`, ok: true },
+    {
+      part: "sessions × calls",
+      figure: `errors in ${scale.sessions} × ${scale.callsPerSession} bash calls`,
+      value: String(errors),
+      ok: errors === 0,
+    },
+    {
+      part: "sessions × calls",
+      figure: "calls/s; p50 / p95 ms",
+      value: `${(total / seconds).toFixed(1)}; ${pct(durations, 0.5)} / ${pct(durations, 0.95)}`,
+      ok: true,
+    },
   ];
 }
 
@@ -138,7 +206,9 @@ async function createDeleteCycles(runner: ChildRunner, scale: ChaosScale): Promi
   let errors = 0;
   for (let i = 0; i < scale.cycles; i++) {
     const session = await newSession(runner);
-    const reply = await runner.api<{ details?: { stdout?: string } }>("POST", `/api/sessions/${session}/tools/bash`, { args: { command: "echo cycle" } });
+    const reply = await runner.api<{ details?: { stdout?: string } }>("POST", `/api/sessions/${session}/tools/bash`, {
+      args: { command: "echo cycle" },
+    });
     if (reply.body.details?.stdout !== "cycle\n") errors++;
     if ((await runner.api("DELETE", `/api/sessions/${session}`)).status >= 300) errors++;
   }
@@ -146,12 +216,37 @@ async function createDeleteCycles(runner: ChildRunner, scale: ChaosScale): Promi
   const after = { ...resources(runner), rss: rssKiB(runner) };
   const rssGrowth = after.rss - before.rss;
   return [
-    { part: "create/delete cycles", figure: `errors in ${scale.cycles} cycles`, value: String(errors), ok: errors === 0 },
-    { part: "create/delete cycles", figure: "containers before → after", value: `${before.containers} → ${after.containers}`, ok: after.containers <= before.containers },
-    { part: "create/delete cycles", figure: "volumes before → after", value: `${before.volumes} → ${after.volumes}`, ok: after.volumes <= before.volumes },
-    { part: "create/delete cycles", figure: "open fds before → after", value: `${before.fds} → ${after.fds}`, ok: after.fds <= before.fds + 5 },
+    {
+      part: "create/delete cycles",
+      figure: `errors in ${scale.cycles} cycles`,
+      value: String(errors),
+      ok: errors === 0,
+    },
+    {
+      part: "create/delete cycles",
+      figure: "containers before → after",
+      value: `${before.containers} → ${after.containers}`,
+      ok: after.containers <= before.containers,
+    },
+    {
+      part: "create/delete cycles",
+      figure: "volumes before → after",
+      value: `${before.volumes} → ${after.volumes}`,
+      ok: after.volumes <= before.volumes,
+    },
+    {
+      part: "create/delete cycles",
+      figure: "open fds before → after",
+      value: `${before.fds} → ${after.fds}`,
+      ok: after.fds <= before.fds + 5,
+    },
     // A V8 heap grows and shrinks in steps: bounded, not equal.
-    { part: "create/delete cycles", figure: "runner RSS before → after (MiB)", value: `${(before.rss / 1024).toFixed(0)} → ${(after.rss / 1024).toFixed(0)}`, ok: rssGrowth < 64 * 1024 },
+    {
+      part: "create/delete cycles",
+      figure: "runner RSS before → after (MiB)",
+      value: `${(before.rss / 1024).toFixed(0)} → ${(after.rss / 1024).toFixed(0)}`,
+      ok: rssGrowth < 64 * 1024,
+    },
   ];
 }
 
@@ -166,10 +261,14 @@ async function fuzzEverything(runner: ChildRunner, scale: ChaosScale): Promise<C
     const [method, route] = routes[i % routes.length]!;
     const url = route.replace(/:(\w+)/g, () => encodeHostile(hostileString(random)));
     const body = method === "GET" || method === "DELETE" ? undefined : hostileValue(random, 3);
-    const query = random() < 0.5 ? `?${encodeHostile(hostileString(random))}=${encodeHostile(hostileString(random))}` : "";
+    const query =
+      random() < 0.5 ? `?${encodeHostile(hostileString(random))}=${encodeHostile(hostileString(random))}` : "";
     const response = await fetch(`${runner.url}${url}${query}`, {
       method,
-      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       ...(body === undefined ? {} : { body: random() < 0.1 ? "{not json" : JSON.stringify(body) }),
     }).catch((error: Error) => ({ status: 599, text: async () => error.message }));
     const text = await response.text();
@@ -209,9 +308,24 @@ async function fuzzEverything(runner: ChildRunner, scale: ChaosScale): Promise<C
   for (const s of body.sessions ?? []) await runner.api("DELETE", `/api/sessions/${s.id}`);
   const note = examples.length ? ` (${examples.join("; ")})` : "";
   return [
-    { part: "fuzz", figure: `5xx in ${scale.fuzzCases} cases over ${routes.length} routes`, value: `${fiveXx}${fiveXx ? note : ""}`, ok: fiveXx === 0 },
-    { part: "fuzz", figure: "errors not {error:{code,message}} (REST) / {code,message} (ack)", value: `${badShape}${badShape ? note : ""}`, ok: badShape === 0 },
-    { part: "fuzz", figure: `socket events never answered in ${socketCases} cases over ${events.length} events`, value: String(unanswered), ok: unanswered === 0 },
+    {
+      part: "fuzz",
+      figure: `5xx in ${scale.fuzzCases} cases over ${routes.length} routes`,
+      value: `${fiveXx}${fiveXx ? note : ""}`,
+      ok: fiveXx === 0,
+    },
+    {
+      part: "fuzz",
+      figure: "errors not {error:{code,message}} (REST) / {code,message} (ack)",
+      value: `${badShape}${badShape ? note : ""}`,
+      ok: badShape === 0,
+    },
+    {
+      part: "fuzz",
+      figure: `socket events never answered in ${socketCases} cases over ${events.length} events`,
+      value: String(unanswered),
+      ok: unanswered === 0,
+    },
   ];
 }
 
@@ -219,14 +333,22 @@ async function slowReader(runner: ChildRunner, scale: ChaosScale): Promise<Chaos
   if (scale.slowReaderBytes === 0) return [];
   const session = await newSession(runner);
   const mib = Math.round(scale.slowReaderBytes / (1024 * 1024));
-  const started = await tool(runner, session, "bash", { action: "start", command: `head -c ${scale.slowReaderBytes} /dev/zero | tr '\\0' 'x' | fold -w 1023` });
+  const started = await tool(runner, session, "bash", {
+    action: "start",
+    command: `head -c ${scale.slowReaderBytes} /dev/zero | tr '\\0' 'x' | fold -w 1023`,
+  });
   const processId = String(started.details?.processId);
   const socket = await runner.socket();
   let received = 0;
   socket.on("process:output", (event: { data: string }) => (received += event.data.length));
-  const { runId } = await ack<{ runId: string }>(socket, "process:subscribe", { sessionId: session, processId, offset: 0 });
+  const { runId } = await ack<{ runId: string }>(socket, "process:subscribe", {
+    sessionId: session,
+    processId,
+    offset: 0,
+  });
   // The reader stops reading its TCP socket: the runner must hold back, not buffer 100 MB for it.
-  const raw = (socket.io.engine as unknown as { transport: { ws?: { _socket?: { pause(): void; resume(): void } } } }).transport.ws?._socket;
+  const raw = (socket.io.engine as unknown as { transport: { ws?: { _socket?: { pause(): void; resume(): void } } } })
+    .transport.ws?._socket;
   raw?.pause();
   const baseline = rssKiB(runner);
   let peak = baseline;
@@ -243,8 +365,18 @@ async function slowReader(runner: ChildRunner, scale: ChaosScale): Promise<Chaos
   await runner.api("DELETE", `/api/sessions/${session}`);
   const growth = peak - baseline;
   return [
-    { part: "slow socket reader", figure: `stored log of ${mib} MiB printed (bytes)`, value: String(stored), ok: stored >= scale.slowReaderBytes },
-    { part: "slow socket reader", figure: "runner RSS at start → peak (MiB)", value: `${(baseline / 1024).toFixed(0)} → ${(peak / 1024).toFixed(0)}`, ok: growth < 256 * 1024 },
+    {
+      part: "slow socket reader",
+      figure: `stored log of ${mib} MiB printed (bytes)`,
+      value: String(stored),
+      ok: stored >= scale.slowReaderBytes,
+    },
+    {
+      part: "slow socket reader",
+      figure: "runner RSS at start → peak (MiB)",
+      value: `${(baseline / 1024).toFixed(0)} → ${(peak / 1024).toFixed(0)}`,
+      ok: growth < 256 * 1024,
+    },
     { part: "slow socket reader", figure: "bytes delivered to the paused reader", value: String(received), ok: true },
   ];
 }
@@ -258,7 +390,10 @@ async function dockerdRestart(_runner: ChildRunner, scale: ChaosScale): Promise<
     engine.loadImage("berth-sandbox:latest");
     runner = await ChildRunner.create({ runnerId: `chaos-dockerd-${process.pid}`, env: { DOCKER_HOST: engine.host } });
     const session = await newSession(runner);
-    await tool(runner, session, "bash", { action: "start", command: "for i in $(seq 1 100000); do echo engine-$i; sleep 0.05; done" });
+    await tool(runner, session, "bash", {
+      action: "start",
+      command: "for i in $(seq 1 100000); do echo engine-$i; sleep 0.05; done",
+    });
     await sleep(1000);
     const t = performance.now();
     await engine.stop();
@@ -266,11 +401,21 @@ async function dockerdRestart(_runner: ChildRunner, scale: ChaosScale): Promise<
     const downSeconds = ((performance.now() - t) / 1000).toFixed(1);
     // Give the runner a moment to see its attach stream end and record why.
     await sleep(2000);
-    const call = await runner.api<{ ok?: boolean; details?: { stdout?: string }; error?: { code?: string; message?: string } }>("POST", `/api/sessions/${session}/tools/bash`, { args: { command: "echo back" } });
-    const row = (await runner.api<{ status: string; terminationCause?: string | null }>("GET", `/api/sessions/${session}`)).body;
+    const call = await runner.api<{
+      ok?: boolean;
+      details?: { stdout?: string };
+      error?: { code?: string; message?: string };
+    }>("POST", `/api/sessions/${session}/tools/bash`, { args: { command: "echo back" } });
+    const row = (
+      await runner.api<{ status: string; terminationCause?: string | null }>("GET", `/api/sessions/${session}`)
+    ).body;
     const cameBack = call.status === 200 && call.body.details?.stdout === "back\n";
     const endedWithCause = !cameBack && Boolean(row.terminationCause) && typeof call.body.error?.code === "string";
-    const runs = (await runner.api<{ runs: { id: string; status: string; cause: string | null; receiptId: string | null; tool: string }[] }>("GET", `/api/runs?sessionId=${session}`)).body.runs;
+    const runs = (
+      await runner.api<{
+        runs: { id: string; status: string; cause: string | null; receiptId: string | null; tool: string }[];
+      }>("GET", `/api/runs?sessionId=${session}`)
+    ).body.runs;
     // Newest first: the oldest is the background process started before the engine went down.
     const bg = runs.at(-1);
     const openRuns = runs.filter((r) => r.status === "running").length;
@@ -284,12 +429,24 @@ async function dockerdRestart(_runner: ChildRunner, scale: ChaosScale): Promise<
       {
         part: "dockerd restart",
         figure: "session after the restart",
-        value: cameBack ? "came back (a call answers)" : `${row.status}, cause ${row.terminationCause ?? "none"}; call: ${call.body.error?.code ?? call.status}`,
+        value: cameBack
+          ? "came back (a call answers)"
+          : `${row.status}, cause ${row.terminationCause ?? "none"}; call: ${call.body.error?.code ?? call.status}`,
         ok: cameBack || endedWithCause,
       },
-      { part: "dockerd restart", figure: "background run after the restart", value: bg ? `${bg.status}${bg.cause ? ` (${bg.cause})` : ""}` : "none", ok: openRuns === 0 && Boolean(bg?.cause || bg?.status === "finished") },
+      {
+        part: "dockerd restart",
+        figure: "background run after the restart",
+        value: bg ? `${bg.status}${bg.cause ? ` (${bg.cause})` : ""}` : "none",
+        ok: openRuns === 0 && Boolean(bg?.cause || bg?.status === "finished"),
+      },
       { part: "dockerd restart", figure: "ended runs without a receipt", value: String(unsealed), ok: unsealed === 0 },
-      { part: "dockerd restart", figure: "orphan containers / volumes after delete", value: `${containers} / ${volumes}`, ok: containers === 0 && volumes === 0 },
+      {
+        part: "dockerd restart",
+        figure: "orphan containers / volumes after delete",
+        value: `${containers} / ${volumes}`,
+        ok: containers === 0 && volumes === 0,
+      },
     ];
   } finally {
     await runner?.close().catch(() => undefined);
@@ -305,15 +462,26 @@ async function newSession(runner: ChildRunner): Promise<string> {
   return body.id;
 }
 
-async function tool(runner: ChildRunner, session: string, name: string, args: unknown): Promise<{ ok: boolean; details?: Record<string, unknown> }> {
-  const { status, body } = await runner.api<{ ok: boolean; details?: Record<string, unknown> }>("POST", `/api/sessions/${session}/tools/${name}`, { args });
+async function tool(
+  runner: ChildRunner,
+  session: string,
+  name: string,
+  args: unknown,
+): Promise<{ ok: boolean; details?: Record<string, unknown> }> {
+  const { status, body } = await runner.api<{ ok: boolean; details?: Record<string, unknown> }>(
+    "POST",
+    `/api/sessions/${session}/tools/${name}`,
+    { args },
+  );
   if (status !== 200 || !body.ok) throw new Error(`${name}: ${status} ${JSON.stringify(body).slice(0, 200)}`);
   return body;
 }
 
 function ack<T>(socket: Socket, event: string, payload: unknown): Promise<T> {
   return new Promise((resolve, reject) =>
-    socket.emit(event, payload, (error: unknown, result: T) => (error ? reject(new Error(`${event}: ${JSON.stringify(error)}`)) : resolve(result))),
+    socket.emit(event, payload, (error: unknown, result: T) =>
+      error ? reject(new Error(`${event}: ${JSON.stringify(error)}`)) : resolve(result),
+    ),
   );
 }
 
@@ -326,13 +494,16 @@ async function waitFor(what: string, check: () => boolean, ms = 30_000): Promise
 }
 
 function containerArgs(sessionId: string): string {
-  const id = execFileSync("docker", ["ps", "-q", "--filter", `label=berth.session=${sessionId}`], { encoding: "utf8" }).trim();
+  const id = execFileSync("docker", ["ps", "-q", "--filter", `label=berth.session=${sessionId}`], {
+    encoding: "utf8",
+  }).trim();
   return id ? execFileSync("docker", ["top", id, "-eo", "pid,args"], { encoding: "utf8" }) : "";
 }
 
 /** What this runner owns in Docker (by its runner label) and holds open. */
 function resources(runner: ChildRunner): { containers: number; volumes: number; fds: number } {
-  const count = (args: string[]) => execFileSync("docker", args, { encoding: "utf8" }).split("\n").filter(Boolean).length;
+  const count = (args: string[]) =>
+    execFileSync("docker", args, { encoding: "utf8" }).split("\n").filter(Boolean).length;
   const label = `label=berth.runner=${runner.runnerId}`;
   const pid = runner.pid();
   return {
@@ -400,7 +571,25 @@ function seeded(seed: number): () => number {
   };
 }
 
-const HOSTILE_STRINGS = ["", " ", "\ud800", "a\udfffb", "../../etc/passwd", "%00", "\u0000", "ses_", "run_x", "💥".repeat(50), "x".repeat(70_000), "<script>", "null", "-1", "1e309", "__proto__", "constructor"];
+const HOSTILE_STRINGS = [
+  "",
+  " ",
+  "\ud800",
+  "a\udfffb",
+  "../../etc/passwd",
+  "%00",
+  "\u0000",
+  "ses_",
+  "run_x",
+  "💥".repeat(50),
+  "x".repeat(70_000),
+  "<script>",
+  "null",
+  "-1",
+  "1e309",
+  "__proto__",
+  "constructor",
+];
 
 function hostileString(random: () => number): string {
   if (random() < 0.7) return HOSTILE_STRINGS[Math.floor(random() * HOSTILE_STRINGS.length)]!;
@@ -427,8 +616,27 @@ function hostileValue(random: () => number, depth: number): unknown {
     return [null, true, -1, 1e308, 2 ** 53 + 1, hostileString(random), 0.5][pick];
   }
   if (r < 0.5) return Array.from({ length: Math.floor(random() * 4) }, () => hostileValue(random, depth - 1));
-  const keys = ["args", "name", "sessionId", "runId", "processId", "offset", "path", "content", "command", "action", "autonomy", "role", "token", "env", "stream", "id", hostileString(random)];
+  const keys = [
+    "args",
+    "name",
+    "sessionId",
+    "runId",
+    "processId",
+    "offset",
+    "path",
+    "content",
+    "command",
+    "action",
+    "autonomy",
+    "role",
+    "token",
+    "env",
+    "stream",
+    "id",
+    hostileString(random),
+  ];
   const object: Record<string, unknown> = {};
-  for (let i = Math.floor(random() * 5); i > 0; i--) object[keys[Math.floor(random() * keys.length)]!] = hostileValue(random, depth - 1);
+  for (let i = Math.floor(random() * 5); i > 0; i--)
+    object[keys[Math.floor(random() * keys.length)]!] = hostileValue(random, depth - 1);
   return object;
 }

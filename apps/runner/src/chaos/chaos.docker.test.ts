@@ -6,5 +6,7 @@ it("keeps every promise of the chaos campaign at the short scale", { timeout: 30
   const figures = await runChaos(SHORT_SCALE);
   const off = figures.filter((f) => !f.ok);
   expect(off, formatTable(figures)).toEqual([]);
-  expect(figures.map((f) => f.part)).toEqual(expect.arrayContaining(["SIGKILL mid-run", "sessions × calls", "create/delete cycles", "fuzz"]));
+  expect(figures.map((f) => f.part)).toEqual(
+    expect.arrayContaining(["SIGKILL mid-run", "sessions × calls", "create/delete cycles", "fuzz"]),
+  );
 });

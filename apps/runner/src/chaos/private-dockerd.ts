@@ -32,7 +32,8 @@ export class PrivateDockerd {
     fs.closeSync(log);
     const until = Date.now() + 60_000;
     while (!this.answers()) {
-      if (this.daemon.exitCode !== null || Date.now() > until) throw new Error(`private dockerd did not start: ${this.logTail()}`);
+      if (this.daemon.exitCode !== null || Date.now() > until)
+        throw new Error(`private dockerd did not start: ${this.logTail()}`);
       await new Promise((r) => setTimeout(r, 250));
     }
   }
@@ -49,11 +50,17 @@ export class PrivateDockerd {
 
   /** The main engine's image copied in (docker save | docker load). */
   loadImage(image: string): void {
-    execFileSync("sh", ["-c", `docker save "$1" | DOCKER_HOST="$2" docker load -q`, "sh", image, this.host], { stdio: "pipe" });
+    execFileSync("sh", ["-c", `docker save "$1" | DOCKER_HOST="$2" docker load -q`, "sh", image, this.host], {
+      stdio: "pipe",
+    });
   }
 
   docker(args: string[]): string {
-    return execFileSync("docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, DOCKER_HOST: this.host } });
+    return execFileSync("docker", args, {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, DOCKER_HOST: this.host },
+    });
   }
 
   answers(): boolean {

@@ -10,6 +10,11 @@ const onlyAt = process.argv.indexOf("--only");
 const only = onlyAt > 0 ? process.argv[onlyAt + 1] : undefined;
 const figures = await runChaos(scale, (line) => process.stderr.write(`${line}\n`), only);
 process.stdout.write(`${formatTable(figures)}\n`);
-const load = os.loadavg().map((n) => n.toFixed(2)).join(" ");
-process.stdout.write(`chaos: ${figures.filter((f) => !f.ok).length} figure(s) off; ${((Date.now() - started) / 1000).toFixed(0)} s; load average ${load}\n`);
+const load = os
+  .loadavg()
+  .map((n) => n.toFixed(2))
+  .join(" ");
+process.stdout.write(
+  `chaos: ${figures.filter((f) => !f.ok).length} figure(s) off; ${((Date.now() - started) / 1000).toFixed(0)} s; load average ${load}\n`,
+);
 process.exit(figures.every((f) => f.ok) ? 0 : 1);

@@ -24,19 +24,32 @@ export interface RecoveryReport {
  * process no run owns anymore stopped), the run is recorded as interrupted with a cause that says so, and a
  * receipt is sealed from its logs as stored (their sizes and sha256 read from the files).
  */
-export async function recoverInterruptedRuns(deps: { db: Database; dataDir: string; driver: SandboxDriver; receipts: ReceiptService }): Promise<RecoveryReport> {
+export async function recoverInterruptedRuns(deps: {
+  db: Database;
+  dataDir: string;
+  driver: SandboxDriver;
+  receipts: ReceiptService;
+}): Promise<RecoveryReport> {
   const { db, driver } = deps;
   const report: RecoveryReport = { interrupted: 0, killed: { runs: 0, processes: 0 }, sealedLate: 0 };
-  const inFlight = await db.run.findMany({ where: { status: "running" }, orderBy: { startedAt: "asc" }, include: WITH_ACTION_CLASS });
+  const inFlight = await db.run.findMany({
+    where: { status: "running" },
+    orderBy: { startedAt: "asc" },
+    include: WITH_ACTION_CLASS,
+  });
   const attached = (sessionId: string) => driver.get(sessionId)?.status === "ready";
 
   for (const run of inFlight) {
     let cause = "runner_restart: its sandbox is gone";
     if (attached(run.sessionId)) {
       const processId = processIdOf(run.detailsJson);
-      const killed = processId ? await stopProcess(driver, run.sessionId, processId) : await driver.abort(run.sessionId, run.id).catch(() => false);
+      const killed = processId
+        ? await stopProcess(driver, run.sessionId, processId)
+        : await driver.abort(run.sessionId, run.id).catch(() => false);
       if (killed) report.killed.runs++;
-      cause = killed ? "runner_restart: killed in its sandbox at restart" : "runner_restart: it had ended in its sandbox, unseen";
+      cause = killed
+        ? "runner_restart: killed in its sandbox at restart"
+        : "runner_restart: it had ended in its sandbox, unseen";
     }
     await endAndSeal(deps, run, cause);
     report.interrupted++;
@@ -45,16 +58,22 @@ export async function recoverInterruptedRuns(deps: { db: Database; dataDir: stri
   // A background process whose run ended above, or whose start the crash cut before its run knew its id: no run
   // follows it, so it is stopped rather than left running unrecorded.
   const sessions = new Set(inFlight.map((run) => run.sessionId));
-  for (const row of await db.session.findMany({ where: { status: { not: "deleted" } }, select: { id: true } })) sessions.add(row.id);
+  for (const row of await db.session.findMany({ where: { status: { not: "deleted" } }, select: { id: true } }))
+    sessions.add(row.id);
   for (const sessionId of sessions) {
     if (!attached(sessionId)) continue;
     for (const info of await listProcesses(driver, sessionId)) {
-      if (info.status === "RUNNING" && (await stopProcess(driver, sessionId, info.processId))) report.killed.processes++;
+      if (info.status === "RUNNING" && (await stopProcess(driver, sessionId, info.processId)))
+        report.killed.processes++;
     }
   }
 
   // Runs interrupted by a runner from before this one sealed none: their receipt comes from what was stored.
-  const unsealed = await db.run.findMany({ where: { status: "interrupted", receipt: null }, orderBy: { startedAt: "asc" }, include: WITH_ACTION_CLASS });
+  const unsealed = await db.run.findMany({
+    where: { status: "interrupted", receipt: null },
+    orderBy: { startedAt: "asc" },
+    include: WITH_ACTION_CLASS,
+  });
   for (const run of unsealed) {
     await endAndSeal(deps, run, run.cause ?? "runner_restart");
     report.sealedLate++;
@@ -64,20 +83,53 @@ export async function recoverInterruptedRuns(deps: { db: Database; dataDir: stri
 
 /** The action class is not on the run row; the tool call that made the run recorded it. */
 const WITH_ACTION_CLASS = { toolCalls: { select: { actionClass: true }, take: 1 } } as const;
-type RunRow = { id: string; sessionId: string; userId: string; tool: string; caller: string | null; argsJson: string; detailsJson: string; startedAt: Date; endedAt: Date | null; toolCalls: { actionClass: string }[] };
+type RunRow = {
+  id: string;
+  sessionId: string;
+  userId: string;
+  tool: string;
+  caller: string | null;
+  argsJson: string;
+  detailsJson: string;
+  startedAt: Date;
+  endedAt: Date | null;
+  toolCalls: { actionClass: string }[];
+};
 
 /** Ends the row as interrupted with its stored logs' sizes, then seals its receipt from the same digests. */
-async function endAndSeal(deps: { db: Database; dataDir: string; receipts: ReceiptService }, run: RunRow, cause: string): Promise<void> {
-  const logs = (["stdout", "stderr"] as const).map((name) => ({ name, ...digestOf(RunLogs.pathFor(deps.dataDir, run.id, name)) }));
+async function endAndSeal(
+  deps: { db: Database; dataDir: string; receipts: ReceiptService },
+  run: RunRow,
+  cause: string,
+): Promise<void> {
+  const logs = (["stdout", "stderr"] as const).map((name) => ({
+    name,
+    ...digestOf(RunLogs.pathFor(deps.dataDir, run.id, name)),
+  }));
   const endedAt = run.endedAt ?? new Date();
   const durationMs = Math.max(0, endedAt.getTime() - run.startedAt.getTime());
   const details = parseObject(run.detailsJson);
   await deps.db.run.update({
     where: { id: run.id },
-    data: { status: "interrupted", outcome: "interrupted", cause, endedAt, durationMs, stdoutBytes: logs[0]?.bytes ?? 0, stderrBytes: logs[1]?.bytes ?? 0 },
+    data: {
+      status: "interrupted",
+      outcome: "interrupted",
+      cause,
+      endedAt,
+      durationMs,
+      stdoutBytes: logs[0]?.bytes ?? 0,
+      stderrBytes: logs[1]?.bytes ?? 0,
+    },
   });
   await deps.receipts.sealRun({
-    run: { id: run.id, sessionId: run.sessionId, userId: run.userId, tool: run.tool, actionClass: actionClassOf(run), caller: (run.caller as CallerKind | null) ?? null },
+    run: {
+      id: run.id,
+      sessionId: run.sessionId,
+      userId: run.userId,
+      tool: run.tool,
+      actionClass: actionClassOf(run),
+      caller: (run.caller as CallerKind | null) ?? null,
+    },
     args: parseObject(run.argsJson),
     env: {},
     details,
@@ -126,7 +178,9 @@ async function stopProcess(driver: SandboxDriver, sessionId: string, processId: 
 }
 
 function callBash(driver: SandboxDriver, sessionId: string, args: Record<string, unknown>): Promise<ToolResult | null> {
-  return driver.call(sessionId, { tool: "bash", args, callId: newId("call"), env: {} }, { timeoutMs: 10_000 }).catch(() => null);
+  return driver
+    .call(sessionId, { tool: "bash", args, callId: newId("call"), env: {} }, { timeoutMs: 10_000 })
+    .catch(() => null);
 }
 
 function processIdOf(detailsJson: string): string | null {
@@ -141,7 +195,9 @@ function actionClassOf(run: RunRow): string {
 function parseObject(json: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(json);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }

@@ -5,7 +5,17 @@ import { ChildRunner } from "../testing/child-runner";
 import { RunLogs } from "../runs/run-logs";
 
 type ToolReply = { ok: boolean; runId?: string; details?: Record<string, unknown> };
-type RunReply = { run: { id: string; status: string; outcome: string | null; cause: string | null; stdoutBytes: number; stderrBytes: number; receiptId: string | null } };
+type RunReply = {
+  run: {
+    id: string;
+    status: string;
+    outcome: string | null;
+    cause: string | null;
+    stdoutBytes: number;
+    stderrBytes: number;
+    receiptId: string | null;
+  };
+};
 type Receipt = { body: { logs: { name: string; sha256: string; bytes: number }[]; outcome: string } };
 
 let runner: ChildRunner;
@@ -18,7 +28,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The command lines running in the session's container, as the host sees them. */
 function containerProcesses(sessionId: string): string {
-  const id = execFileSync("docker", ["ps", "-q", "--filter", `label=berth.session=${sessionId}`], { encoding: "utf8" }).trim();
+  const id = execFileSync("docker", ["ps", "-q", "--filter", `label=berth.session=${sessionId}`], {
+    encoding: "utf8",
+  }).trim();
   if (!id) return "";
   return execFileSync("docker", ["top", id, "-eo", "pid,args"], { encoding: "utf8" });
 }
@@ -44,7 +56,11 @@ describe("a runner crash (SIGKILL) mid-run", () => {
     });
     expect(write.body.ok).toBe(true);
     // The HTTP reply waits for the script; it is never answered (the runner dies first).
-    void runner.api("POST", `/api/sessions/${session}/tools/run_script`, { args: { interpreter: "bash", script: "crash-slow.sh" } }).catch(() => undefined);
+    void runner
+      .api("POST", `/api/sessions/${session}/tools/run_script`, {
+        args: { interpreter: "bash", script: "crash-slow.sh" },
+      })
+      .catch(() => undefined);
 
     // A live follower of the background process.
     const follower = await runner.socket();
@@ -54,14 +70,26 @@ describe("a runner crash (SIGKILL) mid-run", () => {
       shown += event.data;
     });
     const subscribed = await new Promise<{ runId: string }>((resolve, reject) =>
-      follower.emit("process:subscribe", { sessionId: session, processId, offset: 0 }, (error: unknown, result: { runId: string }) => (error ? reject(new Error(JSON.stringify(error))) : resolve(result))),
+      follower.emit(
+        "process:subscribe",
+        { sessionId: session, processId, offset: 0 },
+        (error: unknown, result: { runId: string }) =>
+          error ? reject(new Error(JSON.stringify(error))) : resolve(result),
+      ),
     );
     const backgroundRun = subscribed.runId;
     let scriptRun = "";
     await waitFor("the run_script run to print", async () => {
-      const { body } = await runner.api<{ runs: { id: string; tool: string }[] }>("GET", `/api/runs?sessionId=${session}`);
+      const { body } = await runner.api<{ runs: { id: string; tool: string }[] }>(
+        "GET",
+        `/api/runs?sessionId=${session}`,
+      );
       scriptRun = body.runs.find((r) => r.tool === "run_script")?.id ?? "";
-      return scriptRun !== "" && fs.existsSync(RunLogs.pathFor(runner.dataDir, scriptRun, "stdout")) && fs.statSync(RunLogs.pathFor(runner.dataDir, scriptRun, "stdout")).size > 200;
+      return (
+        scriptRun !== "" &&
+        fs.existsSync(RunLogs.pathFor(runner.dataDir, scriptRun, "stdout")) &&
+        fs.statSync(RunLogs.pathFor(runner.dataDir, scriptRun, "stdout")).size > 200
+      );
     });
     await waitFor("the follower to be shown output", () => shown.includes("crash-bg-20\n"));
     expect(containerProcesses(session)).toContain("crash-slow.sh");
@@ -82,8 +110,14 @@ describe("a runner crash (SIGKILL) mid-run", () => {
       const receipt = (await runner.api<Receipt>("GET", `/api/receipts/${body.run.receiptId}`)).body;
       expect(receipt.body.outcome).toBe("interrupted");
       const sha = (await import("node:crypto")).createHash("sha256").update(stored).digest("hex");
-      expect(receipt.body.logs.find((l) => l.name === "stdout")).toEqual({ name: "stdout", sha256: sha, bytes: stored.length });
-      const verified = await runner.api<{ valid: boolean; reason?: string }>("POST", "/api/receipts/verify", { receipt });
+      expect(receipt.body.logs.find((l) => l.name === "stdout")).toEqual({
+        name: "stdout",
+        sha256: sha,
+        bytes: stored.length,
+      });
+      const verified = await runner.api<{ valid: boolean; reason?: string }>("POST", "/api/receipts/verify", {
+        receipt,
+      });
       expect(verified.body).toEqual({ valid: true });
     }
 
@@ -94,15 +128,26 @@ describe("a runner crash (SIGKILL) mid-run", () => {
     let rest = "";
     again.on("process:output", (event: { data: string }) => (rest += event.data));
     const resumed = await new Promise<{ status: string }>((resolve, reject) =>
-      again.emit("process:subscribe", { sessionId: session, processId, offset: Buffer.byteLength(shownBeforeCrash) }, (error: unknown, result: { status: string }) => (error ? reject(new Error(JSON.stringify(error))) : resolve(result))),
+      again.emit(
+        "process:subscribe",
+        { sessionId: session, processId, offset: Buffer.byteLength(shownBeforeCrash) },
+        (error: unknown, result: { status: string }) =>
+          error ? reject(new Error(JSON.stringify(error))) : resolve(result),
+      ),
     );
     expect(resumed.status).toBe("interrupted");
     await sleep(300);
     expect(shownBeforeCrash + rest).toBe(combined);
 
     // Nothing of either run keeps running unrecorded in the container, and the session still answers.
-    await waitFor("the killed work to be gone from the container", () => !/crash-slow\.sh|crash-bg-/.test(containerProcesses(session)), 10_000);
-    const after = await runner.api<ToolReply>("POST", `/api/sessions/${session}/tools/bash`, { args: { command: "echo still-here" } });
+    await waitFor(
+      "the killed work to be gone from the container",
+      () => !/crash-slow\.sh|crash-bg-/.test(containerProcesses(session)),
+      10_000,
+    );
+    const after = await runner.api<ToolReply>("POST", `/api/sessions/${session}/tools/bash`, {
+      args: { command: "echo still-here" },
+    });
     expect(String(after.body.details?.stdout)).toBe("still-here\n");
     expect(runner.output()).toContain("ended as interrupted and sealed");
   });

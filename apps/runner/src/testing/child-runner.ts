@@ -65,7 +65,9 @@ export class ChildRunner {
       };
       child.stdout?.on("data", onData);
       child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-      child.once("exit", (code, signal) => reject(new Error(`runner exited (${code ?? signal}) before it was ready: ${output.slice(-2000)}`)));
+      child.once("exit", (code, signal) =>
+        reject(new Error(`runner exited (${code ?? signal}) before it was ready: ${output.slice(-2000)}`)),
+      );
     });
     this.output = () => output;
   }
@@ -98,10 +100,18 @@ export class ChildRunner {
     return this.child?.pid;
   }
 
-  async api<T = unknown>(method: string, route: string, body?: unknown, token = TEST_ADMIN_TOKEN): Promise<{ status: number; body: T }> {
+  async api<T = unknown>(
+    method: string,
+    route: string,
+    body?: unknown,
+    token = TEST_ADMIN_TOKEN,
+  ): Promise<{ status: number; body: T }> {
     const response = await fetch(`${this.url}${route}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();
@@ -109,7 +119,12 @@ export class ChildRunner {
   }
 
   async socket(token = TEST_ADMIN_TOKEN): Promise<Socket> {
-    const socket = connect(this.url, { auth: { token }, transports: ["websocket"], forceNew: true, reconnection: false });
+    const socket = connect(this.url, {
+      auth: { token },
+      transports: ["websocket"],
+      forceNew: true,
+      reconnection: false,
+    });
     this.sockets.push(socket);
     await new Promise<void>((resolve, reject) => {
       socket.once("connect", () => resolve());
@@ -123,7 +138,9 @@ export class ChildRunner {
     for (const socket of this.sockets) socket.disconnect();
     if (!this.child) await this.start().catch(() => undefined);
     if (this.child) {
-      const { body } = await this.api<{ sessions?: { id: string }[] }>("GET", "/api/sessions").catch(() => ({ body: { sessions: [] } }));
+      const { body } = await this.api<{ sessions?: { id: string }[] }>("GET", "/api/sessions").catch(() => ({
+        body: { sessions: [] },
+      }));
       for (const s of body.sessions ?? []) await this.api("DELETE", `/api/sessions/${s.id}`).catch(() => undefined);
       await this.stop();
     }
