@@ -26,12 +26,13 @@ test("runs dashboard: every run with its status, filters by session and outcome,
 
   await page.goto(`/runs/${okRun}`);
   await expect(page.getByTestId("run-detail-outcome")).toHaveAttribute("data-value", "succeeded");
-  await expect(page.getByTestId("log-stdout")).toContainText("to stdout");
-  await page.getByTestId("logs-stderr").click();
-  await expect(page.getByTestId("log-stderr")).toContainText("to stderr");
+  // One log, in the order written, stderr marked.
+  await expect(page.getByTestId("log-view")).toContainText("to stdout");
+  await expect(page.locator('[data-testid="log-line"][data-stream="stderr"]')).toContainText("to stderr");
+  await expect(page.getByTestId("run-command")).toHaveText("python3 ok.py");
   await expect(page.getByTestId("tool-call-row").first()).toContainText("run_script");
   await expect(page.getByTestId("receipt-verification")).toHaveAttribute("data-valid", "true");
-  const download = await page.getByTestId("log-download-stderr").getAttribute("href");
+  const download = await page.getByTestId("log-download").getAttribute("href");
   const file = await page.request.get(download ?? "");
   expect(await file.text()).toContain("to stderr");
   await screenshot(page, "run-detail");

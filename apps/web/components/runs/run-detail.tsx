@@ -1,7 +1,11 @@
 "use client";
 import { Link } from "@/components/ui/link";
-import { useCallback, useEffect, useRef, useState } from "react";
-import { callerLabel, errorMessage, getRun, getRunLogs, runLogDownloadUrl, shareReceipt, unshareReceipt, verifyReceipt, type LogStream, type Verification } from "@/lib/api";
+import { useEffect, useState, type ReactNode } from "react";
+import { useRouter } from "next/navigation";
+import { callToolOnce, callerLabel, cancelRun, errorMessage, getRun, listApprovals, runLogDownloadUrl, shareReceipt, unshareReceipt, verifyReceipt, type LogStream, type Run, type Verification } from "@/lib/api";
+import { rerunBlocker, runSummary } from "@/lib/run-summary";
+import { boundContent } from "@/lib/bound-content";
+import { LongText } from "@/components/ui/long-text";
 import { formatDuration, formatTime, shortId } from "@/lib/format";
 import { getSocket, onEveryConnect } from "@/lib/socket";
 import { useAsync } from "@/components/ui/use-async";
@@ -10,73 +14,83 @@ import { CopyField } from "@/components/ui/copy-field";
 import { EmptyState, ErrorState, Spinner, StatusBadge } from "@/components/ui/states";
 import { ReceiptView } from "@/components/receipts/receipt-view";
 import { ResultImages } from "@/components/runs/result-images";
+import { LogView } from "./log-view";
+import { useRunStream } from "./use-run-stream";
 
-const PAGE_BYTES = 65_536;
-
-/** One stream of a run's log, read page by page by byte offset; follows the end while the run is live. */
-function LogViewer({ runId, stream, live }: { runId: string; stream: LogStream; live: boolean }) {
-  const [content, setContent] = useState("");
-  const [next, setNext] = useState(0);
-  const [done, setDone] = useState(false);
-  const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const nextRef = useRef(0);
-
-  const loadMore = useCallback(async () => {
-    setLoading(true);
-    try {
-      const from = nextRef.current;
-      const page = await getRunLogs(runId, stream, from, PAGE_BYTES);
-      if (nextRef.current !== from) return;
-      setContent((old) => old + page.content);
-      nextRef.current = page.nextOffset;
-      setNext(page.nextOffset);
-      setDone(page.done && page.content.length < PAGE_BYTES);
-      setError(null);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setLoading(false);
-    }
-  }, [runId, stream]);
-
-  useEffect(() => {
-    setContent("");
-    nextRef.current = 0;
-    setNext(0);
-    setDone(false);
-    void loadMore();
-  }, [loadMore]);
-
-  useEffect(() => {
-    if (!live) return;
-    const timer = setInterval(() => void loadMore(), 1500);
-    return () => clearInterval(timer);
-  }, [live, loadMore]);
-
-
+/** The run's one log: stdout and stderr as written, live while it runs (use-run-stream), read in full once it ended. */
+function RunLog({ runId }: { runId: string }) {
+  const stream = useRunStream(runId);
+  const live = stream.status === "running";
   return (
-    <div className="log-box">
-      <pre className="output" data-testid={`log-${stream}`}>
-        {content || <span className="muted">{loading ? "Loading…" : `no ${stream}`}</span>}
-      </pre>
-      <div className="row pad tiny">
-        <span className="muted">
-          bytes 0–{next}
-          {done ? " (end)" : ""}
-        </span>
-        <div className="spacer" />
-        {error ? <span className="bad-text">{error}</span> : null}
-        {!done ? (
-          <button className="btn small" onClick={() => void loadMore()} disabled={loading} data-testid={`log-more-${stream}`}>
-            {loading ? "Loading…" : "Load more"}
-          </button>
-        ) : null}
-        <a className="btn small" href={runLogDownloadUrl(runId, stream)} download={`${runId}-${stream}.log`} data-testid={`log-download-${stream}`}>
-          Download
-        </a>
-      </div>
+    <LogView
+      chunks={stream.chunks}
+      live={live}
+      download={{ href: runLogDownloadUrl(runId, "combined" as LogStream), name: `${runId}.log` }}
+      empty={stream.error ?? (stream.status === null ? "Loading…" : live ? "Waiting for output…" : "No output")}
+    />
+  );
+}
+
+/** Re-run: the same tool and arguments, through admission again (it may park for approval); Cancel a live run. */
+function RunActions({ run }: { run: Run & { args?: unknown } }) {
+  const router = useRouter();
+  const action = useAction();
+  const [note, setNote] = useState<ReactNode>(null);
+  const blocker = rerunBlocker(run.args);
+  const rerun = () =>
+    action.run(async () => {
+      setNote("Running again…");
+      const outcome = await callToolOnce(run.sessionId, run.tool, run.args ?? {});
+      if (outcome.kind === "parked") {
+        setNote(
+          <>
+            Parked for approval <Link href="/approvals">{shortId(outcome.parked.approvalId)}</Link>: it runs once an operator approves it.
+          </>,
+        );
+        return;
+      }
+      const { result } = outcome;
+      if (result.runId) router.push(`/runs/${result.runId}`);
+      else setNote(result.error ? `Not run: ${result.error.message}` : "Done, with no run recorded");
+    });
+  const cancel = () =>
+    action.run(async () => {
+      await cancelRun(run.id);
+      setNote("Cancel sent");
+    });
+  return (
+    <div className="row wrap">
+      {run.status === "running" ? (
+        <button className="btn small danger" onClick={() => void cancel()} disabled={action.busy} data-testid="run-cancel">
+          Cancel
+        </button>
+      ) : null}
+      <button className="btn small" onClick={() => void rerun()} disabled={action.busy || blocker !== null} title={blocker ? `Cannot re-run here: ${blocker}` : "Same tool and arguments, through admission again"} data-testid="run-rerun">
+        Re-run
+      </button>
+      {note ? <span className="muted tiny" data-testid="run-action-note">{note}</span> : null}
+      {action.error ? <span className="bad-text tiny">{action.error}</span> : null}
     </div>
+  );
+}
+
+/**
+ * The script a parked run was approved to run, as its approval text bound it (content and sha256): what
+ * the receipt's script hash stands for. Shown to whoever may read approvals; nothing when there is none.
+ */
+function ApprovedScript({ approvalId }: { approvalId: string }) {
+  const approvals = useAsync(() => listApprovals("approved"), [approvalId]);
+  const approval = approvals.data?.find((a) => a.id === approvalId);
+  const script = approval ? boundContent(approval.text) : undefined;
+  if (!script) return null;
+  return (
+    <details open style={{ marginTop: 8 }} data-testid="run-approved-script">
+      <summary className="tiny">
+        Script as approved: {script.title}
+        {script.truncated ? ", shown in part" : ""}
+      </summary>
+      <LongText className="block mono" testId="run-approved-script-content" text={script.content} />
+    </details>
   );
 }
 
@@ -118,7 +132,6 @@ function ShareBox({ receiptId }: { receiptId: string }) {
 
 export function RunDetailView({ runId }: { runId: string }) {
   const detail = useAsync(() => getRun(runId), [runId]);
-  const [stream, setStream] = useState<LogStream>("stdout");
   const [verification, setVerification] = useState<Verification | null>(null);
   const receipt = detail.data?.receipt ?? null;
   const running = detail.data?.run.status === "running";
@@ -153,6 +166,7 @@ export function RunDetailView({ runId }: { runId: string }) {
   if (detail.error && !detail.data) return <ErrorState message={detail.error} onRetry={() => void detail.reload()} />;
   if (!detail.data) return <Spinner label="Loading run…" />;
   const { run, toolCalls } = detail.data;
+  const approvalId = toolCalls.find((call) => call.approvalId)?.approvalId ?? null;
 
   return (
     <>
@@ -170,12 +184,26 @@ export function RunDetailView({ runId }: { runId: string }) {
           <StatusBadge value={run.status} testId="run-detail-status" />
           {run.outcome ? <StatusBadge value={run.outcome} testId="run-detail-outcome" /> : null}
           <span className="muted">{run.tool}</span>
+          <div className="spacer" />
+          <RunActions run={run} />
         </div>
+        <pre className="output run-command" data-testid="run-command">
+          {runSummary(run.tool, (run as { args?: unknown }).args)}
+        </pre>
+        {approvalId ? <ApprovedScript approvalId={approvalId} /> : null}
         <dl className="kv">
           <dt>Session</dt>
           <dd>
             <Link href={`/sessions/${run.sessionId}`}>{shortId(run.sessionId)}</Link>
           </dd>
+          {approvalId ? (
+            <>
+              <dt>Allowed by</dt>
+              <dd data-testid="run-detail-approval">
+                <Link href="/approvals">approval {shortId(approvalId)}</Link>
+              </dd>
+            </>
+          ) : null}
           <dt>Started by</dt>
           <dd data-testid="run-detail-caller">{callerLabel(run.caller)}</dd>
           <dt>Exit code</dt>
@@ -191,17 +219,9 @@ export function RunDetailView({ runId }: { runId: string }) {
       </div>
       <div className="card">
         <div className="card-title">
-          <h2>Logs</h2>
-          <div className="segmented">
-            <button className={stream === "stdout" ? "active" : ""} onClick={() => setStream("stdout")} data-testid="logs-stdout">
-              stdout
-            </button>
-            <button className={stream === "stderr" ? "active" : ""} onClick={() => setStream("stderr")} data-testid="logs-stderr">
-              stderr
-            </button>
-          </div>
+          <h2>Log</h2>
         </div>
-        <LogViewer key={stream} runId={run.id} stream={stream} live={running} />
+        <RunLog runId={run.id} />
       </div>
       <div className="card">
         <div className="card-title">

@@ -6,7 +6,7 @@ import type { OutputChunk } from "./use-run-stream";
 /** Lines kept on screen; the whole log is on the run's page and in the download. */
 const MAX_LINES = 5000;
 
-function styleOf(span: AnsiSpan): CSSProperties | undefined {
+export function styleOf(span: AnsiSpan): CSSProperties | undefined {
   const { fg, bg, bold, dim, italic, underline, inverse } = span.style;
   if (!fg && !bg && !bold && !dim && !italic && !underline && !inverse) return undefined;
   return {

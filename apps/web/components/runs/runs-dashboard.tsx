@@ -7,6 +7,9 @@ import { formatDuration, formatRelative, formatTime, shortId } from "@/lib/forma
 import { getSocket, onEveryConnect } from "@/lib/socket";
 import { useAsync } from "@/components/ui/use-async";
 import { EmptyState, ErrorState, Spinner, StatusBadge } from "@/components/ui/states";
+import { runSummary } from "@/lib/run-summary";
+
+const truncate = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 export function RunsDashboard() {
   const router = useRouter();
@@ -105,7 +108,7 @@ export function RunsDashboard() {
               <tr>
                 <th>Run</th>
                 <th>Session</th>
-                <th>Tool</th>
+                <th>What ran</th>
                 <th>Status</th>
                 <th>Outcome</th>
                 <th>Exit</th>
@@ -125,7 +128,12 @@ export function RunsDashboard() {
                   <td>
                     <Link href={`/sessions/${run.sessionId}`}>{sessionName.get(run.sessionId) ?? shortId(run.sessionId)}</Link>
                   </td>
-                  <td>{run.tool}</td>
+                  <td>
+                    <span className="muted tiny">{run.tool}</span>{" "}
+                    <code className="run-what" title={runSummary(run.tool, (run as { args?: unknown }).args)} data-testid="run-row-what">
+                      {truncate(runSummary(run.tool, (run as { args?: unknown }).args), 80)}
+                    </code>
+                  </td>
                   <td>
                     <StatusBadge value={run.status} testId="run-row-status" />
                   </td>

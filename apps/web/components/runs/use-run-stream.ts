@@ -1,6 +1,7 @@
 "use client";
 import { useEffect, useRef, useState } from "react";
-import { getRun, getRunLogs, type LogStream, type Run } from "@/lib/api";
+import { getAllRunLogs, getRun, getRunLogs, type LogStream, type Run } from "@/lib/api";
+import { splitCombined } from "@/lib/log-lines";
 import { sliceNew } from "@/lib/format";
 import { getSocket, onEveryConnect, type RunOutputEvent, type RunStatusEvent } from "@/lib/socket";
 
@@ -105,8 +106,12 @@ export function useRunStream(runId: string | null): RunStream {
         offset = page.nextOffset;
       }
       if (cancelled || !sizes) return false;
+      // The combined log has no stream marks: walking it against the two stream logs gives each piece back
+      // to the stream that wrote it, so stderr is still marked.
+      const [stdout, stderr] = content ? await Promise.all([getAllRunLogs(runId, "stdout"), getAllRunLogs(runId, "stderr")]) : [null, null];
+      if (cancelled) return false;
       haveRef.current = { ...sizes };
-      setState((old) => ({ ...old, chunks: content ? [{ stream: "stdout", text: content }] : [] }));
+      setState((old) => ({ ...old, chunks: content ? splitCombined(content, stdout?.content ?? "", stderr?.content ?? "") : [] }));
       return true;
     };
 

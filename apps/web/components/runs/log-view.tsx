@@ -1,0 +1,278 @@
+"use client";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { findMatches, lineFromHash, lineIndexOf, parseLog, visibleRows, type LogChunk } from "@/lib/log-lines";
+import { styleOf } from "./run-output";
+import styles from "./log-view.module.css";
+
+/** Each row is one line high (no wrapping), so the window to render is arithmetic. */
+const ROW = 20;
+const HEIGHT = 480;
+/** Rows rendered above and below the window, so a fast scroll does not show blanks. */
+const OVERSCAN = 30;
+
+export interface LogDownload {
+  /** A URL that serves the raw log; without it the text shown is downloaded as it is. */
+  href?: string;
+  name: string;
+}
+
+/**
+ * One log for a run, like a GitHub Actions step: stdout and stderr in the order written (stderr marked),
+ * ANSI colours, `\r` frames collapsed, line numbers that are permalinks (`#L120`), search with next and
+ * previous, `::group::` sections folded, following the tail while the run is live, raw download.
+ * Virtualised: only the rows in view are in the DOM, so a 100k-line log opens and scrolls like a short one.
+ */
+export function LogView({
+  chunks,
+  live,
+  download,
+  empty = "No output",
+  testId = "log-view",
+}: {
+  chunks: LogChunk[];
+  live: boolean;
+  download: LogDownload;
+  empty?: string;
+  testId?: string;
+}) {
+  const log = useMemo(() => parseLog(chunks), [chunks]);
+  // Groups start folded (as in GitHub Actions); the ones opened are remembered by index.
+  const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
+  const collapsed = useMemo(() => new Set(log.groups.map((_, i) => i).filter((i) => !open.has(i))), [log.groups, open]);
+  const rows = useMemo(() => visibleRows(log, collapsed), [log, collapsed]);
+  const viewport = useRef<HTMLDivElement>(null);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [follow, setFollow] = useState(live);
+  const [selected, setSelected] = useState<number | null>(null);
+  const [query, setQuery] = useState("");
+  const [match, setMatch] = useState(0);
+  /** A line to bring into view once the rows include it (after a group opens). */
+  const pending = useRef<number | null>(null);
+  const [scrollTarget, setScrollTarget] = useState(0);
+
+  const matches = useMemo(() => findMatches(log, query), [log, query]);
+
+  /** Opens the line's group if needed, then scrolls it to a third of the way down. */
+  const reveal = useCallback(
+    (index: number) => {
+      const line = log.lines[index];
+      if (!line) return;
+      pending.current = index;
+      setFollow(false);
+      if (line.group !== undefined && !line.header && !open.has(line.group))
+        setOpen((old) => new Set(old).add(line.group!));
+      else setScrollTarget((n) => n + 1);
+    },
+    [log, open],
+  );
+
+  useEffect(() => {
+    const index = pending.current;
+    const el = viewport.current;
+    if (index === null || !el) return;
+    const row = rows.indexOf(index);
+    if (row < 0) return;
+    pending.current = null;
+    el.scrollTop = Math.max(0, row * ROW - HEIGHT / 3);
+    setScrollTop(el.scrollTop);
+  }, [rows, scrollTarget]);
+
+  // Permalinks: #L<n> selects line n and scrolls to it, on load (once the line has arrived) and on hash change.
+  const hashDone = useRef(false);
+  useEffect(() => {
+    const go = () => {
+      const n = lineFromHash(window.location.hash);
+      if (n === null) return false;
+      const index = lineIndexOf(log, n);
+      if (index < 0) return false;
+      setSelected(log.lines[index]!.number);
+      reveal(index);
+      return true;
+    };
+    if (!hashDone.current && go()) hashDone.current = true;
+    const onHash = () => void go();
+    window.addEventListener("hashchange", onHash);
+    return () => window.removeEventListener("hashchange", onHash);
+  }, [log, reveal]);
+
+  // Follow the tail while the run is live and the reader has not scrolled up.
+  useEffect(() => {
+    if (!live) setFollow(false);
+  }, [live]);
+  useEffect(() => {
+    const el = viewport.current;
+    if (el && follow) {
+      el.scrollTop = el.scrollHeight;
+      setScrollTop(el.scrollTop);
+    }
+  }, [rows, follow]);
+
+  const step = (delta: number) => {
+    if (matches.length === 0) return;
+    const next = (match + delta + matches.length) % matches.length;
+    setMatch(next);
+    reveal(matches[next]!);
+  };
+
+  const rawHref = download.href;
+  const downloadText = () => {
+    const url = URL.createObjectURL(new Blob([chunks.map((c) => c.text).join("")], { type: "text/plain" }));
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = download.name;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  };
+
+  const first = Math.max(0, Math.floor(scrollTop / ROW) - OVERSCAN);
+  const last = Math.min(rows.length, Math.ceil((scrollTop + HEIGHT) / ROW) + OVERSCAN);
+  const current = matches.length > 0 ? matches[Math.min(match, matches.length - 1)] : undefined;
+  const hits = useMemo(() => new Set(matches), [matches]);
+
+  return (
+    <div className={styles.box} data-testid={testId}>
+      <div className={styles.bar}>
+        <input
+          className={styles.search}
+          placeholder="Search the log"
+          value={query}
+          onChange={(event) => {
+            setQuery(event.target.value);
+            setMatch(0);
+          }}
+          onKeyDown={(event) => {
+            if (event.key === "Enter") step(event.shiftKey ? -1 : 1);
+          }}
+          data-testid="log-search"
+          aria-label="Search the log"
+        />
+        <span className="muted tiny" data-testid="log-search-count">
+          {query
+            ? matches.length
+              ? `${Math.min(match, matches.length - 1) + 1} of ${matches.length}`
+              : "no match"
+            : `${log.lines.length} lines`}
+        </span>
+        <button
+          className="btn small"
+          onClick={() => step(-1)}
+          disabled={matches.length === 0}
+          data-testid="log-search-prev"
+          aria-label="Previous match"
+        >
+          ↑
+        </button>
+        <button
+          className="btn small"
+          onClick={() => step(1)}
+          disabled={matches.length === 0}
+          data-testid="log-search-next"
+          aria-label="Next match"
+        >
+          ↓
+        </button>
+        <div className="spacer" />
+        {live ? (
+          <label className="tiny">
+            <input
+              type="checkbox"
+              checked={follow}
+              onChange={(event) => setFollow(event.target.checked)}
+              data-testid="log-follow"
+            />{" "}
+            Follow
+          </label>
+        ) : null}
+        {rawHref ? (
+          <a className="btn small" href={rawHref} download={download.name} data-testid="log-download">
+            Download raw
+          </a>
+        ) : (
+          <button className="btn small" onClick={downloadText} data-testid="log-download">
+            Download raw
+          </button>
+        )}
+      </div>
+      <div
+        ref={viewport}
+        className={styles.viewport}
+        style={{ height: rows.length ? Math.min(HEIGHT, rows.length * ROW + 16) : undefined }}
+        onScroll={(event) => {
+          const el = event.currentTarget;
+          setScrollTop(el.scrollTop);
+          if (live) setFollow(el.scrollHeight - el.scrollTop - el.clientHeight < ROW);
+        }}
+        data-testid="log-viewport"
+      >
+        {rows.length === 0 ? (
+          <div className={`muted ${styles.empty}`}>{empty}</div>
+        ) : (
+          <div className={styles.canvas} style={{ height: rows.length * ROW }}>
+            {rows.slice(first, last).map((index, k) => {
+              const line = log.lines[index]!;
+              const isOpen = line.header ? open.has(line.group!) : false;
+              const classes = [
+                styles.row,
+                line.stderr ? styles.stderr : "",
+                line.number === selected ? styles.selected : "",
+                index === current ? styles.current : hits.has(index) ? styles.hit : "",
+              ].join(" ");
+              return (
+                <div
+                  key={line.number}
+                  className={classes}
+                  style={{ top: (first + k) * ROW }}
+                  data-testid="log-line"
+                  data-line={line.number}
+                  data-stream={line.stderr ? "stderr" : "stdout"}
+                  data-selected={line.number === selected ? "true" : undefined}
+                >
+                  <a
+                    className={styles.number}
+                    href={`#L${line.number}`}
+                    onClick={(event) => {
+                      event.preventDefault();
+                      window.history.replaceState(null, "", `#L${line.number}`);
+                      setSelected(line.number);
+                    }}
+                  >
+                    {line.number}
+                  </a>
+                  {line.header ? (
+                    <button
+                      className={styles.fold}
+                      aria-expanded={isOpen}
+                      onClick={() =>
+                        setOpen((old) => {
+                          const next = new Set(old);
+                          if (next.has(line.group!)) next.delete(line.group!);
+                          else next.add(line.group!);
+                          return next;
+                        })
+                      }
+                      data-testid="log-group"
+                    >
+                      {isOpen ? "▾" : "▸"} {log.groups[line.group!]!.name}
+                    </button>
+                  ) : (
+                    <span className={styles.text}>
+                      {line.spans.map((span, j) => (
+                        <span
+                          key={j}
+                          className={span.stream === "stderr" && !span.style.fg ? styles.stderrText : undefined}
+                          style={styleOf(span)}
+                        >
+                          {span.text}
+                        </span>
+                      ))}
+                    </span>
+                  )}
+                </div>
+              );
+            })}
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
