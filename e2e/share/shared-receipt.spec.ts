@@ -30,7 +30,7 @@ test("teammate: a share link opens in a fresh browser with no token and shows th
     await expect(shared.getByTestId("receipt-verification")).toHaveAttribute("data-valid", "true");
     await expect(shared.getByTestId("receipt-verification")).toContainText("Verified");
     await expect(shared.getByTestId("receipt-outcome")).toHaveAttribute("data-value", "succeeded");
-    await expect(shared.getByTestId("shared-stdout")).toContainText("shared output 42");
+    await expect(shared.getByTestId("shared-log")).toContainText("shared output 42");
     // Nothing else of the session: no app navigation, no session id on the page.
     await expect(shared.getByTestId("nav-runs")).toHaveCount(0);
     await expect(shared.getByTestId("current-user")).toHaveCount(0);

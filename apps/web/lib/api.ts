@@ -128,7 +128,9 @@ export type SharedReceipt = {
   receipt: Receipt;
   verification?: Verification;
   run?: Partial<Run> | null;
-  logs?: { stdout?: SharedLog; stderr?: SharedLog } | null;
+  logs?: { stdout?: SharedLog; stderr?: SharedLog; combined?: SharedLog } | null;
+  /** The runner's public key, to verify the receipt where it is shown. */
+  publicKey?: { keyId: string; publicKey: string } | null;
 };
 
 export const sharedLogText = (log: SharedLog | undefined): string => (typeof log === "string" ? log : (log?.content ?? ""));

@@ -48,6 +48,11 @@ export function ReceiptView({ receipt, verification }: { receipt: Receipt; verif
           Download JSON
         </button>
       </div>
+      <p className="tiny" data-testid="receipt-meaning">
+        <strong>What “verified” proves:</strong> this receipt was signed by the runner key <code>{receipt.signature.keyId}</code> and not altered since — this
+        exact run (its tool, arguments and script, by sha256), these outputs and logs (by sha256) and the approvals it lists. It does not prove the script was
+        right or safe, that those files still hold the same bytes today (compare their sha256), or that the key is one your team trusts.
+      </p>
       <dl className="kv">
         <dt>Receipt</dt>
         <dd className="mono">{body.id}</dd>

@@ -54,8 +54,9 @@ export function registerReceiptRoutes(app: FastifyInstance, deps: { db: Database
   app.get<{ Params: { token: string } }>("/api/shared/:token", async (request) => {
     const { receipt, runId } = await deps.receipts.resolveShare(request.params.token);
     const run = await deps.db.run.findUniqueOrThrow({ where: { id: runId }, include: { receipt: { select: { id: true } } } });
-    const tail = (stream: "stdout" | "stderr") => {
-      const size = stream === "stdout" ? run.stdoutBytes : run.stderrBytes;
+    const tail = (stream: "stdout" | "stderr" | "combined") => {
+      // combined is both streams in the order written (the share page's log view splits it back).
+      const size = stream === "stdout" ? run.stdoutBytes : stream === "stderr" ? run.stderrBytes : run.stdoutBytes + run.stderrBytes;
       const offset = Math.max(0, size - SHARED_LOG_TAIL_BYTES);
       return { content: readLog(deps.dataDir, run.id, stream, offset, SHARED_LOG_TAIL_BYTES).content.toString("utf8"), offset, size };
     };
@@ -65,7 +66,7 @@ export function registerReceiptRoutes(app: FastifyInstance, deps: { db: Database
       verification: await deps.receipts.verify(receipt),
       publicKey: deps.receipts.publicKey(),
       run: { id, tool, status, outcome, exitCode, startedAt, endedAt, durationMs },
-      logs: { stdout: tail("stdout"), stderr: tail("stderr") },
+      logs: { stdout: tail("stdout"), stderr: tail("stderr"), combined: tail("combined") },
     };
   });
 }

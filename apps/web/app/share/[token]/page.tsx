@@ -1,8 +1,9 @@
 import type { Metadata } from "next";
 import { Link } from "@/components/ui/link";
 import { fetchShared } from "@/lib/runner";
-import { sharedLogText, type SharedReceipt } from "@/lib/api";
-import { ReceiptView } from "@/components/receipts/receipt-view";
+import type { SharedReceipt } from "@/lib/api";
+import { SharedLog } from "@/components/runs/shared-log";
+import { BrowserVerifiedReceipt } from "@/components/receipts/browser-verified-receipt";
 import { StatusBadge } from "@/components/ui/states";
 
 export const dynamic = "force-dynamic";
@@ -43,30 +44,11 @@ function SharedView({ data }: { data: SharedReceipt }) {
         <StatusBadge value={body.outcome} />
       </div>
       <div className="card">
-        {/* verification comes from the runner's public endpoint; verify offline with `npx berth-verify <url>` */}
-        <ReceiptView receipt={data.receipt} verification={data.verification ?? { valid: false, reason: "the server sent no verification" }} />
-        <p className="muted tiny" style={{ marginTop: 12 }}>
-          Check it yourself offline: download the JSON and run <code>npx berth-verify receipt.json</code> with the runner&apos;s public key (
-          <a href="/api/receipts/public-key">public key</a>).
-        </p>
+        <BrowserVerifiedReceipt receipt={data.receipt} publicKey={data.publicKey} serverVerification={data.verification} />
       </div>
-      <div className="grid-2">
-        <div className="card">
-          <h2>stdout</h2>
-          <div className="log-box">
-            <pre className="output" data-testid="shared-stdout">
-              {sharedLogText(data.logs?.stdout) || <span className="muted">empty</span>}
-            </pre>
-          </div>
-        </div>
-        <div className="card">
-          <h2>stderr</h2>
-          <div className="log-box">
-            <pre className="output" data-testid="shared-stderr">
-              {sharedLogText(data.logs?.stderr) || <span className="muted">empty</span>}
-            </pre>
-          </div>
-        </div>
+      <div className="card">
+        <h2>Log</h2>
+        <SharedLog logs={data.logs} runId={body.run.id} />
       </div>
     </>
   );
