@@ -97,6 +97,7 @@ export function FileTree({
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [actionError, setActionError] = useState<string | null>(null);
   const bodyRef = useRef<HTMLDivElement>(null);
+  const renamingRef = useRef<string | null>(null);
   const opts = { onParked };
 
   const folderOf = (target: Target | null) => (target ? (target.isFolder ? target.path : parentOf(target.path)) : "");
@@ -142,10 +143,14 @@ export function FileTree({
   const startRename = (path: string) => {
     setMenu(null);
     setRenaming(path);
+    renamingRef.current = path;
     setRenameTo(path.split("/").pop() ?? path);
   };
 
   const commitRename = (from: string) => {
+    // Enter commits, then the input's blur would again: only the first counts.
+    if (renamingRef.current !== from) return;
+    renamingRef.current = null;
     const name = renameTo.trim();
     setRenaming(null);
     if (!name || !sessionId || name === from.split("/").pop()) return;
@@ -281,7 +286,10 @@ export function FileTree({
       }}
       onKeyDown={(event) => {
         if (event.key === "Enter") commitRename(path);
-        else if (event.key === "Escape") setRenaming(null);
+        else if (event.key === "Escape") {
+          renamingRef.current = null;
+          setRenaming(null);
+        }
         event.stopPropagation();
       }}
       onBlur={() => commitRename(path)}

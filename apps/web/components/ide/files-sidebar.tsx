@@ -114,7 +114,7 @@ export function FilesSidebar({
   ];
 
   return (
-    <div className={`file-tree ${styles.sidebar}`} data-testid="sidebar">
+    <div className={styles.sidebar} data-testid="sidebar">
       <div className={styles.sideTabs} role="tablist">
         <button
           role="tab"
