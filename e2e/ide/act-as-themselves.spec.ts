@@ -41,6 +41,8 @@ async function openFile(page: Page, request: APIRequestContext, sessionId: strin
   await file.click();
   await expect(page.locator(`[data-testid="editor-tab"][data-path="${path}"]`)).toBeVisible();
   await expect(page.locator("[data-monaco-ready]")).toHaveCount(1);
+  // Loaded (not just opening): ▶ Run saves the tab first, and a tab still loading has nothing to save.
+  await expect(page.getByTestId("editor").locator(".view-lines")).toContainText(content.split("\n")[0]!);
 }
 
 async function mcpAgent(page: Page, sessionId: string): Promise<Client> {
