@@ -45,6 +45,40 @@ test("operator: a policy rule's examples are checked when it is saved, the rule 
   requests.assertNone();
 });
 
+test("operator: a rule targets people, agents or everyone; a shell rule matches every command only when 'every command' is ticked", async ({ page, context, request }) => {
+  const requests = watchExternalRequests(page);
+  page.on("dialog", (dialog) => void dialog.accept());
+  await signInContext(context);
+  await page.goto("/settings");
+  await page.getByTestId("rule-effect").selectOption("ask");
+  await page.getByTestId("rule-tool").fill("run_script");
+  await page.getByTestId("rule-target").selectOption("people");
+  // An empty prefix is not "every command": refused, naming the box to tick.
+  await page.getByTestId("rule-must-match").fill("python3 train.py");
+  await page.getByTestId("save-policy-rule").click();
+  await expect(page.getByTestId("policy-rule-error")).toContainText("matchAll: true");
+  await page.getByTestId("rule-prefix").fill("   ");
+  await page.getByTestId("save-policy-rule").click();
+  await expect(page.getByTestId("policy-rule-error")).toContainText('commandPrefix: must name a command (got "   ")');
+  await page.getByTestId("rule-match-all").check();
+  await expect(page.getByTestId("rule-prefix")).toBeDisabled();
+  await page.getByTestId("save-policy-rule").click();
+  const row = page.getByTestId("policy-rule-row").filter({ hasText: "run_script" }).filter({ hasText: "every command" });
+  await expect(row).toBeVisible();
+  await expect(row.getByTestId("policy-rule-target")).toHaveText("people");
+  await screenshot(page, "settings-policy-rule-for-people");
+
+  // It governs people only: a script's call at trusted still runs without asking.
+  const { id: sessionId } = await api.createSession(request, { name: `target-${Date.now()}`, autonomy: "trusted" });
+  await api.tool(request, sessionId, "write_file", { path: "t.py", content: "print('ran')\n" });
+  const script = await api.tool(request, sessionId, "run_script", { interpreter: "python3", script: "t.py" });
+  expect(script.status).toBe(200);
+  expect(script.body.ok).toBe(true);
+  await row.getByTestId("delete-policy-rule").click();
+  await expect(row).toHaveCount(0);
+  requests.assertNone();
+});
+
 test("admin: add a user, issue a token shown once, the user signs in with it, revoking it refuses it", async ({ page, context, browser }) => {
   const requests = watchExternalRequests(page);
   page.on("dialog", (dialog) => void dialog.accept());
