@@ -413,7 +413,14 @@ async function dockerdRestart(_runner: ChildRunner, scale: ChaosScale): Promise<
     const endedWithCause = !cameBack && Boolean(row.terminationCause) && typeof call.body.error?.code === "string";
     const runs = (
       await runner.api<{
-        runs: { id: string; status: string; cause: string | null; receiptId: string | null; tool: string }[];
+        runs: {
+          id: string;
+          status: string;
+          outcome: string | null;
+          cause: string | null;
+          receiptId: string | null;
+          tool: string;
+        }[];
       }>("GET", `/api/runs?sessionId=${session}`)
     ).body.runs;
     // Newest first: the oldest is the background process started before the engine went down.
@@ -437,7 +444,7 @@ async function dockerdRestart(_runner: ChildRunner, scale: ChaosScale): Promise<
       {
         part: "dockerd restart",
         figure: "background run after the restart",
-        value: bg ? `${bg.status}${bg.cause ? ` (${bg.cause})` : ""}` : "none",
+        value: bg ? `${bg.status}, ${bg.outcome ?? "no outcome"}${bg.cause ? ` (${bg.cause})` : ""}` : "none",
         ok: openRuns === 0 && Boolean(bg?.cause || bg?.status === "finished"),
       },
       { part: "dockerd restart", figure: "ended runs without a receipt", value: String(unsealed), ok: unsealed === 0 },
