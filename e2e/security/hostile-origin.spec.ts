@@ -74,7 +74,9 @@ async function watchCsp(page: Page): Promise<string[]> {
   });
   await page.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (event) =>
-      console.error(`Content Security Policy violation: ${event.violatedDirective} ${event.blockedURI}`),
+      console.error(
+        `Content Security Policy violation: ${event.violatedDirective} ${event.blockedURI} from ${event.sourceFile}:${event.lineNumber}:${event.columnNumber}`,
+      ),
     );
   });
   return violations;

@@ -1,3 +1,5 @@
+// First, before any schema module: in a browser, zod without its JIT (jitless.ts).
+import "./jitless";
 export * from "./tool-result";
 export * from "./content-block";
 export * from "./agent-rpc";
