@@ -199,7 +199,13 @@ export function LogView({
         style={{ height: rows.length ? Math.min(HEIGHT, rows.length * ROW + 16) : undefined }}
         onScroll={(event) => {
           const el = event.currentTarget;
-          setScrollTop(el.scrollTop);
+          // Re-render only every 10 rows of scrolling: the overscan (30 rows) covers the rest.
+          if (
+            Math.abs(el.scrollTop - scrollTop) >= ROW * 10 ||
+            el.scrollTop === 0 ||
+            el.scrollTop + el.clientHeight >= el.scrollHeight - 1
+          )
+            setScrollTop(el.scrollTop);
           if (live) setFollow(el.scrollHeight - el.scrollTop - el.clientHeight < ROW);
         }}
         data-testid="log-viewport"

@@ -97,21 +97,35 @@ export function useRunStream(runId: string | null): RunStream {
     // A run that has ended is read from its combined log: stdout and stderr in the order they were written
     // (the per-stream logs cannot say how they interleaved). A live run's events arrive in that order anyway.
     const loadCombined = async (): Promise<boolean> => {
+      if (!sizes) return false;
+      const known = sizes;
+      // One stream only: the combined log is that stream, nothing to split.
+      const only: LogStream | null = known.stderr === 0 ? "stdout" : known.stdout === 0 ? "stderr" : null;
       let content = "";
       let offset = 0;
       for (let i = 0; i < 200 && !cancelled; i++) {
-        const page = await getRunLogs(runId, "combined" as LogStream, offset, 1_048_576);
+        // A small first page, shown at once: a long log's first lines appear while the rest loads.
+        const page = await getRunLogs(runId, "combined" as LogStream, offset, i === 0 ? 262_144 : 1_048_576);
         content += page.content;
         if (!page.content || page.nextOffset <= offset || page.done) break;
         offset = page.nextOffset;
+        if (i === 0 && !cancelled) {
+          const first = content;
+          setState((old) => ({ ...old, chunks: [{ stream: only ?? "stdout", text: first }] }));
+        }
       }
-      if (cancelled || !sizes) return false;
-      // The combined log has no stream marks: walking it against the two stream logs gives each piece back
-      // to the stream that wrote it, so stderr is still marked.
-      const [stdout, stderr] = content ? await Promise.all([getAllRunLogs(runId, "stdout"), getAllRunLogs(runId, "stderr")]) : [null, null];
       if (cancelled) return false;
-      haveRef.current = { ...sizes };
-      setState((old) => ({ ...old, chunks: content ? splitCombined(content, stdout?.content ?? "", stderr?.content ?? "") : [] }));
+      let chunks: OutputChunk[] = [];
+      if (content && only) chunks = [{ stream: only, text: content }];
+      else if (content) {
+        // The combined log has no stream marks: walking it against the two stream logs gives each piece back
+        // to the stream that wrote it, so stderr is still marked.
+        const [stdout, stderr] = await Promise.all([getAllRunLogs(runId, "stdout"), getAllRunLogs(runId, "stderr")]);
+        chunks = splitCombined(content, stdout.content, stderr.content);
+      }
+      if (cancelled) return false;
+      haveRef.current = { ...known };
+      setState((old) => ({ ...old, chunks }));
       return true;
     };
 
