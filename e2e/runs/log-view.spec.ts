@@ -73,9 +73,16 @@ test("run log: colours, one progress line, a fold, stderr marked, #L3 permalink,
   expect(at("inside the group")).toBeLessThan(at("a warning on stderr"));
   expect(at("a warning on stderr")).toBeLessThan(at("after the group"));
 
-  // Search: next moves to the match and selects nothing else.
+  // Search: next and previous move between the matching lines.
   await page.getByTestId("log-search").fill("green");
   await expect(page.getByTestId("log-search-count")).toHaveText("1 of 1");
+  await page.getByTestId("log-search").fill("group");
+  await expect(page.getByTestId("log-search-count")).toHaveText("1 of 3");
+  await page.getByTestId("log-search-next").click();
+  await expect(page.getByTestId("log-search-count")).toHaveText("2 of 3");
+  await expect(page.locator('[data-testid="log-line"][data-current="true"]')).toContainText("inside the group");
+  await page.getByTestId("log-search-prev").click();
+  await expect(page.locator('[data-testid="log-line"][data-current="true"]')).toContainText("Install deps");
   await screenshot(page, "log-view-open-search");
 
   // The raw download is the log as written, escapes and all.

@@ -232,6 +232,7 @@ export function LogView({
                   data-line={line.number}
                   data-stream={line.stderr ? "stderr" : "stdout"}
                   data-selected={line.number === selected ? "true" : undefined}
+                  data-current={index === current ? "true" : undefined}
                 >
                   <a
                     className={styles.number}
