@@ -158,6 +158,10 @@ describe("browser sessions", () => {
     const yolo = await send<{ error: { message: string } }>("PATCH", `/api/sessions/${devSession}`, cookieOf(secret), { autonomy: "yolo" });
     expect(yolo.status).toBe(403);
     expect(yolo.body.error.message).toMatch(/autonomy: a developer may set at most trusted \(got yolo\)/);
+    // The same ceiling at creation: a developer cannot start at a level they could not switch to.
+    const created = await send<{ error: { message: string } }>("POST", "/api/sessions", cookieOf(secret), { autonomy: "yolo" });
+    expect(created.status).toBe(403);
+    expect(created.body.error.message).toMatch(/autonomy: a developer may set at most trusted \(got yolo\)/);
     const bad = await send<{ error: { message: string } }>("PATCH", `/api/sessions/${devSession}`, cookieOf(secret), { autonomy: "reckless" });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toMatch(/autonomy/);

@@ -57,6 +57,13 @@ function view(row: SessionRow): SessionView {
   };
 }
 
+/** Above trusted is the table's `session yolo` cell (docs/api.md, Roles): operators and admins only. */
+function assertAutonomyAllowed(principal: Principal, autonomy: Autonomy, session: Target): void {
+  if (AUTONOMY_LEVELS.indexOf(autonomy) <= AUTONOMY_LEVELS.indexOf(DEVELOPER_MAX_AUTONOMY)) return;
+  if (allows(principal, "session", "yolo", session)) return;
+  throw new AppError({ code: "forbidden", message: `autonomy: a ${principal.role} may set at most ${DEVELOPER_MAX_AUTONOMY} (got ${autonomy}); ask an operator for ${autonomy}` });
+}
+
 /**
  * Sessions: the database row is the system of record, the sandbox driver runs the container. Driver
  * lifecycle events land on the row with their machine-readable cause.
@@ -87,6 +94,8 @@ export class SessionService {
 
   async create(body: CreateSessionBody, principal: Principal): Promise<SessionView> {
     authorize(principal, "session", "create");
+    // The same ceiling as a later change: a developer cannot start at a level they could not switch to.
+    assertAutonomyAllowed(principal, body.autonomy, { id: "new", ownerId: principal.userId });
     const id = newId("ses");
     await this.deps.db.session.create({
       data: { id, name: body.name ?? `session ${new Date().toISOString().slice(0, 16).replace("T", " ")}`, ownerId: principal.userId, autonomy: body.autonomy, network: body.network, envJson: JSON.stringify(body.env), status: "starting" },
@@ -142,10 +151,7 @@ export class SessionService {
   async setAutonomy(id: string, autonomy: Autonomy, principal: Principal): Promise<SessionView> {
     const session = await this.get(id, principal);
     authorize(principal, "session", "update", { id: session.id, ownerId: session.ownerId });
-    // Above trusted is the table's `session yolo` cell (docs/api.md, Roles): operators and admins only.
-    if (AUTONOMY_LEVELS.indexOf(autonomy) > AUTONOMY_LEVELS.indexOf(DEVELOPER_MAX_AUTONOMY) && !allows(principal, "session", "yolo", session)) {
-      throw new AppError({ code: "forbidden", message: `autonomy: a ${principal.role} may set at most ${DEVELOPER_MAX_AUTONOMY} (got ${autonomy}); ask an operator for ${autonomy}` });
-    }
+    assertAutonomyAllowed(principal, autonomy, session);
     const row = await this.deps.db.session.update({
       where: { id: session.id },
       data: { autonomy, autonomyChangedBy: principal.name, autonomyChangedAt: new Date() },
