@@ -59,7 +59,7 @@ describe("MCP to the letter (real runner, real sandbox, real SDK clients)", () =
     await call("write_file", { path: "f.txt", content: "hello\nworld\n" });
     expect(await call("read_file", { path: "f.txt" })).toMatchObject({ path: "f.txt", content: "hello\nworld\n", totalLines: 2 });
     await call("read_file", { path: "f.txt", encoding: "base64", startLine: 1 });
-    expect(await call("edit", { path: "f.txt", old_string: "world", new_string: "there" })).toEqual({ path: "f.txt", replacements: 1 });
+    expect(await call("edit", { path: "f.txt", old_string: "world", new_string: "there" })).toMatchObject({ path: "f.txt", replacements: 1 });
     await call("apply_patch", { patch: "*** Begin Patch\n*** Add File: g.txt\n+added\n*** End Patch" });
     expect(await call("glob", { pattern: "*.txt" })).toMatchObject({ files: ["f.txt", "g.txt"] });
     await call("grep", { pattern: "hello" });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -18,6 +19,7 @@ describe("edit", () => {
     expect(detailsOf(await h.call("edit", { path: "a.ts", old_string: "b = 2", new_string: "b = '$&'" }))).toEqual({
       path: "a.ts",
       replacements: 1,
+      sha256: createHash("sha256").update("const a = 1;\nconst b = '$&';\n").digest("hex"),
     });
     expect(await readFile(file("a.ts"), "utf8")).toBe("const a = 1;\nconst b = '$&';\n");
     expect((await stat(file("a.ts"))).mode & 0o777).toBe(0o600);
@@ -52,7 +54,7 @@ describe("edit", () => {
     await writeFile(file("a.txt"), "x x x\n");
     expect(
       detailsOf(await h.call("edit", { path: "a.txt", old_string: "x", new_string: "yy", replaceAll: true })),
-    ).toEqual({ path: "a.txt", replacements: 3 });
+    ).toEqual({ path: "a.txt", replacements: 3, sha256: createHash("sha256").update("yy yy yy\n").digest("hex") });
     expect(await readFile(file("a.txt"), "utf8")).toBe("yy yy yy\n");
   });
 
@@ -70,5 +72,26 @@ describe("edit", () => {
     expect(errorOf(await h.call("edit", { path: ".git/config", old_string: "a", new_string: "b" }))).toBe(
       "Writes under .git are refused: .git/config",
     );
+  });
+
+  it("with expectedSha256: edits a file that still matches, and a changed one fails with conflict, untouched", async () => {
+    const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+    await writeFile(file("a.txt"), "one two\n");
+    expect(
+      detailsOf(
+        await h.call("edit", { path: "a.txt", old_string: "two", new_string: "2", expectedSha256: sha("one two\n") }),
+      ),
+    ).toEqual({ path: "a.txt", replacements: 1, sha256: sha("one 2\n") });
+    const stale = await h.call("edit", {
+      path: "a.txt",
+      old_string: "one",
+      new_string: "1",
+      expectedSha256: sha("one two\n"),
+    });
+    expect(stale.error?.code).toBe("conflict");
+    expect(errorOf(stale)).toBe(
+      `a.txt changed on disk: expectedSha256 ${sha("one two\n")}, actual sha256 ${sha("one 2\n")}; nothing was written`,
+    );
+    expect(await readFile(file("a.txt"), "utf8")).toBe("one 2\n");
   });
 });

@@ -3,6 +3,7 @@ import { defineTool, okResult } from "../tools/tool-context";
 import { fail } from "../tools/tool-failure-error";
 import { atomicWrite } from "../workspace/atomic-write";
 import { readTextFile } from "../workspace/text-file";
+import { assertUnchanged, sha256Hex } from "./write-file";
 
 const EDIT_MAX_BYTES = 20 * 1024 * 1024;
 
@@ -16,6 +17,7 @@ export const editTool = defineTool({
     if (args.old_string === args.new_string)
       fail("invalid_args", "old_string and new_string are identical: nothing to change");
     const file = await workspace.resolveForWrite(args.path);
+    await assertUnchanged(file.real, file.rel, args.expectedSha256);
     const { text, mode } = await readTextFile(file, EDIT_MAX_BYTES);
 
     let oldString = args.old_string;
@@ -42,8 +44,17 @@ export const editTool = defineTool({
     const updated = args.replaceAll
       ? text.split(oldString).join(newString)
       : text.slice(0, text.indexOf(oldString)) + newString + text.slice(text.indexOf(oldString) + oldString.length);
-    await atomicWrite(file.real, Buffer.from(updated, "utf8"), { mode });
-    const details: EditDetails = { path: file.rel, replacements: args.replaceAll ? count : 1 };
+    const bytes = Buffer.from(updated, "utf8");
+    // Checked again just before the rename: a write between our read and now is a conflict, not lost.
+    await atomicWrite(file.real, bytes, {
+      mode,
+      beforeCommit: () => assertUnchanged(file.real, file.rel, args.expectedSha256),
+    });
+    const details: EditDetails = {
+      path: file.rel,
+      replacements: args.replaceAll ? count : 1,
+      sha256: sha256Hex(bytes),
+    };
     return okResult(details, { crlf: text.includes("\r\n") });
   },
 });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -112,5 +113,14 @@ describe("read_file", () => {
     );
     expect(errorOf(await h.call("read_file", { path: "a", maxChars: 1e12 }))).toMatch(/maxChars: must be at most/);
     expect(errorOf(await h.call("read_file", { path: "a", encoding: "latin1" }))).toMatch(/encoding: /);
+  });
+
+  it("returns the sha256 of the whole file's bytes, whatever range was read", async () => {
+    const bytes = "1\n2\n3\n";
+    await writeFile(path.join(h.root, "a.txt"), bytes);
+    const whole = createHash("sha256").update(bytes).digest("hex");
+    expect((await read({ path: "a.txt" })).sha256).toBe(whole);
+    expect((await read({ path: "a.txt", startLine: 2, endLine: 2 })).sha256).toBe(whole);
+    expect((await read({ path: "a.txt", encoding: "base64" })).sha256).toBe(whole);
   });
 });

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { READ_FILE_MAX_BYTES, ReadFileArgsSchema, type ReadFileDetails } from "@berth/protocol";
 import { defineTool, okResult } from "../tools/tool-context";
+import { sha256Hex } from "./write-file";
 import { decodeText, splitLinesKeepEnds, statFile } from "../workspace/text-file";
 
 export const readFileTool = defineTool({
@@ -24,11 +25,12 @@ export const readFileTool = defineTool({
         totalLines,
         truncated: false,
         encoding: "base64",
+        sha256: sha256Hex(bytes),
       };
       return okResult(details, { bytes: size });
     }
     const text = decodeText(bytes, file.input, " (use encoding=base64)");
-    return okResult(sliceLines(file.rel, text, args), { bytes: size });
+    return okResult({ ...sliceLines(file.rel, text, args), sha256: sha256Hex(bytes) }, { bytes: size });
   },
 });
 

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { chmod, mkdir, readFile, readdir, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -14,7 +15,14 @@ const file = (rel: string) => path.join(h.root, rel);
 describe("write_file", () => {
   it("creates parent folders and reports what it did", async () => {
     const d = detailsOf(await h.call("write_file", { path: "a/b/c.txt", content: "héllo\n" }));
-    expect(d).toEqual({ path: "a/b/c.txt", mode: "overwrite", created: true, appended: false, bytesWritten: 7 });
+    expect(d).toEqual({
+      path: "a/b/c.txt",
+      mode: "overwrite",
+      created: true,
+      appended: false,
+      bytesWritten: 7,
+      sha256: createHash("sha256").update("héllo\n").digest("hex"),
+    });
     expect(await readFile(file("a/b/c.txt"), "utf8")).toBe("héllo\n");
   });
 
@@ -108,5 +116,51 @@ describe("write_file", () => {
       "Invalid arguments for write_file: content: contains invalid UTF-8",
     );
     await expect(stat(file("a"))).rejects.toThrow();
+  });
+
+  describe("expectedSha256", () => {
+    const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+
+    it("writes when the file still has the bytes the writer saw, and returns the new hash", async () => {
+      await writeFile(file("a.txt"), "seen");
+      const d = detailsOf(
+        await h.call("write_file", { path: "a.txt", content: "mine", expectedSha256: sha("seen").toUpperCase() }),
+      );
+      expect(d).toMatchObject({ created: false, sha256: sha("mine") });
+      expect(await readFile(file("a.txt"), "utf8")).toBe("mine");
+    });
+
+    it("fails with conflict naming the path and both hashes, and changes nothing", async () => {
+      await writeFile(file("a.txt"), "theirs");
+      const result = await h.call("write_file", { path: "a.txt", content: "mine", expectedSha256: sha("seen") });
+      expect(result.error?.code).toBe("conflict");
+      expect(errorOf(result)).toBe(
+        `a.txt changed on disk: expectedSha256 ${sha("seen")}, actual sha256 ${sha("theirs")}; nothing was written`,
+      );
+      expect(result.details).toEqual({ path: "a.txt", expectedSha256: sha("seen"), actualSha256: sha("theirs") });
+      expect(await readFile(file("a.txt"), "utf8")).toBe("theirs");
+      expect(await readdir(h.root)).toEqual(["a.txt"]);
+    });
+
+    it("a file deleted since it was read is a conflict (actual: absent); null means no check", async () => {
+      const gone = await h.call("write_file", { path: "gone.txt", content: "x", expectedSha256: sha("seen") });
+      expect(gone.error?.code).toBe("conflict");
+      expect(errorOf(gone)).toContain("actual sha256 absent");
+      await expect(stat(file("gone.txt"))).rejects.toThrow();
+      await writeFile(file("b.txt"), "theirs");
+      expect(
+        detailsOf(await h.call("write_file", { path: "b.txt", content: "m", expectedSha256: null })),
+      ).toMatchObject({
+        bytesWritten: 1,
+      });
+    });
+
+    it("refuses a value that is not a sha256, naming the field", async () => {
+      await writeFile(file("a.txt"), "keep");
+      expect(errorOf(await h.call("write_file", { path: "a.txt", content: "x", expectedSha256: "abc" }))).toBe(
+        'Invalid arguments for write_file: expectedSha256: must be 64 hex digits (the sha256 read_file returned) (got "abc")',
+      );
+      expect(await readFile(file("a.txt"), "utf8")).toBe("keep");
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { WRITE_FILE_MAX_BYTES, WriteFileArgsSchema, type WriteFileDetails } from "@berth/protocol";
 import { defineTool, okResult } from "../tools/tool-context";
@@ -22,6 +23,29 @@ export function decodeContent(content: string, encoding: "utf8" | "base64", fiel
   return data;
 }
 
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/**
+ * A save's precondition: the file on disk still has the bytes the writer saw. Fails with `conflict` naming
+ * the path and both hashes ("absent" for a file that is gone); null/undefined expected means no check.
+ */
+export async function assertUnchanged(realPath: string, displayPath: string, expected: string | null | undefined) {
+  if (expected === null || expected === undefined) return;
+  const actual = await readFile(realPath).then(sha256Hex, (error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return "absent";
+    throw error;
+  });
+  if (actual !== expected) {
+    fail(
+      "conflict",
+      `${displayPath} changed on disk: expectedSha256 ${expected}, actual sha256 ${actual}; nothing was written`,
+      { path: displayPath, expectedSha256: expected, actualSha256: actual },
+    );
+  }
+}
+
 export const writeFileTool = defineTool({
   name: "write_file",
   schema: WriteFileArgsSchema,
@@ -34,10 +58,16 @@ export const writeFileTool = defineTool({
     if (existing && args.mode === "create") fail("exists", `File already exists: ${args.path}`);
     if (existing && !existing.isFile()) fail("not_a_file", `Not a regular file: ${args.path}`);
 
+    await assertUnchanged(file.real, file.rel, args.expectedSha256);
+
     const appended = args.mode === "append" && existing !== undefined;
     const bytes = appended ? Buffer.concat([await readFile(file.real), data]) : data;
     try {
-      await atomicWrite(file.real, bytes, { exclusive: args.mode === "create" });
+      await atomicWrite(file.real, bytes, {
+        exclusive: args.mode === "create",
+        // Checked again with the new bytes already on disk, so only the rename itself can race.
+        beforeCommit: () => assertUnchanged(file.real, file.rel, args.expectedSha256),
+      });
     } catch (error) {
       // Lost a race with another writer between the check and the link.
       if ((error as NodeJS.ErrnoException).code === "EEXIST") fail("exists", `File already exists: ${args.path}`);
@@ -49,6 +79,7 @@ export const writeFileTool = defineTool({
       created: existing === undefined,
       appended,
       bytesWritten: data.length,
+      sha256: sha256Hex(bytes),
     };
     // The real path shows where a symlinked name actually landed.
     return okResult(details, { realPath: file.real });

@@ -7,6 +7,8 @@ export interface AtomicWriteOptions {
   exclusive?: boolean;
   /** File mode to keep (an existing file's permissions survive a rewrite). */
   mode?: number;
+  /** Runs after the temp file is written, just before the rename; a throw leaves the target untouched. */
+  beforeCommit?: () => Promise<void>;
 }
 
 /** Temp name next to the target, so the final rename never crosses a filesystem. */
@@ -37,6 +39,7 @@ export async function atomicWrite(target: string, data: Uint8Array, options: Ato
   const mode = options.mode ?? (await existingMode(target));
   const temp = await writeTemp(target, data, mode);
   try {
+    await options.beforeCommit?.();
     // link() refuses an existing name, which makes create-only atomic too.
     if (options.exclusive) await link(temp, target);
     else await rename(temp, target);

@@ -28,5 +28,7 @@ export const ReadFileDetailsSchema = z.object({
   truncated: z.boolean(),
   nextStartLine: z.number().int().optional(),
   encoding: z.enum(["utf8", "base64"]),
+  /** sha256 (hex) of the whole file's bytes, whatever range was returned: a save's expectedSha256. */
+  sha256: z.string().optional(),
 });
 export type ReadFileDetails = z.infer<typeof ReadFileDetailsSchema>;
