@@ -154,3 +154,50 @@ export const AgentNotification = {
   Output: "output",
   ProcessStatus: "process.status",
 } as const;
+
+// ---- ports (runner → agent): a TCP stream to 127.0.0.1:<port> inside the container ----
+
+/**
+ * The agent connects to 127.0.0.1:<port> in the container and relays bytes; the container keeps no
+ * network. Reads are long polls, as terminal.read: the agent buffers at most PORT_STREAM_BUFFER_BYTES of
+ * what the runner has not read and stops reading the socket meanwhile, so a slow browser slows the server
+ * instead of growing anyone's memory.
+ */
+export const PORT_STREAM_MAX_OPEN = 64;
+export const PORT_FRAME_MAX_BYTES = 64 * 1024;
+export const PORT_STREAM_BUFFER_BYTES = 256 * 1024;
+
+export const PortNumberSchema = z.number().int().min(1).max(65535);
+const PortStreamId = z.string().min(1).max(100);
+
+export const PortMethod = {
+  Open: "port.open",
+  Write: "port.write",
+  Read: "port.read",
+  Close: "port.close",
+  List: "port.list",
+} as const;
+export type PortMethodName = (typeof PortMethod)[keyof typeof PortMethod];
+
+export function isPortMethod(method: string): method is PortMethodName {
+  return (Object.values(PortMethod) as string[]).includes(method);
+}
+
+export const PortOpenParamsSchema = z.strictObject({ port: PortNumberSchema });
+export const PortOpenResultSchema = z.object({ streamId: z.string() });
+
+/** `data` is base64 of at most PORT_FRAME_MAX_BYTES; answered once the socket took it (drain). */
+export const PortWriteParamsSchema = z.strictObject({ streamId: PortStreamId, data: z.string().max(Math.ceil(PORT_FRAME_MAX_BYTES / 3) * 4) });
+export const PortWriteResultSchema = z.object({ bytesWritten: z.number().int().nonnegative() });
+
+/** Up to PORT_FRAME_MAX_BYTES as soon as there are any, empty after `waitMs`; `eof`: the server closed and all was read. */
+export const PortReadParamsSchema = z.strictObject({ streamId: PortStreamId, waitMs: z.number().int().min(0).max(30_000).default(10_000) });
+export const PortReadResultSchema = z.object({ data: z.string(), eof: z.boolean() });
+
+export const PortCloseParamsSchema = z.strictObject({ streamId: PortStreamId });
+export const PortCloseResultSchema = z.object({ closed: z.boolean() });
+
+/** TCP sockets in LISTEN on an address the agent reaches (127.0.0.1, 0.0.0.0, ::, ::1), from /proc/net/tcp and tcp6. */
+export const ListeningPortSchema = z.object({ port: PortNumberSchema, address: z.string() });
+export type ListeningPort = z.infer<typeof ListeningPortSchema>;
+export const PortListResultSchema = z.object({ ports: z.array(ListeningPortSchema) });

@@ -9,6 +9,7 @@ import {
   ToolAbortParamsSchema,
   ToolCallParamsSchema,
   type ToolResult,
+  isPortMethod,
   isTerminalMethod,
   toolFailure,
 } from "@berth/protocol";
@@ -17,6 +18,7 @@ import type { AgentConfig } from "../config";
 import { asWorkspaceUser } from "../processes/launch";
 import { ProcessManager } from "../processes/process-manager";
 import { TerminalFault, TerminalManager } from "../terminals";
+import { PortFault, PortRelay } from "../ports";
 import { HashParamsError, firstChanged, hashFiles } from "../run-script/hash-files";
 import { callTool } from "../tools/call-tool";
 import type { AgentTool, Notify } from "../tools/tool-context";
@@ -67,6 +69,7 @@ export function startAgentServer(options: AgentServerOptions): {
   const notify: Notify = (method, params) => send({ method, params });
   const processes = new ProcessManager(config.stateDir, notify, (file, args) => asWorkspaceUser(config, file, args));
   const terminals = new TerminalManager(config, log);
+  const ports = new PortRelay();
   const activeCalls = new Map<string, AbortController>();
   let writeQueue: Promise<unknown> = Promise.resolve();
   const inFlight = new Set<Promise<void>>();
@@ -145,6 +148,13 @@ export function startAgentServer(options: AgentServerOptions): {
             throw error instanceof TerminalFault ? new RpcFault(error.code, error.message) : error;
           }
         }
+        if (isPortMethod(method)) {
+          try {
+            return await ports.dispatch(method, params);
+          } catch (error) {
+            throw error instanceof PortFault ? new RpcFault(error.code, error.message) : error;
+          }
+        }
         throw new RpcFault(RpcErrorCode.MethodNotFound, `Method not found: ${method}`);
     }
   }
@@ -217,7 +227,7 @@ export function startAgentServer(options: AgentServerOptions): {
       // The runner closed our stdin: answer what was already asked (it may still read stdout), then
       // stop the session's background processes and finish.
       void Promise.allSettled([...inFlight])
-        .then(() => (terminals.closeAll(), processes.stopAll()))
+        .then(() => (terminals.closeAll(), ports.closeAll(), processes.stopAll()))
         .finally(resolve);
     });
   });

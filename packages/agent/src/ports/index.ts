@@ -1,0 +1,3 @@
+export * from "./port-relay";
+export * from "./port-fault";
+export * from "./list-listening-ports";
