@@ -100,6 +100,14 @@ export async function ensureChromium() {
   await step("install Chromium (apt-get install chromium)", () => aptInstall(["chromium"]));
 }
 
+/** ripgrep on the host for the agent's grep unit tests (the sandbox image has its own). */
+export async function ensureRipgrep() {
+  const found = (process.env.PATH ?? "").split(path.delimiter).some((dir) => dir && fs.existsSync(path.join(dir, "rg")));
+  if (found) return;
+  if (!isRoot || !isDebian) throw new SetupError("ripgrep is missing: install it (apt-get install ripgrep) to run the unit tests");
+  await step("install ripgrep (apt-get install ripgrep)", () => aptInstall(["ripgrep"]));
+}
+
 /** A data dir we can write, or one line saying what to do. */
 export function ensureDataDir(dataDir) {
   try {
@@ -164,6 +172,9 @@ export async function setup(root, { dataDir, forTests = false }) {
   await ensurePrismaClients(root);
   await buildAll(root);
   await ensureSandboxImageBuilt(root);
-  if (forTests) await ensureChromium();
+  if (forTests) {
+    await ensureChromium();
+    await ensureRipgrep();
+  }
   process.stdout.write(`setup finished in ${((Date.now() - started) / 1000).toFixed(1)} s (${os.hostname()})\n`);
 }
