@@ -1,5 +1,5 @@
 // `npm run bench [name]`: benchmarks print their own figures and ratios against a baseline measured in
-// the same run. Names: sandbox, tools, admission, stream, web; no name runs them all but web.
+// the same run. Names: sandbox, tools, admission, stream, web, terminal; no name runs them all but web and terminal.
 import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -11,6 +11,7 @@ const BENCHES = {
   admission: ["npx", "tsx", "packages/tools/src/admission/bench.ts"],
   stream: ["npx", "tsx", "apps/runner/src/bench/stream-bench.ts"],
   web: ["node", "apps/web/bench/web-bench.mjs"],
+  terminal: ["node", "apps/web/bench/terminal-bench.mjs"],
 };
 
 const wanted = process.argv.slice(2);

@@ -24,6 +24,7 @@ const READ_CHUNK = 256 * 1024;
 /** A long poll's wait inside the agent; the call's own deadline is a little longer. */
 const POLL_MS = 20_000;
 const RETRY_MS = 1_000;
+const AUTH_CACHE_MS = 30_000;
 
 interface LiveTerminal {
   info: TerminalInfo;
@@ -50,6 +51,8 @@ interface LiveTerminal {
  */
 export class TerminalService {
   private readonly terminals = new Map<string, LiveTerminal>();
+  /** Credential × terminal → until when its last permission check holds. */
+  private readonly allowed = new Map<string, number>();
   /** Sessions whose agent was asked for terminals a previous runner left behind. */
   private readonly swept = new Set<string>();
 
@@ -211,7 +214,12 @@ export class TerminalService {
   private async mine(principal: Principal, terminalId: string): Promise<LiveTerminal> {
     const terminal = this.terminals.get(terminalId);
     if (!terminal) throw new AppError({ code: "not_found", message: `Unknown terminalId: ${terminalId}` });
+    // Every keystroke is an event: a credential's permission is checked once per AUTH_CACHE_MS, not per
+    // key (a revoked credential loses its sockets at once: credential-revocation.ts).
+    const key = `${principal.tokenId}\0${terminalId}`;
+    if ((this.allowed.get(key) ?? 0) > Date.now()) return terminal;
     await this.session(principal, terminal.info.sessionId);
+    this.allowed.set(key, Date.now() + AUTH_CACHE_MS);
     return terminal;
   }
 
@@ -297,6 +305,7 @@ export class TerminalService {
   private forget(terminal: LiveTerminal): void {
     for (const follower of terminal.followers) follower.stop();
     this.terminals.delete(terminal.info.terminalId);
+    for (const key of this.allowed.keys()) if (key.endsWith(`\0${terminal.info.terminalId}`)) this.allowed.delete(key);
   }
 
   /** Shells a previous runner left in the container have no run to record them: hang them up once. */
