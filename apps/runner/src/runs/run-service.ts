@@ -67,6 +67,8 @@ function outcomeOf(kind: RunKind, result: ToolResult): { outcome: RunOutcome; ex
 export class RunService {
   private readonly active = new Map<string, ActiveRun>();
   private readonly byProcess = new Map<string, string>();
+  /** Background runs just ended `aborted` by their agent, per session: a shutting-down agent stops them too. */
+  private readonly recentlyStopped = new Map<string, { runId: string; at: number; closed: Promise<unknown> }[]>();
 
   constructor(
     private readonly deps: { db: Database; dataDir: string; events: RunnerEvents; driver: SandboxDriver; receipts: ReceiptService },
@@ -212,21 +214,59 @@ export class RunService {
     const run = runId ? this.active.get(runId) : undefined;
     if (!run) return;
     const outcome: RunOutcome = event.status === "STOPPED" ? "aborted" : event.exitCode === 0 ? "succeeded" : "failed";
-    await this.close(run, { outcome, exitCode: event.exitCode, details: { processId: event.processId, status: event.status }, cause: null });
+    const closed = this.close(run, { outcome, exitCode: event.exitCode, details: { processId: event.processId, status: event.status }, cause: null });
+    if (outcome === "aborted") this.noteStopped(event.sessionId, run.id, closed);
+    await closed;
   }
 
-  /** Runs of a session whose sandbox died end as interrupted, with the sandbox's cause. */
+  /**
+   * Runs of a session whose sandbox died end as interrupted, with the sandbox's cause. An agent told to stop
+   * (`docker stop`, a dockerd going down) stops its processes before it exits, so their runs ended `aborted`
+   * moments before the runner learnt why: they keep that outcome (their receipts are sealed) and get the cause.
+   */
   async interruptSession(sessionId: string, cause: string): Promise<void> {
+    const why = sandboxStoppedCause(cause);
+    const since = Date.now() - STOP_EXPLAINED_MS;
+    const stopped = (this.recentlyStopped.get(sessionId) ?? []).filter((s) => s.at >= since);
+    this.recentlyStopped.delete(sessionId);
+    if (stopped.length) {
+      // Their rows are written first, so the cause is not overwritten by the close still under way.
+      await Promise.all(stopped.map((s) => s.closed.catch(() => undefined)));
+      const ids = stopped.map((s) => s.runId);
+      await this.deps.db.run.updateMany({ where: { id: { in: ids }, outcome: "aborted", cause: null }, data: { cause: why } });
+    }
     for (const run of [...this.active.values()]) {
       if (run.input.sessionId !== sessionId) continue;
-      await this.close(run, { outcome: "interrupted", exitCode: null, details: {}, cause });
+      await this.close(run, { outcome: "interrupted", exitCode: null, details: {}, cause: why });
     }
+  }
+
+  private noteStopped(sessionId: string, runId: string, closed: Promise<unknown>): void {
+    const since = Date.now() - STOP_EXPLAINED_MS;
+    // Old entries go on every note, so sessions deleted without an unexpected end leave nothing behind.
+    for (const [id, entries] of this.recentlyStopped) {
+      const kept = entries.filter((s) => s.at >= since);
+      if (kept.length) this.recentlyStopped.set(id, kept);
+      else this.recentlyStopped.delete(id);
+    }
+    this.recentlyStopped.set(sessionId, [...(this.recentlyStopped.get(sessionId) ?? []), { runId, at: Date.now(), closed }]);
   }
 
   /** Ends every active run as interrupted (runner shutdown). */
   async interruptAll(cause: string): Promise<void> {
     for (const run of [...this.active.values()]) await this.close(run, { outcome: "interrupted", exitCode: null, details: {}, cause });
   }
+}
+
+/**
+ * How long before a sandbox's end an agent-stopped run counts as stopped by that end: the agent's SIGTERM to
+ * SIGKILL grace for its process groups, plus the driver's wait for the container's exit and OOM events.
+ */
+const STOP_EXPLAINED_MS = 10_000;
+
+/** The cause a run gets when its session's sandbox ends under it, e.g. `sandbox_stopped: the container stopped (exited)`. */
+export function sandboxStoppedCause(terminationCause: string): string {
+  return `sandbox_stopped: the container stopped (${terminationCause})`;
 }
 
 /** Splits a chunk (with any carried bytes before it) into whole UTF-8 characters and a new carry. */
