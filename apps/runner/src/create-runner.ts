@@ -25,6 +25,7 @@ import { CredentialRevocation } from "./auth/credential-revocation";
 import { hostAllowList } from "./http/request-guard";
 import { registerUserRoutes } from "./http/routes/users-routes";
 import { registerSessionRoutes } from "./http/routes/sessions-routes";
+import { registerDownloadRoutes } from "./http/routes/download-routes";
 import { registerRunRoutes } from "./http/routes/runs-routes";
 import { registerReceiptRoutes } from "./http/routes/receipts-routes";
 import { registerApprovalRoutes } from "./http/routes/approvals-routes";
@@ -161,6 +162,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   const app = buildServer({ db, dockerHealth, logLevel: env.BERTH_LOG_LEVEL, browserSessions, hosts });
   registerUserRoutes(app, { db, revocation, sessions });
   registerSessionRoutes(app, { sessions, tools });
+  registerDownloadRoutes(app, { sessions, driver });
   registerRunRoutes(app, { db, dataDir: env.dataDir, cancel: { db, driver, events, activeRuns } });
   registerReceiptRoutes(app, { db, dataDir: env.dataDir, receipts, webOrigin: env.webOrigin });
   registerApprovalRoutes(app, { approvals, store: approvalStore });

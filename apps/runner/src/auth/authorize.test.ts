@@ -9,7 +9,7 @@ import type { Role } from "./tokens";
  * A = anyone's, O = own only, - = refused.
  */
 const EXPECTED: { [R in Resource]: Record<Action<R>, string> } = {
-  session: { list: "AAOA", read: "AAOA", create: "OOO-", update: "AAO-", yolo: "AA--", restart: "AAO-", delete: "AAO-" },
+  session: { list: "AAOA", read: "AAOA", create: "OOO-", update: "AAO-", yolo: "AA--", restart: "AAO-", delete: "AAO-", download: "OOO-" },
   toolCall: { list: "AAOA", call: "AOO-" },
   terminal: { use: "AOO-" },
   run: { list: "AAOA", read: "AAOA", logs: "AAOA", share: "AOO-", unshare: "AAO-", cancel: "AAO-" },

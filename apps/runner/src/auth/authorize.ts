@@ -51,6 +51,7 @@ export const PERMISSIONS = {
     yolo: rule(["PATCH /api/sessions/:id"], "any", "any", "none", "none", "autonomy above trusted after creation (yolo never asks): an operator's call"),
     restart: rule(["POST /api/sessions/:id/restart"], "any", "any", "own", "none", "a restart kills the session's background processes"),
     delete: rule(["DELETE /api/sessions/:id"], "any", "any", "own", "none", "operators can stop a runaway session"),
+    download: rule(["GET /api/sessions/:id/download"], "own", "own", "own", "none", "a folder of the workspace as .tar.gz: the files are the owner's"),
   },
   toolCall: {
     list: rule(["GET /api/sessions/:id/tools"], "any", "any", "own", "any", "a session's tool surface (names and schemas)"),
