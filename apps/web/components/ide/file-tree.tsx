@@ -12,7 +12,7 @@ import {
 import type { Parked } from "@/lib/api";
 import { errorMessage } from "@/lib/api";
 import { formatBytes, join, parentOf } from "@/lib/workspace-paths";
-import { createFolder, downloadFile, movePath, removePath, uploadFile } from "./tree-actions";
+import { createFolder, downloadFile, downloadFolder, movePath, removePath, uploadFile } from "./tree-actions";
 import styles from "./files.module.css";
 
 type Node = { name: string; path: string; children: Map<string, Node> | null };
@@ -477,7 +477,21 @@ export function FileTree({
                 >
                   Download
                 </button>
-              ) : null}
+              ) : (
+                <button
+                  role="menuitem"
+                  onClick={() => {
+                    setMenu(null);
+                    try {
+                      if (sessionId) downloadFolder(sessionId, target.path);
+                    } catch (caught) {
+                      setActionError(errorMessage(caught));
+                    }
+                  }}
+                >
+                  Download as .tar.gz
+                </button>
+              )}
               <button role="menuitem" onClick={() => startRename(target.path)}>
                 Rename… <kbd>F2</kbd>
               </button>

@@ -76,3 +76,18 @@ export async function downloadFile(sessionId: string, path: string): Promise<voi
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
+
+/**
+ * A folder as .tar.gz, streamed by the runner (GET /api/sessions/:id/download): a plain link, so the browser
+ * writes the archive to disk as it arrives instead of this page holding it.
+ */
+export function downloadFolder(sessionId: string, path: string): void {
+  const target = checkWorkspacePath(path);
+  const query = new URLSearchParams({ path: target, format: "tar.gz" });
+  const link = document.createElement("a");
+  link.href = `/api/sessions/${encodeURIComponent(sessionId)}/download?${query}`;
+  link.download = `${target.split("/").pop() || "workspace"}.tar.gz`;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+}
