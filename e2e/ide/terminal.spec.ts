@@ -1,5 +1,14 @@
 import { expect, test, type Page } from "@playwright/test";
-import { ADMIN_TOKEN, activeTerminal, api, screenshot, signInWithUi, terminalText, typeInTerminal, watchExternalRequests } from "./support";
+import {
+  ADMIN_TOKEN,
+  activeTerminal,
+  api,
+  screenshot,
+  signInWithUi,
+  terminalText,
+  typeInTerminal,
+  watchExternalRequests,
+} from "./support";
 
 test.afterEach(async ({ request }) => api.cleanup(request));
 
@@ -8,7 +17,8 @@ test.use({ viewport: { width: 1440, height: 1100 } });
 const prompt = /:[^\n]*\$ *$/m;
 
 /** Waits until the visible terminal's screen matches. */
-const screenMatches = (page: Page, pattern: RegExp, timeout = 15_000) => expect.poll(() => terminalText(page), { timeout }).toMatch(pattern);
+const screenMatches = (page: Page, pattern: RegExp, timeout = 15_000) =>
+  expect.poll(() => terminalText(page), { timeout }).toMatch(pattern);
 
 async function tputCols(page: Page, marker: string): Promise<number> {
   await typeInTerminal(page, `echo ${marker}=$(tput cols)`);
@@ -16,7 +26,10 @@ async function tputCols(page: Page, marker: string): Promise<number> {
   return Number(new RegExp(`^${marker}=(\\d+)`, "m").exec(await terminalText(page))?.[1]);
 }
 
-test("the terminal is a real shell: state persists, REPLs and full-screen programs work, Ctrl+C interrupts, it follows resizes, survives a reload and has tabs", async ({ page, request }) => {
+test("the terminal is a real shell: state persists, REPLs and full-screen programs work, Ctrl+C interrupts, it follows resizes, survives a reload and has tabs", async ({
+  page,
+  request,
+}) => {
   const requests = watchExternalRequests(page);
   await signInWithUi(page);
   // A session made with the defaults (autonomy default): the person at the keyboard needs no operator.
@@ -74,7 +87,8 @@ test("the terminal is a real shell: state persists, REPLs and full-screen progra
   await page.getByTestId("tab-terminal").click();
   await screenMatches(page, /^count-10\s*$/m, 30_000);
   const afterReload = await terminalText(page);
-  for (let i = 1; i <= 10; i++) expect(afterReload.match(new RegExp(`^count-${i}\\s*$`, "gm")), `count-${i}`).toHaveLength(1);
+  for (let i = 1; i <= 10; i++)
+    expect(afterReload.match(new RegExp(`^count-${i}\\s*$`, "gm")), `count-${i}`).toHaveLength(1);
   await screenshot(page, "terminal-7-after-reload");
 
   // A second tab is a second shell; renamed by double-click; the first keeps its screen.
@@ -96,8 +110,12 @@ test("the terminal is a real shell: state persists, REPLs and full-screen progra
   await page.getByTestId("terminal-tab").nth(1).getByTestId("terminal-tab-close").click();
   await expect(page.getByTestId("terminal-tab")).toHaveCount(1);
   const terminalRun = async () => {
-    const response = await request.get(`/api/runs?sessionId=${sessionId}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
-    const { runs } = (await response.json()) as { runs: { kind: string; outcome: string | null; receiptId: string | null }[] };
+    const response = await request.get(`/api/runs?sessionId=${sessionId}`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    const { runs } = (await response.json()) as {
+      runs: { kind: string; outcome: string | null; receiptId: string | null }[];
+    };
     return runs.find((run) => run.kind === "terminal" && JSON.stringify(run).includes(second ?? "?"));
   };
   await expect.poll(async () => (await terminalRun())?.outcome).toBe("aborted");

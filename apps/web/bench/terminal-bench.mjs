@@ -1,4 +1,4 @@
-/* global document, performance, window, WebSocket */
+/* global document, performance, window, WebSocket, TextEncoder, setInterval, clearInterval */
 // `npm run bench:terminal`: the IDE terminal (xterm.js on a PTY in the session's container), in Debian's
 // chromium via Playwright, against a Berth of its own (scripts/serve.mjs on spare ports, a fresh data dir;
 // build first: `npm run build`).
@@ -49,7 +49,11 @@ const percentile = (values, p) => {
 const mb = (bytes) => (bytes / 1024 / 1024).toFixed(1);
 const ms = (value) => value.toFixed(2);
 const step = (what) => process.stderr.write(`• ${what}\n`);
-const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 
 function rssOf(pid) {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
@@ -85,7 +89,16 @@ async function waitFor(check, what, timeoutMs = 60_000) {
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-terminal-bench-"));
 const serve = spawn(process.execPath, [path.join(root, "scripts/serve.mjs")], {
   cwd: root,
-  env: { ...env, BERTH_DATA_DIR: dataDir, BERTH_RUNNER_PORT: String(RUNNER_PORT), BERTH_WEB_PORT: String(WEB_PORT), BERTH_ADMIN_TOKEN: TOKEN, BERTH_WARM_POOL: "1", BERTH_RUNNER_ID: "terminal-bench", BERTH_LOG_LEVEL: "warn" },
+  env: {
+    ...env,
+    BERTH_DATA_DIR: dataDir,
+    BERTH_RUNNER_PORT: String(RUNNER_PORT),
+    BERTH_WEB_PORT: String(WEB_PORT),
+    BERTH_ADMIN_TOKEN: TOKEN,
+    BERTH_WARM_POOL: "1",
+    BERTH_RUNNER_ID: "terminal-bench",
+    BERTH_LOG_LEVEL: "warn",
+  },
   stdio: ["ignore", "ignore", "inherit"],
 });
 // The baseline: a blank page and a WebSocket echo on one origin of this process.
@@ -104,7 +117,9 @@ try {
   step("servers up");
   const runner = runnerPid(serve.pid);
   const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
-  session = await (await fetch(`${web}/api/sessions`, { method: "POST", headers, body: JSON.stringify({ name: "bench-terminal" }) })).json();
+  session = await (
+    await fetch(`${web}/api/sessions`, { method: "POST", headers, body: JSON.stringify({ name: "bench-terminal" }) })
+  ).json();
 
   browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: chromiumArgs() });
   const context = await browser.newContext({ baseURL: web, viewport: { width: 1440, height: 1000 } });
@@ -167,7 +182,11 @@ try {
       const key = letters[i % letters.length];
       await target.evaluate((k) => Object.assign(window.__bench, { keydownAt: 0, echoAt: 0, want: k }), key);
       await target.keyboard.press(key);
-      const result = await target.waitForFunction(() => window.__bench.echoAt && window.__bench.echoAt - window.__bench.keydownAt, null, { timeout: 10_000 });
+      const result = await target.waitForFunction(
+        () => window.__bench.echoAt && window.__bench.echoAt - window.__bench.keydownAt,
+        null,
+        { timeout: 10_000 },
+      );
       samples.push(await result.jsonValue());
     }
     if (target === page) await page.keyboard.press("Control+u");
@@ -188,8 +207,12 @@ try {
   const t95 = median(terminalRounds.map((r) => r.p95));
   const b50 = median(baseRounds.map((r) => r.p50));
   const b95 = median(baseRounds.map((r) => r.p95));
-  console.log(`load average: ${loadavg()}   (${ROUNDS} alternated rounds of ${KEYS} keys, medians of per-round figures)`);
-  console.log(`keystroke → echo, terminal         p50 ${ms(t50)} ms   p95 ${ms(t95)} ms   (target p50 ≤ 15 ms: ${t50 <= 15 ? "met" : "missed"})`);
+  console.log(
+    `load average: ${loadavg()}   (${ROUNDS} alternated rounds of ${KEYS} keys, medians of per-round figures)`,
+  );
+  console.log(
+    `keystroke → echo, terminal         p50 ${ms(t50)} ms   p95 ${ms(t95)} ms   (target p50 ≤ 15 ms: ${t50 <= 15 ? "met" : "missed"})`,
+  );
   console.log(`keystroke → echo, bare WebSocket   p50 ${ms(b50)} ms   p95 ${ms(b95)} ms   (baseline)`);
   console.log(`ratio terminal / baseline          p50 ${(t50 / b50).toFixed(2)}×   p95 ${(t95 / b95).toFixed(2)}×`);
   await basePage.close();
@@ -201,8 +224,14 @@ try {
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssOf(runner))), 100);
   const bytes = MEGABYTES * 1000 * 1000;
   const startedAt = performance.now();
-  await page.keyboard.type(`clear; head -c ${bytes} /dev/zero | tr '\\0' 'x' | fold -w 100; echo; echo bench-done-$((40+2))\n`);
-  await waitFor(async () => /^bench-done-42\s*$/m.test(await screen()), `${MEGABYTES} MB through the terminal`, 600_000);
+  await page.keyboard.type(
+    `clear; head -c ${bytes} /dev/zero | tr '\\0' 'x' | fold -w 100; echo; echo bench-done-$((40+2))\n`,
+  );
+  await waitFor(
+    async () => /^bench-done-42\s*$/m.test(await screen()),
+    `${MEGABYTES} MB through the terminal`,
+    600_000,
+  );
   const seconds = (performance.now() - startedAt) / 1000;
   clearInterval(sampler);
   console.log(`load average: ${loadavg()}`);
@@ -226,7 +255,11 @@ try {
   );
 } finally {
   await browser?.close().catch(() => undefined);
-  if (session?.id) await fetch(`${web}/api/sessions/${session.id}`, { method: "DELETE", headers: { authorization: `Bearer ${TOKEN}` } }).catch(() => undefined);
+  if (session?.id)
+    await fetch(`${web}/api/sessions/${session.id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${TOKEN}` },
+    }).catch(() => undefined);
   echo.close();
   echoServer.close();
   // The runner drains its warm pool and unmounts workspaces as it stops: wait for it before removing its data.
@@ -236,6 +269,8 @@ try {
   try {
     fs.rmSync(dataDir, { recursive: true, force: true });
   } catch (error) {
-    process.stderr.write(`bench:terminal: left ${dataDir} (${error.code}); the next run reaps this runner's containers\n`);
+    process.stderr.write(
+      `bench:terminal: left ${dataDir} (${error.code}); the next run reaps this runner's containers\n`,
+    );
   }
 }

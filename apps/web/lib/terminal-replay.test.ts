@@ -60,6 +60,10 @@ describe("terminal replay bookkeeping", () => {
     expect(decoded.get("term_a")?.offset).toBe(states.get("term_a")?.offset);
     expect(text(decoded.get("term_a")!.tail)).toBe("héllo \u001b[31mred\u001b[0m");
     expect(decodeReplays("{not json").size).toBe(0);
-    expect(decodeReplays(JSON.stringify({ a: { offset: -1, tail: "" }, b: { offset: 1, tail: "AAAA" }, c: { offset: 3, tail: "AAAA" } })).size).toBe(1);
+    expect(
+      decodeReplays(
+        JSON.stringify({ a: { offset: -1, tail: "" }, b: { offset: 1, tail: "AAAA" }, c: { offset: 3, tail: "AAAA" } }),
+      ).size,
+    ).toBe(1);
   });
 });

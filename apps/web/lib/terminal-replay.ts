@@ -23,7 +23,11 @@ export function emptyReplay(): ReplayState {
  * The part of a chunk at `offset` that is new to a tab at `state.offset`: null when it is all old (a
  * replayed duplicate) or when it starts past what the tab has (a gap: the caller reattaches).
  */
-export function newBytes(state: ReplayState, offset: number, data: Uint8Array): { bytes: Uint8Array } | { gap: true } | null {
+export function newBytes(
+  state: ReplayState,
+  offset: number,
+  data: Uint8Array,
+): { bytes: Uint8Array } | { gap: true } | null {
   const end = offset + data.length;
   if (offset > state.offset) return { gap: true };
   if (end <= state.offset) return null;
@@ -63,7 +67,13 @@ export function decodeReplays(raw: string | null): Map<string, ReplayState> {
   if (typeof parsed !== "object" || parsed === null) return states;
   for (const [terminalId, value] of Object.entries(parsed as Record<string, unknown>)) {
     const entry = value as { offset?: unknown; tail?: unknown };
-    if (typeof entry?.offset !== "number" || !Number.isInteger(entry.offset) || entry.offset < 0 || typeof entry.tail !== "string") continue;
+    if (
+      typeof entry?.offset !== "number" ||
+      !Number.isInteger(entry.offset) ||
+      entry.offset < 0 ||
+      typeof entry.tail !== "string"
+    )
+      continue;
     try {
       const tail = fromBase64(entry.tail);
       // A tail longer than the offset cannot be right: start over.

@@ -17,7 +17,11 @@ export const TERMINAL_INPUT_MAX_BYTES = 64 * 1024;
 
 const Cols = z.number().int().min(2).max(TERMINAL_MAX_COLS);
 const Rows = z.number().int().min(1).max(TERMINAL_MAX_ROWS);
-const Name = z.string().trim().min(1, "must not be empty").max(TERMINAL_NAME_MAX, `must be at most ${TERMINAL_NAME_MAX} characters`);
+const Name = z
+  .string()
+  .trim()
+  .min(1, "must not be empty")
+  .max(TERMINAL_NAME_MAX, `must be at most ${TERMINAL_NAME_MAX} characters`);
 const Id = z.string().min(1).max(100);
 const Offset = z.number().int().min(0);
 const utf8 = new TextEncoder();
@@ -31,7 +35,12 @@ export const TerminalAttachSchema = z.strictObject({ terminalId: Id, offset: Off
 export type TerminalAttach = z.infer<typeof TerminalAttachSchema>;
 export const TerminalInputSchema = z.strictObject({
   terminalId: Id,
-  data: z.string().refine((s) => utf8.encode(s).length <= TERMINAL_INPUT_MAX_BYTES, `must be at most ${TERMINAL_INPUT_MAX_BYTES} bytes`),
+  data: z
+    .string()
+    .refine(
+      (s) => utf8.encode(s).length <= TERMINAL_INPUT_MAX_BYTES,
+      `must be at most ${TERMINAL_INPUT_MAX_BYTES} bytes`,
+    ),
 });
 export const TerminalResizeSchema = z.strictObject({ terminalId: Id, cols: Cols, rows: Rows });
 export const TerminalRenameSchema = z.strictObject({ terminalId: Id, name: Name });
@@ -58,7 +67,11 @@ export type TerminalInfo = z.infer<typeof TerminalInfoSchema>;
 // ---- socket events, runner → browser ----
 
 /** `data` is raw bytes (a binary attachment): a UTF-8 character may be split across two events. */
-export const TerminalOutputEventSchema = z.object({ terminalId: z.string(), offset: Offset, data: z.instanceof(Uint8Array) });
+export const TerminalOutputEventSchema = z.object({
+  terminalId: z.string(),
+  offset: Offset,
+  data: z.instanceof(Uint8Array),
+});
 export type TerminalOutputEvent = z.infer<typeof TerminalOutputEventSchema>;
 export const TerminalExitEventSchema = z.object({ terminalId: z.string(), exitCode: z.number().int().nullable() });
 export type TerminalExitEvent = z.infer<typeof TerminalExitEventSchema>;
@@ -79,7 +92,11 @@ export function isTerminalMethod(method: string): method is TerminalMethodName {
   return (Object.values(TerminalMethod) as string[]).includes(method);
 }
 
-export const AgentTerminalOpenParamsSchema = z.strictObject({ cols: Cols, rows: Rows, env: z.record(z.string(), z.string()).optional() });
+export const AgentTerminalOpenParamsSchema = z.strictObject({
+  cols: Cols,
+  rows: Rows,
+  env: z.record(z.string(), z.string()).optional(),
+});
 export const AgentTerminalOpenResultSchema = z.object({ terminalId: z.string(), pid: z.number().int() });
 
 /** `data` is base64 (any bytes survive the JSON line). */
@@ -99,7 +116,11 @@ export const AgentTerminalOkResultSchema = z.object({ ok: z.literal(true) });
 export const AgentTerminalReadParamsSchema = z.strictObject({
   terminalId: Id,
   offset: Offset,
-  maxBytes: z.number().int().min(0).max(4 * 1024 * 1024),
+  maxBytes: z
+    .number()
+    .int()
+    .min(0)
+    .max(4 * 1024 * 1024),
   waitMs: z.number().int().min(0).max(60_000),
 });
 export const AgentTerminalReadResultSchema = z.object({
@@ -118,5 +139,7 @@ export type AgentTerminalReadResult = z.infer<typeof AgentTerminalReadResultSche
 export const AgentTerminalCloseParamsSchema = z.strictObject({ terminalId: Id });
 
 export const AgentTerminalListResultSchema = z.object({
-  terminals: z.array(z.object({ terminalId: z.string(), pid: z.number().int(), end: Offset, exitCode: z.number().int().nullable() })),
+  terminals: z.array(
+    z.object({ terminalId: z.string(), pid: z.number().int(), end: Offset, exitCode: z.number().int().nullable() }),
+  ),
 });

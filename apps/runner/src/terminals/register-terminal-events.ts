@@ -33,7 +33,9 @@ export function registerTerminalEvents(socket: Socket, principal: Principal, ter
 
   on("terminal:open", async (payload) => terminals.open(principal, TerminalOpenSchema.parse(payload)));
 
-  on("terminal:list", async (payload) => ({ terminals: await terminals.list(principal, TerminalListSchema.parse(payload).sessionId) }));
+  on("terminal:list", async (payload) => ({
+    terminals: await terminals.list(principal, TerminalListSchema.parse(payload).sessionId),
+  }));
 
   on("terminal:attach", async (payload) => {
     const { terminalId, offset } = TerminalAttachSchema.parse(payload);

@@ -39,7 +39,6 @@ interface LiveTerminal {
   wake: AbortController | null;
 }
 
-
 /**
  * Terminals of sessions (docs/api.md "Terminals"): each a PTY the agent made inside the container, and a
  * run (`kind: "terminal"`) whose stdout log is the transcript, sealed with a receipt when it closes.
@@ -57,7 +56,13 @@ export class TerminalService {
   private readonly swept = new Set<string>();
 
   constructor(
-    private readonly deps: { db: Database; driver: SandboxDriver; sessions: SessionService; runs: RunService; dataDir: string },
+    private readonly deps: {
+      db: Database;
+      driver: SandboxDriver;
+      sessions: SessionService;
+      runs: RunService;
+      dataDir: string;
+    },
   ) {}
 
   async open(principal: Principal, input: TerminalOpen): Promise<TerminalInfo> {
@@ -71,7 +76,10 @@ export class TerminalService {
     await this.sweep(session.id);
     const running = [...this.terminals.values()].filter((t) => t.info.sessionId === session.id && !t.ended);
     if (running.length >= TERMINAL_MAX_OPEN) {
-      throw new AppError({ code: "conflict", message: `Too many open terminals in session ${session.id}: ${running.length} open (limit ${TERMINAL_MAX_OPEN}); close one first` });
+      throw new AppError({
+        code: "conflict",
+        message: `Too many open terminals in session ${session.id}: ${running.length} open (limit ${TERMINAL_MAX_OPEN}); close one first`,
+      });
     }
     const name = input.name ?? nextName(running.map((t) => t.info.name));
     const runId = await this.deps.runs.start({
@@ -85,11 +93,19 @@ export class TerminalService {
     });
     let opened: { terminalId: string };
     try {
-      opened = await this.deps.driver.request(session.id, TerminalMethod.Open, { cols: input.cols, rows: input.rows, env: session.env }, AgentTerminalOpenResultSchema);
+      opened = await this.deps.driver.request(
+        session.id,
+        TerminalMethod.Open,
+        { cols: input.cols, rows: input.rows, env: session.env },
+        AgentTerminalOpenResultSchema,
+      );
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       await this.deps.runs.finish(runId, { ok: false, output: message, error: { code: "spawn_failed", message } });
-      throw new AppError({ code: "sandbox_unavailable", message: `Could not open a terminal in session ${session.id}: ${message}` });
+      throw new AppError({
+        code: "sandbox_unavailable",
+        message: `Could not open a terminal in session ${session.id}: ${message}`,
+      });
     }
     const terminal: LiveTerminal = {
       info: {
@@ -114,7 +130,10 @@ export class TerminalService {
     };
     this.terminals.set(opened.terminalId, terminal);
     // The run page finds the terminal by its run (and a reloaded IDE its run by the terminal).
-    await this.deps.db.run.update({ where: { id: runId }, data: { detailsJson: JSON.stringify({ terminalId: opened.terminalId, name }) } });
+    await this.deps.db.run.update({
+      where: { id: runId },
+      data: { detailsJson: JSON.stringify({ terminalId: opened.terminalId, name }) },
+    });
     void this.pump(terminal);
     return { ...terminal.info };
   }
@@ -169,7 +188,12 @@ export class TerminalService {
 
   async resize(principal: Principal, terminalId: string, cols: number, rows: number): Promise<TerminalInfo> {
     const terminal = await this.running(principal, terminalId);
-    await this.deps.driver.request(terminal.info.sessionId, TerminalMethod.Resize, { terminalId, cols, rows }, AgentTerminalOkResultSchema);
+    await this.deps.driver.request(
+      terminal.info.sessionId,
+      TerminalMethod.Resize,
+      { terminalId, cols, rows },
+      AgentTerminalOkResultSchema,
+    );
     terminal.info.cols = cols;
     terminal.info.rows = rows;
     return { ...terminal.info };
@@ -179,7 +203,10 @@ export class TerminalService {
     const terminal = await this.mine(principal, terminalId);
     terminal.info.name = name;
     if (!terminal.ended) {
-      await this.deps.db.run.update({ where: { id: terminal.info.runId }, data: { detailsJson: JSON.stringify({ terminalId, name }) } });
+      await this.deps.db.run.update({
+        where: { id: terminal.info.runId },
+        data: { detailsJson: JSON.stringify({ terminalId, name }) },
+      });
     }
     return { ...terminal.info };
   }
@@ -192,7 +219,9 @@ export class TerminalService {
       return { terminalId, closed: true };
     }
     terminal.closedBy = principal.userId;
-    await this.deps.driver.request(terminal.info.sessionId, TerminalMethod.Close, { terminalId }, AgentTerminalOkResultSchema).catch(() => undefined);
+    await this.deps.driver
+      .request(terminal.info.sessionId, TerminalMethod.Close, { terminalId }, AgentTerminalOkResultSchema)
+      .catch(() => undefined);
     this.wake(terminal);
     return { terminalId, closed: true };
   }
@@ -201,7 +230,8 @@ export class TerminalService {
     if (callerOf(principal) !== "browser") {
       throw new AppError({
         code: "forbidden",
-        message: "Terminals are for a person signed in to the IDE: an API token cannot open or use one (the bash tool takes the same commands, through admission)",
+        message:
+          "Terminals are for a person signed in to the IDE: an API token cannot open or use one (the bash tool takes the same commands, through admission)",
       });
     }
     // A session the caller may not read is a 404; one they may read but not open a shell in, a 403 (docs/api.md, Roles: terminal use).
@@ -226,7 +256,10 @@ export class TerminalService {
   private async running(principal: Principal, terminalId: string): Promise<LiveTerminal> {
     const terminal = await this.mine(principal, terminalId);
     if (terminal.ended || terminal.exitCode !== null) {
-      throw new AppError({ code: "conflict", message: `Terminal has exited: ${terminalId} (exit ${terminal.info.exitCode ?? terminal.exitCode})` });
+      throw new AppError({
+        code: "conflict",
+        message: `Terminal has exited: ${terminalId} (exit ${terminal.info.exitCode ?? terminal.exitCode})`,
+      });
     }
     return terminal;
   }
@@ -281,7 +314,11 @@ export class TerminalService {
   }
 
   /** Ends the terminal's run (receipt sealed) and tells its followers once they have every byte. */
-  private async end(terminal: LiveTerminal, exitCode: number | null, how: "exited" | "closed" | "interrupted"): Promise<void> {
+  private async end(
+    terminal: LiveTerminal,
+    exitCode: number | null,
+    how: "exited" | "closed" | "interrupted",
+  ): Promise<void> {
     if (terminal.ended) return;
     terminal.ended = true;
     terminal.info.status = "exited";
@@ -295,7 +332,12 @@ export class TerminalService {
         how === "exited"
           ? { ok: exitCode === 0, output, details }
           : // Closed from its tab: ended by the person, as Stop ends a run.
-            { ok: false, output, details, error: { code: how === "closed" ? "aborted" : "interrupted", message: output } },
+            {
+              ok: false,
+              output,
+              details,
+              error: { code: how === "closed" ? "aborted" : "interrupted", message: output },
+            },
       )
       .catch(() => undefined);
     for (const follower of terminal.followers) follower.end(exitCode);
@@ -312,10 +354,14 @@ export class TerminalService {
   private async sweep(sessionId: string): Promise<void> {
     if (this.swept.has(sessionId) || !this.deps.driver.get(sessionId)) return;
     this.swept.add(sessionId);
-    const { terminals } = await this.deps.driver.request(sessionId, TerminalMethod.List, {}, AgentTerminalListResultSchema).catch(() => ({ terminals: [] }));
+    const { terminals } = await this.deps.driver
+      .request(sessionId, TerminalMethod.List, {}, AgentTerminalListResultSchema)
+      .catch(() => ({ terminals: [] }));
     for (const orphan of terminals) {
       if (this.terminals.has(orphan.terminalId) || orphan.exitCode !== null) continue;
-      await this.deps.driver.request(sessionId, TerminalMethod.Close, { terminalId: orphan.terminalId }, AgentTerminalOkResultSchema).catch(() => undefined);
+      await this.deps.driver
+        .request(sessionId, TerminalMethod.Close, { terminalId: orphan.terminalId }, AgentTerminalOkResultSchema)
+        .catch(() => undefined);
     }
   }
 }

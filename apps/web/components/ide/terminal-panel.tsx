@@ -28,7 +28,10 @@ const storageKey = (sessionId: string) => `berth:terminals:${sessionId}`;
  * lists the session's terminals and reattaches each from the byte offset it has shown (kept in
  * sessionStorage with the last screenful of bytes), so nothing is missed or shown twice.
  */
-export const TerminalPanel = forwardRef<TerminalHandle, TerminalPanelProps>(function TerminalPanel({ sessionId, visible, start }, ref) {
+export const TerminalPanel = forwardRef<TerminalHandle, TerminalPanelProps>(function TerminalPanel(
+  { sessionId, visible, start },
+  ref,
+) {
   const hostRef = useRef<HTMLDivElement>(null);
   const [modules, setModules] = useState<XtermModules | null>(null);
   const [tabs, setTabs] = useState<Tab[]>([]);
@@ -121,8 +124,13 @@ export const TerminalPanel = forwardRef<TerminalHandle, TerminalPanelProps>(func
       setError(null);
       try {
         const size = (activeRef.current && views.current.get(activeRef.current)?.size) || { cols: 100, rows: 24 };
-        const info = await request<TerminalInfo>((ack) => getSocket().emit("terminal:open", { sessionId, ...size }, ack));
-        setTabs((old) => [...old, { terminalId: info.terminalId, name: info.name, status: info.status, exitCode: info.exitCode }]);
+        const info = await request<TerminalInfo>((ack) =>
+          getSocket().emit("terminal:open", { sessionId, ...size }, ack),
+        );
+        setTabs((old) => [
+          ...old,
+          { terminalId: info.terminalId, name: info.name, status: info.status, exitCode: info.exitCode },
+        ]);
         setActive(info.terminalId);
         activeRef.current = info.terminalId;
         viewFor(info.terminalId, mods);
@@ -148,8 +156,14 @@ export const TerminalPanel = forwardRef<TerminalHandle, TerminalPanelProps>(func
       view.output(event.offset, event.data instanceof Uint8Array ? event.data : new Uint8Array(event.data), ack);
     };
     const onExit = (event: TerminalExitEvent) => {
-      setTabs((old) => old.map((t) => (t.terminalId === event.terminalId ? { ...t, status: "exited", exitCode: event.exitCode } : t)));
-      views.current.get(event.terminalId)?.note(`[shell exited${event.exitCode === null ? "" : ` with code ${event.exitCode}`}; close the tab or open a new one]`);
+      setTabs((old) =>
+        old.map((t) => (t.terminalId === event.terminalId ? { ...t, status: "exited", exitCode: event.exitCode } : t)),
+      );
+      views.current
+        .get(event.terminalId)
+        ?.note(
+          `[shell exited${event.exitCode === null ? "" : ` with code ${event.exitCode}`}; close the tab or open a new one]`,
+        );
     };
     socket.on("terminal:output", onOutput);
     socket.on("terminal:exit", onExit);
@@ -157,14 +171,17 @@ export const TerminalPanel = forwardRef<TerminalHandle, TerminalPanelProps>(func
       void request<{ terminals: TerminalInfo[] }>((ack) => socket.emit("terminal:list", { sessionId }, ack)).then(
         ({ terminals }) => {
           setError(null);
-          setTabs(terminals.map((t) => ({ terminalId: t.terminalId, name: t.name, status: t.status, exitCode: t.exitCode })));
+          setTabs(
+            terminals.map((t) => ({ terminalId: t.terminalId, name: t.name, status: t.status, exitCode: t.exitCode })),
+          );
           const ids = new Set(terminals.map((t) => t.terminalId));
           for (const [terminalId, view] of views.current) {
             if (ids.has(terminalId)) continue;
             view.dispose();
             views.current.delete(terminalId);
           }
-          const current = activeRef.current && ids.has(activeRef.current) ? activeRef.current : (terminals[0]?.terminalId ?? null);
+          const current =
+            activeRef.current && ids.has(activeRef.current) ? activeRef.current : (terminals[0]?.terminalId ?? null);
           activeRef.current = current;
           setActive(current);
           for (const t of terminals) {
@@ -240,7 +257,9 @@ export const TerminalPanel = forwardRef<TerminalHandle, TerminalPanelProps>(func
     const trimmed = name.trim();
     if (!trimmed || tabs.find((t) => t.terminalId === terminalId)?.name === trimmed) return;
     try {
-      const info = await request<TerminalInfo>((ack) => getSocket().emit("terminal:rename", { terminalId, name: trimmed }, ack));
+      const info = await request<TerminalInfo>((ack) =>
+        getSocket().emit("terminal:rename", { terminalId, name: trimmed }, ack),
+      );
       setTabs((old) => old.map((t) => (t.terminalId === terminalId ? { ...t, name: info.name } : t)));
     } catch (e) {
       setError(errorMessage(e));
@@ -277,7 +296,11 @@ export const TerminalPanel = forwardRef<TerminalHandle, TerminalPanelProps>(func
                 }}
               />
             ) : (
-              <span className="terminal-tab-label" title="Double-click to rename" onDoubleClick={() => setRenaming(tab.terminalId)}>
+              <span
+                className="terminal-tab-label"
+                title="Double-click to rename"
+                onDoubleClick={() => setRenaming(tab.terminalId)}
+              >
                 {tab.name}
                 {tab.status === "exited" ? <span className="muted"> (exited)</span> : null}
               </span>
@@ -296,7 +319,13 @@ export const TerminalPanel = forwardRef<TerminalHandle, TerminalPanelProps>(func
             </button>
           </div>
         ))}
-        <button className="terminal-new" title="New terminal" data-testid="terminal-new" disabled={!modules || opening} onClick={() => modules && void open(modules)}>
+        <button
+          className="terminal-new"
+          title="New terminal"
+          data-testid="terminal-new"
+          disabled={!modules || opening}
+          onClick={() => modules && void open(modules)}
+        >
           +
         </button>
         {error ? (
@@ -305,7 +334,11 @@ export const TerminalPanel = forwardRef<TerminalHandle, TerminalPanelProps>(func
           </span>
         ) : null}
       </div>
-      <div className="terminal-host" data-testid="terminal" onClick={() => (active ? views.current.get(active)?.focus() : undefined)}>
+      <div
+        className="terminal-host"
+        data-testid="terminal"
+        onClick={() => (active ? views.current.get(active)?.focus() : undefined)}
+      >
         {modules ? null : <div className="terminal-starting muted tiny">Starting terminal…</div>}
         {/* xterm's views live here, outside React's children (TerminalView owns them). */}
         <div className="terminal-views" ref={hostRef} />

@@ -28,7 +28,11 @@ export class TerminalView {
   state: ReplayState;
   private resizeTimer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(modules: XtermModules, saved: ReplayState | undefined, private readonly events: TerminalViewEvents) {
+  constructor(
+    modules: XtermModules,
+    saved: ReplayState | undefined,
+    private readonly events: TerminalViewEvents,
+  ) {
     this.host = document.createElement("div");
     this.host.className = "terminal-view";
     this.term = new modules.Terminal({

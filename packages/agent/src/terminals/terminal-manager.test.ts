@@ -13,7 +13,9 @@ let terminals: TerminalManager;
 
 beforeEach(async () => {
   root = await realpath(await mkdtemp(path.join(tmpdir(), "berth-terminal-test-")));
-  terminals = new TerminalManager(loadAgentConfig({ PATH: process.env.PATH, BERTH_WORKSPACE: root, HOME: root, BERTH_PTY_HELPER: HELPER }));
+  terminals = new TerminalManager(
+    loadAgentConfig({ PATH: process.env.PATH, BERTH_WORKSPACE: root, HOME: root, BERTH_PTY_HELPER: HELPER }),
+  );
 });
 
 afterEach(async () => {
@@ -83,7 +85,12 @@ describe("TerminalManager", () => {
     expect(second.end).toBe(first.end);
     // Reading lets it go on.
     const more = await terminals.read({ terminalId, offset: 0, maxBytes: 4 * 1024 * 1024, waitMs: 0 });
-    const next = await terminals.read({ terminalId, offset: Buffer.from(more.data, "base64").length, maxBytes: 0, waitMs: 300 });
+    const next = await terminals.read({
+      terminalId,
+      offset: Buffer.from(more.data, "base64").length,
+      maxBytes: 0,
+      waitMs: 300,
+    });
     await new Promise((r) => setTimeout(r, 300));
     const after = await terminals.read({ terminalId, offset: next.offset, maxBytes: 0, waitMs: 0 });
     expect(after.end).toBeGreaterThan(second.end);
@@ -101,7 +108,9 @@ describe("TerminalManager", () => {
   });
 
   it("refuses bad params by name", async () => {
-    expect(() => terminals.dispatch("terminal.open", { cols: 0, rows: 24 })).toThrow(/Invalid terminal.open params: cols/);
+    expect(() => terminals.dispatch("terminal.open", { cols: 0, rows: 24 })).toThrow(
+      /Invalid terminal.open params: cols/,
+    );
     expect(() => terminals.input("term_nope", Buffer.from("x"))).toThrow("Unknown terminalId: term_nope");
   });
 });

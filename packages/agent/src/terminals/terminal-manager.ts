@@ -86,7 +86,12 @@ export class TerminalManager {
         return this.close(parse(AgentTerminalCloseParamsSchema, params, method).terminalId);
       case TerminalMethod.List:
         return {
-          terminals: [...this.terminals.values()].map((t) => ({ terminalId: t.terminalId, pid: t.pid, end: t.end, exitCode: t.exitCode })),
+          terminals: [...this.terminals.values()].map((t) => ({
+            terminalId: t.terminalId,
+            pid: t.pid,
+            end: t.end,
+            exitCode: t.exitCode,
+          })),
         };
     }
   }
@@ -94,17 +99,26 @@ export class TerminalManager {
   open(input: z.output<typeof AgentTerminalOpenParamsSchema>): { terminalId: string; pid: number } {
     const open = this.openCount();
     if (open >= TERMINAL_MAX_OPEN) {
-      throw new TerminalFault(RpcErrorCode.InvalidParams, `Too many open terminals: ${open} open (limit ${TERMINAL_MAX_OPEN}). Close one first.`);
+      throw new TerminalFault(
+        RpcErrorCode.InvalidParams,
+        `Too many open terminals: ${open} open (limit ${TERMINAL_MAX_OPEN}). Close one first.`,
+      );
     }
     const terminalId = `term_${randomBytes(16).toString("hex")}`;
     const env = childEnv(this.config, input.env ?? {}, { TERM: "xterm-256color", COLORTERM: "truecolor" });
-    const launch = asWorkspaceUser(this.config, "python3", [this.config.ptyHelper, String(input.cols), String(input.rows), this.config.workspace]);
+    const launch = asWorkspaceUser(this.config, "python3", [
+      this.config.ptyHelper,
+      String(input.cols),
+      String(input.rows),
+      this.config.workspace,
+    ]);
     const child = spawn(launch.file, launch.args, {
       cwd: this.config.workspace,
       env,
       stdio: ["pipe", "pipe", "pipe"],
     });
-    if (child.pid === undefined) throw new TerminalFault(RpcErrorCode.InternalError, "could not start the terminal helper (python3)");
+    if (child.pid === undefined)
+      throw new TerminalFault(RpcErrorCode.InternalError, "could not start the terminal helper (python3)");
     const terminal: ManagedTerminal = {
       terminalId,
       child,
@@ -204,7 +218,11 @@ export class TerminalManager {
 
   private running(terminalId: string): ManagedTerminal {
     const terminal = this.require(terminalId);
-    if (terminal.exitCode !== null) throw new TerminalFault(RpcErrorCode.InvalidParams, `Terminal has exited: ${terminalId} (exit ${terminal.exitCode})`);
+    if (terminal.exitCode !== null)
+      throw new TerminalFault(
+        RpcErrorCode.InvalidParams,
+        `Terminal has exited: ${terminalId} (exit ${terminal.exitCode})`,
+      );
     return terminal;
   }
 
@@ -242,7 +260,13 @@ export class TerminalManager {
     const eof = terminal.closed && terminal.exitCode !== null && pending.offset + data.length === terminal.end;
     // Read to its end: nothing of it is needed any more.
     if (eof) this.terminals.delete(terminal.terminalId);
-    pending.resolve({ offset: pending.offset, data: data.toString("base64"), end: terminal.end, exitCode: terminal.exitCode, eof });
+    pending.resolve({
+      offset: pending.offset,
+      data: data.toString("base64"),
+      end: terminal.end,
+      exitCode: terminal.exitCode,
+      eof,
+    });
   }
 }
 
