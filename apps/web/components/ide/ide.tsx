@@ -34,13 +34,16 @@ import { Splitter } from "@/components/ui/splitter";
 import { DEFAULT_IDE_LAYOUT, SIDEBAR_RANGE, BOTTOM_RANGE, defaultBottomHeight, ideLayoutLimits, saveIdeLayout, type IdeLayout } from "@/lib/ide-layout";
 import { FilesSidebar } from "./files-sidebar";
 import { TerminalPanel, type TerminalHandle } from "./terminal-panel";
+import { SaveConflictBar, type SaveConflict } from "./save-conflict";
+import { useEditorState } from "./use-editor-state";
 
 // Open the live connection as soon as this module runs, before React hydrates the page: the handshake
 // then overlaps hydration instead of following it.
 if (typeof window !== "undefined") getSocket();
 
 type TabKind = "loading" | "text" | "binary" | "too_large" | "error";
-type Tab = { path: string; kind: TabKind; saved: string; draft: string; truncated?: boolean; message?: string };
+/** sha256: of the version loaded or last saved, sent with the next save so a change on disk since is a conflict. */
+type Tab = { path: string; kind: TabKind; saved: string; draft: string; truncated?: boolean; message?: string; sha256?: string | null };
 type BottomTab = "terminal" | "output" | "runs";
 
 /** Files bigger than this open read-only (the editor would be slow and write_file refuses over 8 MiB). */
@@ -77,6 +80,8 @@ export function Ide({ sessionId, me, firstView, layout }: { sessionId: string; m
   const activeRef = useRef<string | null>(null);
   activeRef.current = activePath;
   const monacoRef = useRef<MonacoApi | null>(null);
+  const [codeEditor, setCodeEditor] = useState<Parameters<OnMount>[0] | null>(null);
+  const [conflict, setConflict] = useState<SaveConflict | null>(null);
   const terminalRef = useRef<TerminalHandle>(null);
   const stream = useRunStream(runId);
   const approvals = usePendingApprovals(sessionId);
@@ -117,11 +122,11 @@ export function Ide({ sessionId, me, firstView, layout }: { sessionId: string; m
             const kind: TabKind = code === "binary_file" || code === "invalid_utf8" ? "binary" : code === "too_large" ? "too_large" : "error";
             return { ...tab, kind, message: result.error?.message ?? result.output };
           }
-          const details = result.details as { content?: string; truncated?: boolean } | undefined;
+          const details = result.details as { content?: string; truncated?: boolean; sha256?: string } | undefined;
           const content = details?.content ?? "";
           const model = monacoRef.current?.editor.getModel(monacoRef.current.Uri.parse(modelPath(path)));
           if (model && model.getValue() !== content) model.setValue(content);
-          return { ...tab, kind: "text", saved: content, draft: content, truncated: !!details?.truncated, message: undefined };
+          return { ...tab, kind: "text", saved: content, draft: content, truncated: !!details?.truncated, message: undefined, sha256: details?.sha256 ?? null };
         }),
       );
     },
@@ -157,18 +162,28 @@ export function Ide({ sessionId, me, firstView, layout }: { sessionId: string; m
     openFile(path);
   };
 
-  const save = useCallback(async (): Promise<boolean> => {
-    const path = activeRef.current;
+  /** Writes the tab's draft if the file still is the version it loaded (or `expected`); a conflict opens the bar. */
+  const writeTab = useCallback(async (path: string, expected?: string | null): Promise<boolean> => {
     const tab = tabsRef.current.find((t) => t.path === path);
-    if (!path || !tab || tab.kind !== "text" || tab.truncated) return false;
-    if (tab.draft === tab.saved) return true;
+    if (!tab || tab.kind !== "text" || tab.truncated) return false;
     const content = tab.draft;
+    const expectedSha256 = expected !== undefined ? expected : (tab.sha256 ?? null);
     setSaving(true);
     try {
-      const result = await callTool(sessionId, "write_file", { path, content }, { onParked: setParked });
+      const result = await callTool(sessionId, "write_file", { path, content, expectedSha256 }, { onParked: setParked });
       setParked(null);
+      if (!result.ok && result.error?.code === "conflict") {
+        const disk = await callTool(sessionId, "read_file", { path, maxChars: EDITABLE_MAX_CHARS });
+        const details = disk.details as { content?: string; sha256?: string } | undefined;
+        // Gone from disk: an Overwrite then writes without a check (null), bringing the user's version back.
+        setConflict({ path, disk: disk.ok ? (details?.content ?? "") : "", diskSha256: disk.ok ? (details?.sha256 ?? null) : null, mine: content, reloaded: false });
+        setNotice({ tone: "bad", text: `Not saved: ${path} changed on disk` });
+        return false;
+      }
       if (!result.ok) throw new Error(result.error?.message ?? result.output);
-      setTabs((old) => old.map((t) => (t.path === path ? { ...t, saved: content } : t)));
+      const sha256 = (result.details as { sha256?: string } | undefined)?.sha256 ?? null;
+      setTabs((old) => old.map((t) => (t.path === path ? { ...t, saved: content, sha256 } : t)));
+      setConflict((c) => (c?.path === path ? null : c));
       setNotice({ tone: "ok", text: `Saved ${path}` });
       return true;
     } catch (error) {
@@ -178,6 +193,27 @@ export function Ide({ sessionId, me, firstView, layout }: { sessionId: string; m
       setSaving(false);
     }
   }, [sessionId]);
+
+  const save = useCallback(async (): Promise<boolean> => {
+    const path = activeRef.current;
+    const tab = tabsRef.current.find((t) => t.path === path);
+    if (!path || !tab || tab.kind !== "text" || tab.truncated) return false;
+    if (tab.draft === tab.saved) return true;
+    return writeTab(path);
+  }, [writeTab]);
+
+  /** Puts text into a tab's editor model (its onChange then sets the draft) and the tab. */
+  const setTabText = (path: string, text: string, asSaved?: { sha256: string | null }) => {
+    const model = monacoRef.current?.editor.getModel(monacoRef.current.Uri.parse(modelPath(path)));
+    if (model && model.getValue() !== text) model.setValue(text);
+    setTabs((old) => old.map((t) => (t.path !== path ? t : asSaved ? { ...t, saved: text, draft: text, sha256: asSaved.sha256 } : { ...t, draft: text })));
+  };
+
+  const dropRestoredTab = useCallback((path: string) => {
+    setTabs((old) => old.filter((t) => t.path !== path));
+    setActivePath((active) => (active === path ? (tabsRef.current.find((t) => t.path !== path)?.path ?? null) : active));
+  }, []);
+  useEditorState({ sessionId, tabs, activePath, editor: codeEditor, monaco: monacoRef.current, modelPath, openFile, setActivePath, dropTab: dropRestoredTab });
 
   // ---- runs ----
   const reloadRuns = useCallback(async () => {
@@ -564,6 +600,24 @@ export function Ide({ sessionId, me, firstView, layout }: { sessionId: string; m
               </div>
             ))}
           </div>
+          {conflict && textTab && conflict.path === textTab.path ? (
+            <SaveConflictBar
+              conflict={conflict}
+              monaco={monacoRef.current}
+              language={languageFor(conflict.path)}
+              busy={saving}
+              onOverwrite={() => void writeTab(conflict.path, conflict.diskSha256)}
+              onReload={() => {
+                setConflict({ ...conflict, mine: textTab.draft, reloaded: true });
+                setTabText(conflict.path, conflict.disk, { sha256: conflict.diskSha256 });
+              }}
+              onRestoreMine={() => {
+                setTabText(conflict.path, conflict.mine);
+                setConflict(null);
+              }}
+              onClose={() => setConflict(null)}
+            />
+          ) : null}
           <div className="editor-body">
             {textTab?.truncated ? (
               <div className="banner warn" data-testid="file-too-large">
@@ -583,8 +637,9 @@ export function Ide({ sessionId, me, firstView, layout }: { sessionId: string; m
                     const path = textTab?.path;
                     if (path) setTabs((old) => old.map((t) => (t.path === path ? { ...t, draft: value } : t)));
                   }}
-                  onMount={(_editor, monaco) => {
+                  onMount={(editor, monaco) => {
                     monacoRef.current = monaco;
+                    setCodeEditor(editor);
                     startTerminalSoon();
                   }}
                 />
