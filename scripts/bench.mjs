@@ -11,11 +11,17 @@ const BENCHES = {
   admission: ["npx", "tsx", "packages/tools/src/admission/bench.ts"],
   stream: ["npx", "tsx", "apps/runner/src/bench/stream-bench.ts"],
   web: ["node", "apps/web/bench/web-bench.mjs"],
+  "web-log": ["node", "apps/web/bench/log-bench.mjs"],
+  "web-quick-open": ["npx", "tsx", "apps/web/bench/quick-open-bench.ts"],
+  "web-workbench": ["node", "apps/web/bench/workbench-bench.mjs"],
   terminal: ["node", "apps/web/bench/terminal-bench.mjs"],
 };
 
 const wanted = process.argv.slice(2);
-const names = wanted.length ? wanted : ["sandbox", "tools", "admission", "stream"];
+// web is the IDE page (against a running Berth) and then the workbench on big inputs, each on its own Berth:
+// the 100k-line log view, quick open's ranking, quick open and search in the browser on 50k / 10k files.
+const GROUPS = { web: ["web", "web-log", "web-quick-open", "web-workbench"] };
+const names = (wanted.length ? wanted : ["sandbox", "tools", "admission", "stream"]).flatMap((name) => GROUPS[name] ?? [name]);
 let failed = 0;
 for (const name of names) {
   const command = BENCHES[name];

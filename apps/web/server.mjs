@@ -17,6 +17,8 @@ try {
   process.exit(1);
 }
 const PROXIED = /^\/(api|socket\.io|mcp|healthz|metrics)(\/|\?|$)/;
+// Port previews: a server inside a session's container, reached through the runner (docs/api.md "Ports").
+const PORTS = /^\/sessions\/[^/?]+\/ports(\/|\?|$)/;
 
 // Routes the web app answers itself even under /api (sign-in sets the cookie on this origin).
 const OWN = /^\/api\/session(\/|\?|$)/;
@@ -67,7 +69,7 @@ const server = http.createServer((req, res) => {
     return res.end(refusalBody(req.url, refusal));
   }
   res.setHeader("x-content-type-options", "nosniff");
-  if (PROXIED.test(req.url ?? "") && !OWN.test(req.url ?? "")) return proxyHttp(req, res);
+  if ((PROXIED.test(req.url ?? "") && !OWN.test(req.url ?? "")) || PORTS.test(req.url ?? "")) return proxyHttp(req, res);
   if (assets.handle(req, res)) return;
   // Next reads the nonce from the request's CSP header and puts it on its inline scripts.
   const { headers } = pageSecurityHeaders();
@@ -83,7 +85,7 @@ server.on("upgrade", (req, socket, head) => {
     socket.end(`HTTP/1.1 ${refusal.status} ${refusal.status === 421 ? "Misdirected Request" : "Forbidden"}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
     return;
   }
-  if (PROXIED.test(req.url ?? "")) return proxyUpgrade(req, socket, head);
+  if (PROXIED.test(req.url ?? "") || PORTS.test(req.url ?? "")) return proxyUpgrade(req, socket, head);
   socket.destroy();
 });
 server.on("error", (error) => {

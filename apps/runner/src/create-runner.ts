@@ -33,6 +33,7 @@ import { registerPolicyRoutes } from "./http/routes/policy-routes";
 import { registerSkillRoutes } from "./http/routes/skills-routes";
 import { registerMcpRoutes } from "./http/routes/mcp-routes";
 import { registerMcpServerRoutes } from "./http/routes/mcp-servers-routes";
+import { registerPortRoutes } from "./ports/register-port-routes";
 import { ContainerStdioLauncher } from "./mcp/container-stdio-launcher";
 import { McpServersService } from "./mcp/mcp-servers-service";
 import { PrismaSchemaPinStore } from "./mcp/prisma-schema-pin-store";
@@ -171,6 +172,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   registerSkillRoutes(app, { db });
   registerMcpRoutes(app, { sessions, tools, approvalWaitMs: env.BERTH_MCP_APPROVAL_WAIT_MS });
   registerMcpServerRoutes(app, { mcpServers });
+  registerPortRoutes(app, { db, driver, sessions, browserSessions, hosts });
   app.get("/metrics", async (request, reply) => {
     authorize(requirePrincipal(request), "metrics", "read");
     return reply.header("content-type", metrics.registry.contentType).send(await metrics.registry.metrics());

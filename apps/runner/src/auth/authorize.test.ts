@@ -12,6 +12,7 @@ const EXPECTED: { [R in Resource]: Record<Action<R>, string> } = {
   session: { list: "AAOA", read: "AAOA", create: "OOO-", update: "AAO-", yolo: "AA--", restart: "AAO-", delete: "AAO-", download: "OOO-" },
   toolCall: { list: "AAOA", call: "AOO-" },
   terminal: { use: "AOO-" },
+  port: { use: "OOO-" },
   run: { list: "AAOA", read: "AAOA", logs: "AAOA", share: "AOO-", unshare: "AAO-", cancel: "AAO-" },
   receipt: { read: "AAOA", verify: "AAAA" },
   approval: { list: "AAOO", decide: "AA--", cancel: "OOO-" },

@@ -67,6 +67,9 @@ export const PERMISSIONS = {
       "a shell in the owner's workspace, as toolCall call; only for a person signed in to the IDE (an API token never opens one)",
     ),
   },
+  port: {
+    use: rule(["GET /api/sessions/:id/ports", "/sessions/:id/ports/:port", "/sessions/:id/ports/:port/* (HTTP and WebSocket)"], "own", "own", "own", "none", "a server in the owner's workspace, in a browser tab; anyone else gets 404, as for a session that does not exist"),
+  },
   run: {
     list: rule(["GET /api/runs"], "any", "any", "own", "any"),
     read: rule(["GET /api/runs/:id"], "any", "any", "own", "any"),
@@ -172,6 +175,7 @@ const LABEL: Record<Resource, string> = {
   globalMcpServer: "MCP server",
   user: "User",
   terminal: "Session",
+  port: "Session",
   browserSession: "Browser session",
   token: "Token",
   metrics: "Metrics",
