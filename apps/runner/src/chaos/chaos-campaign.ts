@@ -2,11 +2,14 @@ import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import fc from "fast-check";
 import type { Socket } from "socket.io-client";
 import { ChildRunner } from "../testing/child-runner";
 import { RunLogs } from "../runs/run-logs";
 import { TEST_ADMIN_TOKEN } from "../testing/runner-test-kit";
 import { PrivateDockerd } from "./private-dockerd";
+import { EVENT_PAYLOADS, ROUTE_BODIES, TOOL_ARGS } from "./fuzz-surface";
+import { mutatedFor, type Mutation } from "./zod-arbitrary";
 
 /** How much of each part runs: `npm test` runs a bounded subset, `npm run chaos` the full campaign. */
 export interface ChaosScale {
@@ -253,46 +256,59 @@ async function createDeleteCycles(runner: ChildRunner, scale: ChaosScale): Promi
 async function fuzzEverything(runner: ChildRunner, scale: ChaosScale): Promise<ChaosFigure[]> {
   const { routes, events } = registeredSurface();
   const random = seeded(0xbe7e);
+  // A live session, so bodies that pass validation reach the tools and the sandbox behind them.
+  const live = await newSession(runner);
+  const cases = fc.sample(restCase(routes, live), { seed: 0xbe7e, numRuns: scale.fuzzCases });
   let fiveXx = 0;
   let badShape = 0;
   let unanswered = 0;
   const examples: string[] = [];
-  for (let i = 0; i < scale.fuzzCases; i++) {
-    const [method, route] = routes[i % routes.length]!;
-    const url = route.replace(/:(\w+)/g, () => encodeHostile(hostileString(random)));
-    const body = method === "GET" || method === "DELETE" ? undefined : hostileValue(random, 3);
+  const mutations = new Map<string, number>();
+  for (const [i, generated] of cases.entries()) {
+    // One case in four is the seeded hostile generator's (any JSON, hostile keys), the rest come from the schemas.
+    const hostile = i % 4 === 3;
+    const { method, route, url } = hostile ? hostileRoute(routes[i % routes.length]!, random) : generated;
+    const body = hostile
+      ? method === "GET" || method === "DELETE"
+        ? undefined
+        : hostileValue(random, 3)
+      : generated.body;
+    if (!hostile) mutations.set(generated.mutation, (mutations.get(generated.mutation) ?? 0) + 1);
     const query =
-      random() < 0.5 ? `?${encodeHostile(hostileString(random))}=${encodeHostile(hostileString(random))}` : "";
+      random() < 0.3 ? `?${encodeHostile(hostileString(random))}=${encodeHostile(hostileString(random))}` : "";
     const response = await fetch(`${runner.url}${url}${query}`, {
       method,
       headers: {
         authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
         ...(body === undefined ? {} : { "content-type": "application/json" }),
       },
-      ...(body === undefined ? {} : { body: random() < 0.1 ? "{not json" : JSON.stringify(body) }),
+      ...(body === undefined ? {} : { body: random() < 0.05 ? "{not json" : JSON.stringify(body) }),
     }).catch((error: Error) => ({ status: 599, text: async () => error.message }));
     const text = await response.text();
     if (response.status >= 500) {
       fiveXx++;
-      if (examples.length < 3) examples.push(`${method} ${route} → ${response.status}`);
+      if (examples.length < 3) examples.push(`${method} ${route} → ${response.status} ${text.slice(0, 80)}`);
     }
     if (response.status >= 400 && !isErrorShape(text)) {
       badShape++;
       if (examples.length < 3) examples.push(`${method} ${route} → ${response.status} ${text.slice(0, 60)}`);
     }
   }
-  const socket = await runner.socket();
+  let socket = await runner.socket();
   const socketCases = Math.max(events.length, Math.floor(scale.fuzzCases / 3));
-  for (let i = 0; i < socketCases; i++) {
-    const event = events[i % events.length]!;
-    const withPayload = random() < 0.8;
+  const payloads = fc.sample(socketCase(events, live), { seed: 0xbe7f, numRuns: socketCases });
+  for (const [i, generated] of payloads.entries()) {
+    const hostile = i % 4 === 3;
+    const event = hostile ? events[i % events.length]! : generated.event;
+    const payload = hostile ? hostileValue(random, 3) : generated.payload;
+    const withPayload = random() < 0.9;
     const answer = await new Promise<unknown[] | null>((resolve) => {
       const timer = setTimeout(() => resolve(null), 5_000);
       const done = (...args: unknown[]) => {
         clearTimeout(timer);
         resolve(args);
       };
-      if (withPayload) socket.emit(event, hostileValue(random, 3), done);
+      if (withPayload) socket.emit(event, payload, done);
       else socket.emit(event, done);
     });
     if (!answer) {
@@ -302,11 +318,16 @@ async function fuzzEverything(runner: ChildRunner, scale: ChaosScale): Promise<C
       badShape++;
       if (examples.length < 3) examples.push(`socket ${event}: ${JSON.stringify(answer[0]).slice(0, 80)}`);
     }
+    if (!socket.connected) {
+      socket.disconnect();
+      socket = await runner.socket();
+    }
   }
   socket.disconnect();
   const { body } = await runner.api<{ sessions: { id: string }[] }>("GET", "/api/sessions");
   for (const s of body.sessions ?? []) await runner.api("DELETE", `/api/sessions/${s.id}`);
   const note = examples.length ? ` (${examples.join("; ")})` : "";
+  const mix = [...mutations].map(([m, n]) => `${m} ${n}`).join(", ");
   return [
     {
       part: "fuzz",
@@ -326,7 +347,80 @@ async function fuzzEverything(runner: ChildRunner, scale: ChaosScale): Promise<C
       value: String(unanswered),
       ok: unanswered === 0,
     },
+    { part: "fuzz", figure: "REST cases from the schemas, by mutation", value: mix, ok: true },
   ];
+}
+
+/** A route's params: mostly hostile; a session route's `:id` is the live session where that harms nothing. */
+function paramArbitrary(method: string, route: string, name: string, live: string): fc.Arbitrary<string> {
+  const hostile = fc.oneof(fc.constantFrom(...HOSTILE_STRINGS), fc.string({ maxLength: 12 }));
+  const destructive = method === "DELETE" || route.endsWith("/restart");
+  if (name === "tool") return fc.oneof(fc.constantFrom(...Object.keys(TOOL_ARGS)), hostile);
+  if (name === "id" && route.startsWith("/api/sessions/") && !destructive) return fc.oneof(fc.constant(live), hostile);
+  return hostile;
+}
+
+/** One REST case: a registered route, its params, and a body from its schema broken one way (zod-arbitrary.ts). */
+function restCase(
+  routes: [string, string][],
+  live: string,
+): fc.Arbitrary<{ method: string; route: string; url: string; body: unknown; mutation: string }> {
+  return fc.oneof(
+    ...routes.map(([method, route]) => {
+      const names = [...route.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+      const params = fc.tuple(...names.map((n) => paramArbitrary(method, route, n, live)));
+      const key = `${method} ${route}`;
+      const schema = ROUTE_BODIES[key];
+      const bodyless = method === "GET" || method === "DELETE";
+      return params.chain((values) => {
+        const url = names.reduce((u, n, i) => u.replace(`:${n}`, encodeHostile(values[i]!)), route);
+        const tool = names.includes("tool") ? values[names.indexOf("tool")]! : "";
+        const bodies: fc.Arbitrary<{ mutation: Mutation; value: unknown }> = bodyless
+          ? fc.constant({ mutation: "none" as const, value: undefined })
+          : TOOL_ARGS[tool]
+            ? mutatedFor(TOOL_ARGS[tool]!).map(({ mutation, value }) => ({ mutation, value: { args: value } }))
+            : schema
+              ? mutatedFor(schema)
+              : fc.jsonValue({ maxDepth: 3 }).map((value) => ({ mutation: "none" as const, value }));
+        return bodies.map(({ mutation, value }) => ({
+          method,
+          route,
+          url,
+          body: value,
+          mutation: bodyless ? "no body" : mutation,
+        }));
+      });
+    }),
+  );
+}
+
+/** One socket case: an event and its payload from the event's schema, broken one way; tool:call's args from the tool's. */
+function socketCase(events: string[], live: string): fc.Arbitrary<{ event: string; payload: unknown }> {
+  return fc.oneof(
+    ...events.map((event) => {
+      const schema = EVENT_PAYLOADS[event];
+      if (event === "tool:call") {
+        return fc
+          .tuple(fc.constantFrom(...Object.keys(TOOL_ARGS)), fc.boolean())
+          .chain(([tool, own]) =>
+            mutatedFor(TOOL_ARGS[tool]!).map(({ value }) => ({
+              event,
+              payload: { sessionId: own ? live : "ses_nope", tool, args: value },
+            })),
+          );
+      }
+      const payloads = schema ? mutatedFor(schema).map((m) => m.value) : fc.jsonValue({ maxDepth: 3 });
+      return payloads.map((payload) => ({ event, payload }));
+    }),
+  );
+}
+
+/** The seeded generator's case for a route: hostile params, no schema. */
+function hostileRoute(
+  [method, route]: [string, string],
+  random: () => number,
+): { method: string; route: string; url: string } {
+  return { method, route, url: route.replace(/:(\w+)/g, () => encodeHostile(hostileString(random))) };
 }
 
 async function slowReader(runner: ChildRunner, scale: ChaosScale): Promise<ChaosFigure[]> {

@@ -24,8 +24,8 @@ import { loneSurrogateIssue } from "../http/validate";
 
 type Ack = (error: { code: string; message: string } | null, result?: unknown) => void;
 
-const SessionRefSchema = z.object({ sessionId: z.string().min(1) });
-const ToolCallSchema = z.object({
+export const SessionRefSchema = z.object({ sessionId: z.string().min(1) });
+export const ToolCallSchema = z.object({
   sessionId: z.string().min(1),
   tool: z.string().min(1),
   args: z.unknown().optional(),
@@ -33,8 +33,8 @@ const ToolCallSchema = z.object({
   callId: z.string().min(1).max(128, "must be at most 128 characters").optional(),
 });
 const Offset = z.number().int().min(0);
-const ProcessSubscribeSchema = z.object({ sessionId: z.string().min(1), processId: z.string().min(1), offset: Offset.default(0) });
-const RunSubscribeSchema = z.object({
+export const ProcessSubscribeSchema = z.object({ sessionId: z.string().min(1), processId: z.string().min(1), offset: Offset.default(0) });
+export const RunSubscribeSchema = z.object({
   runId: z.string().min(1),
   /** One offset for both streams (0 = from the start), or one per stream. */
   offset: z.union([Offset, z.object({ stdout: Offset.default(0), stderr: Offset.default(0) })]).default(0),

@@ -5,7 +5,7 @@ import type { BrowserSessions } from "../../auth/browser-sessions";
 import { requirePrincipal } from "../build-server";
 import { parse } from "../validate";
 
-const MintBodySchema = z.strictObject({
+export const MintBodySchema = z.strictObject({
   /** The signing-in browser's User-Agent, shown in the list so a person can tell their sign-ins apart. */
   userAgent: z.string().max(512, "must be at most 512 characters").default(""),
 });

@@ -5,7 +5,7 @@ import { requirePrincipal } from "../build-server";
 import { parse } from "../validate";
 
 // The server comes from the path, so the body carries only the tool and the hash the operator reviewed.
-const AcceptBodySchema = McpToolAcceptBodySchema.omit({ serverId: true });
+export const AcceptBodySchema = McpToolAcceptBodySchema.omit({ serverId: true });
 
 /**
  * `/api/mcp-servers` (docs/api.md): register, list and remove MCP servers, read a server's tool pins and

@@ -9,7 +9,7 @@ import { requirePrincipal } from "../build-server";
 import { parse } from "../validate";
 import { runView } from "./runs-routes";
 
-const VerifyBodySchema = z.object({ receipt: z.unknown() });
+export const VerifyBodySchema = z.object({ receipt: z.unknown() });
 const SHARED_LOG_TAIL_BYTES = 64 * 1024;
 
 export function registerReceiptRoutes(app: FastifyInstance, deps: { db: Database; dataDir: string; receipts: ReceiptService; webOrigin: string }): void {

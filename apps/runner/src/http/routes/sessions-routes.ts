@@ -7,7 +7,7 @@ import { requirePrincipal } from "../build-server";
 import { callerOf } from "../../auth/browser-sessions";
 import { parse } from "../validate";
 
-const ToolCallBodySchema = z.object({ args: z.unknown().optional() });
+export const ToolCallBodySchema = z.object({ args: z.unknown().optional() });
 const WaitQuerySchema = z.object({ wait: z.coerce.number().int().min(0, "must be ≥ 0").max(600_000, "must be at most 600000").optional() });
 
 export function registerSessionRoutes(app: FastifyInstance, deps: { sessions: SessionService; tools: ToolService }): void {

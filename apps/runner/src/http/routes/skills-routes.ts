@@ -9,13 +9,13 @@ import { requirePrincipal } from "../build-server";
 import { parse } from "../validate";
 
 const SKILL_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
-const SkillBodySchema = z.strictObject({
+export const SkillBodySchema = z.strictObject({
   name: z.string().regex(SKILL_NAME, "must be 1-64 lowercase letters, digits or dashes, starting with a letter or digit"),
   description: z.string().trim().min(1, "must not be empty").max(1000, "must be at most 1000 characters"),
   body: z.string().max(256 * 1024, "must be at most 262144 characters"),
   allowedTools: z.array(z.string().min(1).max(100)).max(100, "must have at most 100 tools").optional(),
 });
-const SkillUpdateSchema = SkillBodySchema.omit({ name: true });
+export const SkillUpdateSchema = SkillBodySchema.omit({ name: true });
 
 type SkillRow = Awaited<ReturnType<Database["skill"]["findUniqueOrThrow"]>>;
 

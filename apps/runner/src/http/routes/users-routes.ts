@@ -8,9 +8,9 @@ import type { SessionService } from "../../sessions/session-service";
 import { authorized } from "../authorized";
 import { parse } from "../validate";
 
-const CreateUserSchema = z.strictObject({ name: z.string().trim().min(1, "must not be empty").max(100), role: z.enum(ROLES) });
-const CreateTokenSchema = z.strictObject({ userId: z.string().min(1), name: z.string().max(100).optional() });
-const UpdateUserSchema = z.strictObject({ disabled: z.boolean() });
+export const CreateUserSchema = z.strictObject({ name: z.string().trim().min(1, "must not be empty").max(100), role: z.enum(ROLES) });
+export const CreateTokenSchema = z.strictObject({ userId: z.string().min(1), name: z.string().max(100).optional() });
+export const UpdateUserSchema = z.strictObject({ disabled: z.boolean() });
 
 /** The user the admin token from BERTH_ADMIN_TOKEN or the data dir belongs to (auth/tokens.ts). */
 const BUILT_IN_ADMIN_ID = "user_admin";
