@@ -5,6 +5,7 @@ import { fetchIdeFirstView } from "@/lib/runner";
 import { IDE_LAYOUT_COOKIE, parseIdeLayout } from "@/lib/ide-layout";
 import { EditorPreload } from "@/lib/preloads";
 import { Ide } from "@/components/ide/ide";
+import { SmallScreenNotice } from "@/components/ide/small-screen-notice";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "IDE" };
@@ -17,6 +18,7 @@ export default async function SessionPage({ params }: { params: Promise<{ id: st
   return (
     <>
       <EditorPreload />
+      <SmallScreenNotice />
       <Ide sessionId={id} me={{ userId: me.userId, name: me.name, role: me.role }} firstView={firstView} layout={parseIdeLayout(cookieStore.get(IDE_LAYOUT_COOKIE)?.value)} />
     </>
   );
