@@ -1,5 +1,16 @@
 /** Request headers not passed to the server inside: Berth's credentials and the hop-by-hop ones we set ourselves. */
-const DROPPED_REQUEST = new Set(["cookie", "authorization", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "content-length", "host", "te", "trailer"]);
+const DROPPED_REQUEST = new Set([
+  "cookie",
+  "authorization",
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "content-length",
+  "host",
+  "te",
+  "trailer",
+]);
 /** Upgrade requests keep their Connection/Upgrade headers: the server inside answers the handshake. */
 const DROPPED_UPGRADE_REQUEST = new Set(["cookie", "authorization", "host", "content-length"]);
 
@@ -10,7 +21,14 @@ export const HEAD_MAX_BYTES = 64 * 1024;
  * prefix, the client's headers minus cookies and authorization, Host as the server sees itself, and
  * `Connection: close` (one request per stream) unless it is a WebSocket upgrade.
  */
-export function requestHead(opts: { method: string; path: string; rawHeaders: string[]; port: number; bodyBytes: number; upgrade: boolean }): Buffer {
+export function requestHead(opts: {
+  method: string;
+  path: string;
+  rawHeaders: string[];
+  port: number;
+  bodyBytes: number;
+  upgrade: boolean;
+}): Buffer {
   const dropped = opts.upgrade ? DROPPED_UPGRADE_REQUEST : DROPPED_REQUEST;
   const lines = [`${opts.method} ${opts.path} HTTP/1.1`, `Host: localhost:${opts.port}`];
   for (let i = 0; i + 1 < opts.rawHeaders.length; i += 2) {
@@ -19,7 +37,8 @@ export function requestHead(opts: { method: string; path: string; rawHeaders: st
   }
   if (!opts.upgrade) {
     lines.push("Connection: close");
-    if (opts.bodyBytes > 0 || !["GET", "HEAD", "OPTIONS", "DELETE"].includes(opts.method)) lines.push(`Content-Length: ${opts.bodyBytes}`);
+    if (opts.bodyBytes > 0 || !["GET", "HEAD", "OPTIONS", "DELETE"].includes(opts.method))
+      lines.push(`Content-Length: ${opts.bodyBytes}`);
   }
   return Buffer.from(`${lines.join("\r\n")}\r\n\r\n`, "latin1");
 }

@@ -38,7 +38,12 @@ export class PortTunnel {
   async write(bytes: Buffer): Promise<void> {
     for (let at = 0; at < bytes.length && !this.closed; at += PORT_FRAME_MAX_BYTES) {
       const data = bytes.subarray(at, at + PORT_FRAME_MAX_BYTES).toString("base64");
-      await this.driver.request(this.sessionId, PortMethod.Write, { streamId: this.streamId, data }, PortWriteResultSchema);
+      await this.driver.request(
+        this.sessionId,
+        PortMethod.Write,
+        { streamId: this.streamId, data },
+        PortWriteResultSchema,
+      );
     }
   }
 
@@ -46,9 +51,15 @@ export class PortTunnel {
   async read(): Promise<Buffer | null> {
     for (;;) {
       if (this.closed) return null;
-      const { data, eof } = await this.driver.request(this.sessionId, PortMethod.Read, { streamId: this.streamId, waitMs: READ_WAIT_MS }, PortReadResultSchema, {
-        timeoutMs: READ_TIMEOUT_MS,
-      });
+      const { data, eof } = await this.driver.request(
+        this.sessionId,
+        PortMethod.Read,
+        { streamId: this.streamId, waitMs: READ_WAIT_MS },
+        PortReadResultSchema,
+        {
+          timeoutMs: READ_TIMEOUT_MS,
+        },
+      );
       if (data.length > 0) return Buffer.from(data, "base64");
       if (eof) return null;
     }
@@ -87,7 +98,9 @@ export class PortTunnel {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.driver.request(this.sessionId, PortMethod.Close, { streamId: this.streamId }, PortCloseResultSchema).catch(() => undefined);
+    await this.driver
+      .request(this.sessionId, PortMethod.Close, { streamId: this.streamId }, PortCloseResultSchema)
+      .catch(() => undefined);
   }
 }
 

@@ -23,8 +23,11 @@ server.on("upgrade", (req, socket) => {
 server.listen(8001, "127.0.0.1");
 `;
 
-const preview = (port: number | string, rest = "/", headers: Record<string, string> = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }) =>
-  fetch(`${kit.url}/sessions/${sessionId}/ports/${port}${rest}`, { headers, redirect: "manual" });
+const preview = (
+  port: number | string,
+  rest = "/",
+  headers: Record<string, string> = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+) => fetch(`${kit.url}/sessions/${sessionId}/ports/${port}${rest}`, { headers, redirect: "manual" });
 
 async function until(check: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -37,7 +40,10 @@ async function until(check: () => Promise<boolean>, what: string, ms = 20_000): 
 beforeAll(async () => {
   kit = await startTestRunner();
   sessionId = await kit.createSession({ autonomy: "trusted" });
-  for (const [path, content] of [["hello-port.txt", "hi"], ["ws-echo.js", WS_ECHO]]) {
+  for (const [path, content] of [
+    ["hello-port.txt", "hi"],
+    ["ws-echo.js", WS_ECHO],
+  ]) {
     const written = await kit.tool(sessionId, "write_file", { path, content });
     expect(written.status).toBe(200);
   }
@@ -69,9 +75,17 @@ describe("port previews through the agent (real runner, real container, no netwo
   });
 
   it("lists what listens in the container (python on 0.0.0.0:8000, node on 127.0.0.1:8001) for the owner only", async () => {
-    const listed = await kit.api<{ ports: { port: number; address: string }[] }>("GET", `/api/sessions/${sessionId}/ports`);
+    const listed = await kit.api<{ ports: { port: number; address: string }[] }>(
+      "GET",
+      `/api/sessions/${sessionId}/ports`,
+    );
     expect(listed.status).toBe(200);
-    expect(listed.body.ports).toEqual(expect.arrayContaining([{ port: 8000, address: "0.0.0.0" }, { port: 8001, address: "127.0.0.1" }]));
+    expect(listed.body.ports).toEqual(
+      expect.arrayContaining([
+        { port: 8000, address: "0.0.0.0" },
+        { port: 8001, address: "127.0.0.1" },
+      ]),
+    );
     const user = await kit.api<{ id: string }>("POST", "/api/users", { name: "ports-lister", role: "developer" });
     const token = await kit.api<{ token: string }>("POST", "/api/tokens", { userId: user.body.id });
     expect((await kit.api("GET", `/api/sessions/${sessionId}/ports`, undefined, token.body.token)).status).toBe(404);
@@ -107,7 +121,9 @@ describe("port previews through the agent (real runner, real container, no netwo
     received = Buffer.alloc(0);
     const mask = crypto.randomBytes(4);
     const payload = Buffer.from("hello port");
-    socket.write(Buffer.concat([Buffer.from([0x81, 0x80 | payload.length]), mask, payload.map((b, i) => b ^ mask[i % 4]!)]));
+    socket.write(
+      Buffer.concat([Buffer.from([0x81, 0x80 | payload.length]), mask, payload.map((b, i) => b ^ mask[i % 4]!)]),
+    );
     await until(async () => received.length >= 2 + "echo: hello port".length, "the echoed frame", 10_000);
     expect(received[0]).toBe(0x81);
     expect(received.subarray(2).toString()).toBe("echo: hello port");
@@ -139,7 +155,9 @@ describe("port previews through the agent (real runner, real container, no netwo
     for (const bad of ["0", "65536", "http"]) {
       const refused = await preview(bad);
       expect(refused.status).toBe(400);
-      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/^port: must be a whole number from 1 to 65535/);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(
+        /^port: must be a whole number from 1 to 65535/,
+      );
     }
   });
 });

@@ -46,16 +46,30 @@ export function registerPortRoutes(app: FastifyInstance, deps: PortRouteDeps): v
     const match = PORT_PATH.exec(url);
     if (!match) throw new PortProblem({ status: 404, code: "not_found", message: `No route ${url.slice(0, 200)}` });
     const [, sessionId = "", portText = "", rest, query = ""] = match;
-    const notFound = new PortProblem({ status: 404, code: "not_found", message: `Session not found: ${sessionId.slice(0, 100)}` });
+    const notFound = new PortProblem({
+      status: 404,
+      code: "not_found",
+      message: `Session not found: ${sessionId.slice(0, 100)}`,
+    });
     if (!principal) throw notFound;
     const session = await deps.sessions.get(sessionId, principal, (target) => {
       if (!allows(principal, "port", "use", target)) throw notFound;
     });
     const port = PortNumberSchema.safeParse(/^\d{1,5}$/.test(portText) ? Number(portText) : Number.NaN);
     if (!port.success)
-      throw new PortProblem({ status: 400, code: "bad_request", message: `port: must be a whole number from 1 to 65535, got ${JSON.stringify(portText.slice(0, 20))}` });
+      throw new PortProblem({
+        status: 400,
+        code: "bad_request",
+        message: `port: must be a whole number from 1 to 65535, got ${JSON.stringify(portText.slice(0, 20))}`,
+      });
     const prefix = `/sessions/${session.id}/ports/${port.data}`;
-    return { sessionId: session.id, port: port.data, prefix, path: `${rest ?? "/"}${query}`, redirect: rest === undefined ? `${prefix}/${query}` : null };
+    return {
+      sessionId: session.id,
+      port: port.data,
+      prefix,
+      path: `${rest ?? "/"}${query}`,
+      redirect: rest === undefined ? `${prefix}/${query}` : null,
+    };
   }
 
   async function openTunnel(sessionId: string, port: number): Promise<PortTunnel> {
@@ -64,7 +78,11 @@ export function registerPortRoutes(app: FastifyInstance, deps: PortRouteDeps): v
     } catch (error) {
       if (SandboxError.isSandboxError(error) && error.reason === "rpc") {
         const why = error.message.replace(/^.*?: (?=nothing answers)/, "");
-        throw new PortProblem({ status: 502, code: "bad_gateway", message: `Nothing listens on port ${port} in session ${sessionId}: ${why}` });
+        throw new PortProblem({
+          status: 502,
+          code: "bad_gateway",
+          message: `Nothing listens on port ${port} in session ${sessionId}: ${why}`,
+        });
       }
       throw error;
     }
@@ -77,10 +95,18 @@ export function registerPortRoutes(app: FastifyInstance, deps: PortRouteDeps): v
       const split = splitHead(bytes);
       if (split) return Buffer.concat([responseHead(split.head, prefix), split.rest]);
       if (bytes.length > HEAD_MAX_BYTES)
-        throw new PortProblem({ status: 502, code: "bad_gateway", message: `The server on port ${tunnel.port} sent a response head over ${HEAD_MAX_BYTES} bytes` });
+        throw new PortProblem({
+          status: 502,
+          code: "bad_gateway",
+          message: `The server on port ${tunnel.port} sent a response head over ${HEAD_MAX_BYTES} bytes`,
+        });
       const chunk = await tunnel.read();
       if (!chunk)
-        throw new PortProblem({ status: 502, code: "bad_gateway", message: `The server on port ${tunnel.port} closed the connection without an HTTP response` });
+        throw new PortProblem({
+          status: 502,
+          code: "bad_gateway",
+          message: `The server on port ${tunnel.port} closed the connection without an HTTP response`,
+        });
       bytes = Buffer.concat([bytes, chunk]);
     }
   }
@@ -93,7 +119,16 @@ export function registerPortRoutes(app: FastifyInstance, deps: PortRouteDeps): v
       const tunnel = await openTunnel(target.sessionId, target.port);
       let first: Buffer;
       try {
-        await tunnel.write(requestHead({ method: request.method, path: target.path, rawHeaders: request.raw.rawHeaders, port: target.port, bodyBytes: body.length, upgrade: false }));
+        await tunnel.write(
+          requestHead({
+            method: request.method,
+            path: target.path,
+            rawHeaders: request.raw.rawHeaders,
+            port: target.port,
+            bodyBytes: body.length,
+            upgrade: false,
+          }),
+        );
         if (body.length > 0) await tunnel.write(body);
         first = await readResponseHead(tunnel, target.prefix);
       } catch (error) {
@@ -105,7 +140,10 @@ export function registerPortRoutes(app: FastifyInstance, deps: PortRouteDeps): v
       await tunnel.pumpTo(request.raw.socket, first);
       return reply;
     } catch (error) {
-      if (error instanceof PortProblem) return reply.status(error.problem.status).send({ error: { code: error.problem.code, message: error.problem.message } });
+      if (error instanceof PortProblem)
+        return reply
+          .status(error.problem.status)
+          .send({ error: { code: error.problem.code, message: error.problem.message } });
       throw error;
     }
   }
@@ -113,7 +151,10 @@ export function registerPortRoutes(app: FastifyInstance, deps: PortRouteDeps): v
   // What listens in the container, for the IDE's Ports list.
   app.get<{ Params: { id: string } }>("/api/sessions/:id/ports", async (request) => {
     const principal = requirePrincipal(request);
-    const notFound = new AppError({ code: "not_found", message: `Session not found: ${request.params.id.slice(0, 100)}` });
+    const notFound = new AppError({
+      code: "not_found",
+      message: `Session not found: ${request.params.id.slice(0, 100)}`,
+    });
     const session = await deps.sessions.get(request.params.id, principal, (target) => {
       if (!allows(principal, "port", "use", target)) throw notFound;
     });
@@ -137,17 +178,35 @@ export function registerPortRoutes(app: FastifyInstance, deps: PortRouteDeps): v
   async function upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on("error", () => socket.destroy());
     const answer = (problem: Problem) => {
-      const body = JSON.stringify(problem.status === 421 || problem.status === 403 ? refusalBody(req.url, problem as never) : { error: { code: problem.code, message: problem.message } });
-      socket.end(`HTTP/1.1 ${problem.status} ${problem.code}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      const body = JSON.stringify(
+        problem.status === 421 || problem.status === 403
+          ? refusalBody(req.url, problem as never)
+          : { error: { code: problem.code, message: problem.message } },
+      );
+      socket.end(
+        `HTTP/1.1 ${problem.status} ${problem.code}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
     };
     const refusal = checkRequest({ method: "GET", headers: req.headers }, deps.hosts);
     if (refusal) return answer(refusal);
     try {
-      const { principal } = await authenticate({ authorization: req.headers.authorization, cookie: req.headers.cookie });
+      const { principal } = await authenticate({
+        authorization: req.headers.authorization,
+        cookie: req.headers.cookie,
+      });
       const target = await resolve(principal, req.url ?? "");
       const tunnel = await openTunnel(target.sessionId, target.port);
       try {
-        await tunnel.write(requestHead({ method: req.method ?? "GET", path: target.path, rawHeaders: req.rawHeaders, port: target.port, bodyBytes: 0, upgrade: true }));
+        await tunnel.write(
+          requestHead({
+            method: req.method ?? "GET",
+            path: target.path,
+            rawHeaders: req.rawHeaders,
+            port: target.port,
+            bodyBytes: 0,
+            upgrade: true,
+          }),
+        );
         if (head.length > 0) await tunnel.write(head);
         const first = await readResponseHead(tunnel, target.prefix);
         // After the handshake, raw bytes both ways until either side closes.
@@ -163,7 +222,12 @@ export function registerPortRoutes(app: FastifyInstance, deps: PortRouteDeps): v
         const { status, body } = toApiError(error);
         return answer({ status, code: body.error.code, message: body.error.message });
       }
-      if (!socket.destroyed) answer({ status: 502, code: "bad_gateway", message: `Port preview failed: ${error instanceof Error ? error.message : String(error)}` });
+      if (!socket.destroyed)
+        answer({
+          status: 502,
+          code: "bad_gateway",
+          message: `Port preview failed: ${error instanceof Error ? error.message : String(error)}`,
+        });
     }
   }
 }

@@ -34,6 +34,7 @@ import { Splitter } from "@/components/ui/splitter";
 import { DEFAULT_IDE_LAYOUT, SIDEBAR_RANGE, BOTTOM_RANGE, defaultBottomHeight, ideLayoutLimits, saveIdeLayout, type IdeLayout } from "@/lib/ide-layout";
 import { FilesSidebar } from "./files-sidebar";
 import { TerminalPanel, type TerminalHandle } from "./terminal-panel";
+import { PortsPanel } from "./ports-panel";
 import { SaveConflictBar, type SaveConflict } from "./save-conflict";
 import { useEditorState } from "./use-editor-state";
 
@@ -44,7 +45,7 @@ if (typeof window !== "undefined") getSocket();
 type TabKind = "loading" | "text" | "binary" | "too_large" | "error";
 /** sha256: of the version loaded or last saved, sent with the next save so a change on disk since is a conflict. */
 type Tab = { path: string; kind: TabKind; saved: string; draft: string; truncated?: boolean; message?: string; sha256?: string | null };
-type BottomTab = "terminal" | "output" | "runs";
+type BottomTab = "terminal" | "output" | "runs" | "ports";
 
 /** Files bigger than this open read-only (the editor would be slow and write_file refuses over 8 MiB). */
 const EDITABLE_MAX_CHARS = 2_000_000;
@@ -682,6 +683,9 @@ export function Ide({ sessionId, me, firstView, layout }: { sessionId: string; m
           <button className={bottom === "runs" ? "active" : ""} onClick={() => setBottom("runs")} data-testid="tab-runs">
             Runs {runs ? <span className="muted">({runs.length})</span> : null}
           </button>
+          <button className={bottom === "ports" ? "active" : ""} onClick={() => setBottom("ports")} data-testid="tab-ports">
+            Ports
+          </button>
           <div className="spacer" />
           <span className="muted tiny hint">
             <kbd>Ctrl+`</kbd> terminal · <kbd>Ctrl/Cmd+Enter</kbd> run
@@ -709,6 +713,9 @@ export function Ide({ sessionId, me, firstView, layout }: { sessionId: string; m
           </div>
           <div className={bottom === "runs" ? "fill scroll" : "hidden"}>
             <SessionRuns runs={runs} onOpen={(id) => adoptRun(id)} currentRunId={runId} onShow={() => setBottom("output")} />
+          </div>
+          <div className={bottom === "ports" ? "fill scroll" : "hidden"}>
+            <PortsPanel sessionId={sessionId} visible={bottom === "ports"} />
           </div>
         </div>
       </section>

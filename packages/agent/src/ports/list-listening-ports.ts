@@ -31,7 +31,9 @@ export function parseProcNetTcp(text: string): ListeningPort[] {
 
 /** What listens in this container (its own network namespace), one entry per port, sorted. */
 export async function listListeningPorts(procDir = "/proc/net"): Promise<ListeningPort[]> {
-  const tables = await Promise.all(["tcp", "tcp6"].map((name) => readFile(`${procDir}/${name}`, "utf8").catch(() => "")));
+  const tables = await Promise.all(
+    ["tcp", "tcp6"].map((name) => readFile(`${procDir}/${name}`, "utf8").catch(() => "")),
+  );
   const byPort = new Map<number, ListeningPort>();
   for (const entry of tables.flatMap(parseProcNetTcp)) if (!byPort.has(entry.port)) byPort.set(entry.port, entry);
   return [...byPort.values()].sort((a, b) => a.port - b.port);

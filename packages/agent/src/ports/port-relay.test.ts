@@ -19,7 +19,10 @@ async function listen(onConnection: (socket: net.Socket) => void): Promise<numbe
 async function readAll(relay: PortRelay, streamId: string): Promise<Buffer> {
   const parts: Buffer[] = [];
   for (;;) {
-    const { data, eof } = (await relay.dispatch(PortMethod.Read, { streamId, waitMs: 2000 })) as { data: string; eof: boolean };
+    const { data, eof } = (await relay.dispatch(PortMethod.Read, { streamId, waitMs: 2000 })) as {
+      data: string;
+      eof: boolean;
+    };
     parts.push(Buffer.from(data, "base64"));
     if (eof) return Buffer.concat(parts);
   }
@@ -31,7 +34,9 @@ describe("PortRelay", () => {
     const port = await listen((socket) => socket.once("data", (hello) => socket.end(Buffer.concat([hello, big]))));
     const relay = new PortRelay();
     const { streamId } = (await relay.dispatch(PortMethod.Open, { port })) as { streamId: string };
-    await expect(relay.dispatch(PortMethod.Write, { streamId, data: Buffer.from("hi\n").toString("base64") })).resolves.toEqual({ bytesWritten: 3 });
+    await expect(
+      relay.dispatch(PortMethod.Write, { streamId, data: Buffer.from("hi\n").toString("base64") }),
+    ).resolves.toEqual({ bytesWritten: 3 });
     const first = (await relay.dispatch(PortMethod.Read, { streamId, waitMs: 2000 })) as { data: string };
     expect(Buffer.from(first.data, "base64").length).toBeLessThanOrEqual(PORT_FRAME_MAX_BYTES);
     const rest = await readAll(relay, streamId);
@@ -46,9 +51,13 @@ describe("PortRelay", () => {
     const port = await listen(() => undefined);
     await new Promise((r) => servers.pop()!.close(r));
     const relay = new PortRelay();
-    await expect(relay.dispatch(PortMethod.Open, { port })).rejects.toThrow(`nothing answers on 127.0.0.1:${port} in the container (ECONNREFUSED)`);
+    await expect(relay.dispatch(PortMethod.Open, { port })).rejects.toThrow(
+      `nothing answers on 127.0.0.1:${port} in the container (ECONNREFUSED)`,
+    );
     await expect(relay.dispatch(PortMethod.Open, { port: 70000 })).rejects.toThrow(/port\.open params: port:/);
-    await expect(relay.dispatch(PortMethod.Read, { streamId: "nope" })).rejects.toThrow("port.read: unknown streamId nope");
+    await expect(relay.dispatch(PortMethod.Read, { streamId: "nope" })).rejects.toThrow(
+      "port.read: unknown streamId nope",
+    );
   });
 });
 
@@ -65,7 +74,8 @@ describe("parseProcNetTcp", () => {
       { port: 8000, address: "0.0.0.0" },
       { port: 3000, address: "127.0.0.1" },
     ]);
-    const v6 = "header\n   0: 00000000000000000000000000000000:1F41 00000000000000000000000000000000:0000 0A 0 0 0 0 0 0";
+    const v6 =
+      "header\n   0: 00000000000000000000000000000000:1F41 00000000000000000000000000000000:0000 0A 0 0 0 0 0 0";
     expect(parseProcNetTcp(v6)).toEqual([{ port: 8001, address: "::" }]);
   });
 });

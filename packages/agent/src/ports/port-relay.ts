@@ -26,7 +26,15 @@ interface Stream {
 
 const CONNECT_TIMEOUT_MS = 5_000;
 
-function parse<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }, method: string, params: unknown): T {
+function parse<T>(
+  schema: {
+    safeParse(
+      v: unknown,
+    ): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
+  },
+  method: string,
+  params: unknown,
+): T {
   const parsed = schema.safeParse(params);
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; ");
@@ -65,12 +73,17 @@ export class PortRelay {
 
   private async open(port: number): Promise<{ streamId: string }> {
     if (this.streams.size >= PORT_STREAM_MAX_OPEN)
-      throw new PortFault(RpcErrorCode.InvalidParams, `port.open: ${PORT_STREAM_MAX_OPEN} streams are open already (the limit)`);
+      throw new PortFault(
+        RpcErrorCode.InvalidParams,
+        `port.open: ${PORT_STREAM_MAX_OPEN} streams are open already (the limit)`,
+      );
     return new Promise((resolve, reject) => {
       const socket = net.connect({ host: "127.0.0.1", port, timeout: CONNECT_TIMEOUT_MS });
       const fail = (why: string) => {
         socket.destroy();
-        reject(new PortFault(RpcErrorCode.InvalidParams, `nothing answers on 127.0.0.1:${port} in the container (${why})`));
+        reject(
+          new PortFault(RpcErrorCode.InvalidParams, `nothing answers on 127.0.0.1:${port} in the container (${why})`),
+        );
       };
       socket.once("timeout", () => fail(`no connection within ${CONNECT_TIMEOUT_MS} ms`));
       socket.once("error", (error: NodeJS.ErrnoException) => fail(error.code ?? error.message));
@@ -103,13 +116,27 @@ export class PortRelay {
     const stream = this.require(streamId, "port.write");
     const bytes = Buffer.from(data, "base64");
     if (bytes.length > PORT_FRAME_MAX_BYTES)
-      throw new PortFault(RpcErrorCode.InvalidParams, `port.write: data is ${bytes.length} bytes, over the limit of ${PORT_FRAME_MAX_BYTES}`);
-    if (stream.socket.destroyed || !stream.socket.writable) throw new PortFault(RpcErrorCode.InvalidParams, `port.write: stream ${streamId} is closed`);
-    await new Promise<void>((resolve, reject) => stream.socket.write(bytes, (error) => (error ? reject(new PortFault(RpcErrorCode.InvalidParams, `port.write: ${error.message}`)) : resolve())));
+      throw new PortFault(
+        RpcErrorCode.InvalidParams,
+        `port.write: data is ${bytes.length} bytes, over the limit of ${PORT_FRAME_MAX_BYTES}`,
+      );
+    if (stream.socket.destroyed || !stream.socket.writable)
+      throw new PortFault(RpcErrorCode.InvalidParams, `port.write: stream ${streamId} is closed`);
+    await new Promise<void>((resolve, reject) =>
+      stream.socket.write(bytes, (error) =>
+        error ? reject(new PortFault(RpcErrorCode.InvalidParams, `port.write: ${error.message}`)) : resolve(),
+      ),
+    );
     return { bytesWritten: bytes.length };
   }
 
-  private async read({ streamId, waitMs }: { streamId: string; waitMs: number }): Promise<{ data: string; eof: boolean }> {
+  private async read({
+    streamId,
+    waitMs,
+  }: {
+    streamId: string;
+    waitMs: number;
+  }): Promise<{ data: string; eof: boolean }> {
     const stream = this.require(streamId, "port.read");
     if (stream.chunks.length === 0 && !stream.eof && waitMs > 0) {
       // A newer read answers an older one at once (empty): one reader per stream.
