@@ -5,16 +5,20 @@ import path from "node:path";
 
 /**
  * A Docker engine of the campaign's own, so stopping and restarting dockerd disturbs no one else using this
- * machine's engine: its own data root, exec root, pidfile and unix socket under a temp folder, no bridge and
- * no iptables rules (sessions run with network none). The sandbox image is copied into it from the main engine.
+ * machine's engine: its own data root, exec root, pidfile and unix socket under a temp folder, a bridge of its
+ * own and no iptables rules (sessions run with network none). The sandbox image is copied into it from the main
+ * engine. Not `--bridge=none`: with it dockerd deletes the host's `docker0` at start, the main engine's bridge.
  */
 export class PrivateDockerd {
   private daemon: ChildProcess | null = null;
   readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-chaos-dockerd-"));
   readonly socket = path.join(this.dir, "docker.sock");
   readonly host = `unix://${this.socket}`;
+  /** An interface name of at most 15 characters, unique per process. */
+  readonly bridge = `berth-cd${process.pid % 100000}`;
 
   async start(): Promise<void> {
+    execFileSync("sh", ["-c", 'ip link show "$1" >/dev/null 2>&1 || ip link add "$1" type bridge; ip addr replace 10.213.89.1/24 dev "$1"; ip link set "$1" up', "sh", this.bridge], { stdio: "pipe" });
     const log = fs.openSync(path.join(this.dir, "dockerd.log"), "a");
     this.daemon = spawn(
       "dockerd",
@@ -23,7 +27,8 @@ export class PrivateDockerd {
         `--exec-root=${path.join(this.dir, "exec")}`,
         `--pidfile=${path.join(this.dir, "docker.pid")}`,
         `--host=${this.host}`,
-        "--bridge=none",
+        `--bridge=${this.bridge}`,
+        "--ip-masq=false",
         "--iptables=false",
         "--ip6tables=false",
       ],
@@ -83,6 +88,11 @@ export class PrivateDockerd {
       .sort((a, b) => b.length - a.length);
     for (const target of mounts) execFileSync("umount", ["-l", target], { stdio: "ignore" });
     fs.rmSync(this.dir, { recursive: true, force: true });
+    try {
+      execFileSync("ip", ["link", "delete", this.bridge], { stdio: "ignore" });
+    } catch {
+      // already gone
+    }
   }
 
   private logTail(): string {
