@@ -83,6 +83,8 @@ export function Ide({ sessionId, me, firstView, layout }: { sessionId: string; m
   const monacoRef = useRef<MonacoApi | null>(null);
   const [codeEditor, setCodeEditor] = useState<Parameters<OnMount>[0] | null>(null);
   const [conflict, setConflict] = useState<SaveConflict | null>(null);
+  const conflictRef = useRef<SaveConflict | null>(null);
+  conflictRef.current = conflict;
   const terminalRef = useRef<TerminalHandle>(null);
   const stream = useRunStream(runId);
   const approvals = usePendingApprovals(sessionId);
@@ -440,7 +442,8 @@ export function Ide({ sessionId, me, firstView, layout }: { sessionId: string; m
 
   useEffect(() => {
     const onBeforeUnload = (event: BeforeUnloadEvent) => {
-      if (tabsRef.current.some((t) => t.kind === "text" && t.draft !== t.saved)) event.preventDefault();
+      // An open conflict bar holds the user's version after a Reload: leaving would lose it too.
+      if (conflictRef.current || tabsRef.current.some((t) => t.kind === "text" && t.draft !== t.saved)) event.preventDefault();
     };
     window.addEventListener("beforeunload", onBeforeUnload);
     return () => window.removeEventListener("beforeunload", onBeforeUnload);
