@@ -115,7 +115,10 @@ try {
     pages[id] = page;
   }
   // Quick open lists a whole-workspace glob; wait until the 50k one has it (the last file is found).
+  // A page behind another gets no animation frames: the one measured is brought to the front first.
+  const nextFrames = (page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   async function keystrokes(page) {
+    await page.bringToFront();
     await page.keyboard.press("Escape");
     await page.keyboard.press("Control+p");
     const input = page.locator('[data-testid="quick-open-input"]');
@@ -135,11 +138,14 @@ try {
     await page.locator('[data-testid="quick-open-item"]').first().waitFor();
     const first = await page.locator('[data-testid="quick-open-item"]').first().getAttribute("data-path");
     if (!first?.endsWith("/file49999.ts")) throw new Error(`quick open ranked ${first} first for ${QUERY}`);
+    await nextFrames(page);
     const times = await page.evaluate(() => window.__keystrokes);
+    if (times.length !== QUERY.length) throw new Error(`measured ${times.length} of ${QUERY.length} keystrokes`);
     await page.keyboard.press("Escape");
     return times;
   }
   async function searchFirstResult(page, needle) {
+    await page.bringToFront();
     await page.keyboard.press("Control+Shift+F");
     const input = page.locator('[data-testid="search-input"]');
     await input.fill(needle);
