@@ -377,7 +377,7 @@ function restCase(
         const tool = names.includes("tool") ? values[names.indexOf("tool")]! : "";
         const bodies: fc.Arbitrary<{ mutation: Mutation; value: unknown }> = bodyless
           ? fc.constant({ mutation: "none" as const, value: undefined })
-          : TOOL_ARGS[tool]
+          : Object.hasOwn(TOOL_ARGS, tool) // a hostile `:tool` may be "constructor"
             ? mutatedFor(TOOL_ARGS[tool]!).map(({ mutation, value }) => ({ mutation, value: { args: value } }))
             : schema
               ? mutatedFor(schema)
@@ -400,14 +400,12 @@ function socketCase(events: string[], live: string): fc.Arbitrary<{ event: strin
     ...events.map((event) => {
       const schema = EVENT_PAYLOADS[event];
       if (event === "tool:call") {
-        return fc
-          .tuple(fc.constantFrom(...Object.keys(TOOL_ARGS)), fc.boolean())
-          .chain(([tool, own]) =>
-            mutatedFor(TOOL_ARGS[tool]!).map(({ value }) => ({
-              event,
-              payload: { sessionId: own ? live : "ses_nope", tool, args: value },
-            })),
-          );
+        return fc.tuple(fc.constantFrom(...Object.keys(TOOL_ARGS)), fc.boolean()).chain(([tool, own]) =>
+          mutatedFor(TOOL_ARGS[tool]!).map(({ value }) => ({
+            event,
+            payload: { sessionId: own ? live : "ses_nope", tool, args: value },
+          })),
+        );
       }
       const payloads = schema ? mutatedFor(schema).map((m) => m.value) : fc.jsonValue({ maxDepth: 3 });
       return payloads.map((payload) => ({ event, payload }));
