@@ -12,7 +12,8 @@ const http = require("http"), crypto = require("crypto");
 const server = http.createServer((req, res) => res.end("plain"));
 server.on("upgrade", (req, socket) => {
   const accept = crypto.createHash("sha1").update(req.headers["sec-websocket-key"] + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest("base64");
-  socket.write("HTTP/1.1 101 Switching Protocols\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\nSec-WebSocket-Accept: " + accept + "\\r\\nX-Saw-Cookie: " + (req.headers.cookie ? "yes" : "no") + "\\r\\n\\r\\n");
+  // The handshake answers after 1.5 s: a slow server must not lose its socket to socket.io's 1 s sweep of upgrades it does not serve.
+  setTimeout(() => socket.write("HTTP/1.1 101 Switching Protocols\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\nSec-WebSocket-Accept: " + accept + "\\r\\nX-Saw-Cookie: " + (req.headers.cookie ? "yes" : "no") + "\\r\\n\\r\\n"), 1500);
   socket.on("data", (buf) => {
     const len = buf[1] & 0x7f, mask = buf.subarray(2, 6);
     const text = Buffer.from(buf.subarray(6, 6 + len).map((b, i) => b ^ mask[i % 4])).toString();
@@ -128,6 +129,19 @@ describe("port previews through the agent (real runner, real container, no netwo
     expect(received[0]).toBe(0x81);
     expect(received.subarray(2).toString()).toBe("echo: hello port");
     socket.destroy();
+  });
+
+  it("closes an upgrade on a path nobody serves, instead of leaving it open (socket.io no longer sweeps them)", async () => {
+    const socket = net.connect(kit.runner.port, "127.0.0.1");
+    await new Promise<void>((resolve) => socket.once("connect", resolve));
+    let received = 0;
+    socket.on("data", (chunk: Buffer) => (received += chunk.length));
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    socket.write(
+      `GET /nobody-here HTTP/1.1\r\nHost: 127.0.0.1:${kit.runner.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n`,
+    );
+    await closed;
+    expect(received).toBe(0);
   });
 
   it("refuses an anonymous request and another user's token with 404, as for a session that does not exist", async () => {

@@ -171,7 +171,11 @@ export function registerPortRoutes(app: FastifyInstance, deps: PortRouteDeps): v
   });
 
   app.server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-    if (!PORT_PATH.test(req.url ?? "")) return; // socket.io's own
+    if (!PORT_PATH.test(req.url ?? "")) {
+      // socket.io's own; any other path is served by nobody (socket.io is told not to sweep them: socket-server.ts).
+      if (!(req.url ?? "").startsWith("/socket.io/")) socket.destroy();
+      return;
+    }
     void upgrade(req, socket, head);
   });
 

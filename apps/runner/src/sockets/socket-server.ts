@@ -77,6 +77,9 @@ export function createSocketServer(
     // `cors` does not cover a WebSocket upgrade (a foreign page's socket carries the cookie): this does.
     allowRequest: allowSocketRequest(deps.hosts),
     maxHttpBufferSize: 12 * 1024 * 1024,
+    // Port previews answer their upgrades after a connection inside the container (often over 1 s); the
+    // upgrade listener in ports/register-port-routes.ts closes upgrades that neither serves.
+    destroyUpgrade: false,
   });
 
   const authenticateRequest = createRequestAuthenticator(deps.db, deps.browserSessions);
