@@ -39,7 +39,10 @@ function proxyHttp(req, res) {
 }
 
 function proxyUpgrade(req, socket, head) {
-  const upstream = net.connect(Number(runner.port), runner.hostname, () => {
+  // Keystrokes and their echoes are small writes: without TCP_NODELAY the second of two (socket.io sends a binary
+  // event as a header frame and an attachment) waits for the peer's delayed ACK, ~40 ms.
+  socket.setNoDelay(true);
+  const upstream = net.connect({ port: Number(runner.port), host: runner.hostname, noDelay: true }, () => {
     const headers = Object.entries({ ...req.headers, host: runner.host }).map(([k, v]) => `${k}: ${v}`);
     upstream.write(`${req.method} ${req.url} HTTP/1.1\r\n${headers.join("\r\n")}\r\n\r\n`);
     if (head?.length) upstream.write(head);
