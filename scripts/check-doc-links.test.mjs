@@ -14,7 +14,7 @@ describe("check:docs", () => {
     const exists = (p) => p === path.join(root, "docs/api.md");
     expect(linkProblem(readme, "docs/api.md#mcp", exists)).toBeNull();
     expect(linkProblem(readme, "docs/gone.md", exists)).toBe("docs/gone.md does not exist");
-    expect(linkProblem(readme, "../shared/DESIGN.md", exists)).toBe("../shared/DESIGN.md points outside the repository");
+    expect(linkProblem(readme, "../elsewhere/README.md", exists)).toBe("../elsewhere/README.md points outside the repository");
     expect(linkProblem(readme, "https://example.com/x.md", exists)).toBeNull();
     expect(linkProblem(readme, "#configuration", exists)).toBeNull();
   });
