@@ -21,6 +21,11 @@ async function expectNoSidewaysScroll(page: Page, what: string) {
     return { scroll: document.scrollingElement!.scrollWidth, client: window.innerWidth, wide };
   });
   expect(widths.scroll, `${what}: document ${widths.scroll} px wide on a ${widths.client} px screen: ${widths.wide.join(", ")}`).toBeLessThanOrEqual(390);
+  // A table fits by scrolling inside its card, not by breaking its headers letter by letter.
+  const squeezed = await page.locator(".table th").evaluateAll((cells) =>
+    cells.filter((cell) => cell.textContent!.trim() && cell.getBoundingClientRect().height > 40).map((cell) => cell.textContent),
+  );
+  expect(squeezed, `${what}: table headers broken over lines`).toEqual([]);
 }
 
 test("phone: sessions, runs, a run page, a share page and approvals fit 390 px, and the operator approves a parked call", async ({ page, context, request, browser }) => {
