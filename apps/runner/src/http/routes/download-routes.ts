@@ -72,7 +72,8 @@ export function registerDownloadRoutes(app: FastifyInstance, deps: { sessions: S
     if (verdict !== "ok") throw new AppError({ code: "not_found", message: `path: no folder ${JSON.stringify(query.path)} in ${WORKSPACE}` });
 
     const body = new PassThrough();
-    let processId: string | undefined;
+    // Unknown until the start call returns; output that comes first waits in `early`.
+    let processId: string | undefined = undefined;
     const early: SessionOutputEvent[] = [];
     let received = 0;
     let expected: number | null = null;
