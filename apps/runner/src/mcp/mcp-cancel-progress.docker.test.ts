@@ -1,13 +1,7 @@
-import { randomUUID } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { createRequire } from "node:module";
-import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Server as SdkServer } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEverythingServer } from "../testing/everything-server";
 import { TEST_ADMIN_TOKEN, emitWithAck, startTestRunner, type TestRunner } from "../testing/runner-test-kit";
 
 type ToolBody = { ok: boolean; output: string; details?: Record<string, unknown>; error?: { code: string; message: string }; runId?: string };
@@ -51,49 +45,6 @@ async function exists(sessionId: string, path: string): Promise<boolean> {
   return String((body.details as { stdout?: string }).stdout).trim() === "yes";
 }
 
-/**
- * server-everything (the reference server, a devDependency) over Streamable HTTP on 127.0.0.1, one SDK
- * transport per MCP session as its own launcher does; every JSON-RPC method it receives is recorded.
- */
-async function startEverything(): Promise<{ url: string; received: string[]; stop: () => Promise<void> }> {
-  const entry = pathToFileURL(createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/server/index.js")).href;
-  const { createServer } = (await import(entry)) as { createServer: () => { server: { server: SdkServer; connect: SdkServer["connect"] }; cleanup?: () => void } };
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-  const received: string[] = [];
-  const httpServer = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      void (async () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        const body = text ? (JSON.parse(text) as { method?: string } | { method?: string }[]) : undefined;
-        for (const message of Array.isArray(body) ? body : body ? [body] : []) if (message.method) received.push(message.method);
-        const id = req.headers["mcp-session-id"];
-        let transport = typeof id === "string" ? transports.get(id) : undefined;
-        if (!transport) {
-          const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => void transports.set(sid, created) });
-          await createServer().server.connect(created);
-          transport = created;
-        }
-        await transport.handleRequest(req, res, body);
-      })().catch((error: unknown) => {
-        res.statusCode = 500;
-        res.end(String(error));
-      });
-    });
-  });
-  await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
-  const { port } = httpServer.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    received,
-    stop: async () => {
-      for (const t of transports.values()) await t.close().catch(() => undefined);
-      httpServer.closeAllConnections();
-      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
-    },
-  };
-}
 
 beforeAll(async () => {
   kit = await startTestRunner();
@@ -229,7 +180,7 @@ describe("progress end to end", () => {
   });
 
   it("forwards server-everything's progress through gateway with the caller's token: at least as many as a direct client gets; cancelling cancels upstream", async () => {
-    const everything = await startEverything();
+    const everything = await startEverythingServer();
     try {
       const direct = new Client({ name: "direct", version: "1.0.0" });
       await direct.connect(new StreamableHTTPClientTransport(new URL(everything.url)));
