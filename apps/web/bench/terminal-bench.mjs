@@ -177,6 +177,9 @@ try {
 
   const letters = "abcdefghijklmnopqrstuvwxyz";
   async function round(target) {
+    // The page measured must be the one in front: Chrome defers a background tab's tasks, which put ~40 ms on
+    // every terminal echo while the baseline page (opened last) was the foreground tab.
+    await target.bringToFront();
     const samples = [];
     for (let i = 0; i < KEYS; i++) {
       const key = letters[i % letters.length];
