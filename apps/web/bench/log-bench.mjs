@@ -16,6 +16,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "@playwright/test";
 import { CHROMIUM_PATH, chromiumArgs } from "../../../scripts/lib/chromium.mjs";
+import { loadavg, step, waitFor } from "./bench-kit.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const env = process.env;
@@ -31,22 +32,7 @@ const median = (values) => {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
-const step = (what) => process.stderr.write(`• ${what}\n`);
-const loadavg = () =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ");
 
-async function waitFor(check, what, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-log-bench-"));
 const serve = spawn(process.execPath, [path.join(root, "scripts/serve.mjs")], {

@@ -26,6 +26,7 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "@playwright/test";
 import { WebSocketServer } from "ws";
 import { CHROMIUM_PATH, chromiumArgs } from "../../../scripts/lib/chromium.mjs";
+import { loadavg, step, waitFor as pollUntil } from "./bench-kit.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const env = process.env;
@@ -48,12 +49,6 @@ const percentile = (values, p) => {
 };
 const mb = (bytes) => (bytes / 1024 / 1024).toFixed(1);
 const ms = (value) => value.toFixed(2);
-const step = (what) => process.stderr.write(`• ${what}\n`);
-const loadavg = () =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ");
 
 function rssOf(pid) {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
@@ -76,15 +71,8 @@ function runnerPid(servePid) {
   throw new Error("the runner process was not found");
 }
 
-async function waitFor(check, what, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+// Polls twice as often as the kit's default: the terminal answers in milliseconds.
+const waitFor = (check, what, timeoutMs = 60_000) => pollUntil(check, what, timeoutMs, 100);
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-terminal-bench-"));
 const serve = spawn(process.execPath, [path.join(root, "scripts/serve.mjs")], {

@@ -18,6 +18,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "@playwright/test";
 import { CHROMIUM_PATH, chromiumArgs } from "../../../scripts/lib/chromium.mjs";
+import { loadavg, step, waitFor } from "./bench-kit.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const ROUNDS = Math.max(2, Number(process.env.BENCH_ROUNDS || 5));
@@ -32,22 +33,7 @@ const NEEDLES = ["needle-b3nch-a", "needle-b3nch-b"];
 const sorted = (values) => [...values].sort((a, b) => a - b);
 const pct = (values, p) => sorted(values)[Math.min(values.length - 1, Math.max(0, Math.ceil((p / 100) * values.length) - 1))];
 const median = (values) => pct(values, 50);
-const step = (what) => process.stderr.write(`• ${what}\n`);
-const loadavg = () =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ");
 
-async function waitFor(check, what, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-workbench-bench-"));
 const serve = spawn(process.execPath, [path.join(root, "scripts/serve.mjs")], {
