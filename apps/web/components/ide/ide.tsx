@@ -31,7 +31,7 @@ import { useAsync } from "@/components/ui/use-async";
 import type { IdeFirstView } from "@/lib/runner";
 import { EmptyState, ErrorState, SocketStatus, Spinner, StatusBadge } from "@/components/ui/states";
 import { Splitter } from "@/components/ui/splitter";
-import { DEFAULT_IDE_LAYOUT, SIDEBAR_RANGE, BOTTOM_RANGE, defaultBottomHeight, ideLayoutLimits, saveIdeLayout, type IdeLayout } from "@/lib/ide-layout";
+import { DEFAULT_IDE_LAYOUT, SIDEBAR_RANGE, BOTTOM_RANGE, defaultBottomHeight, ideLayoutLimits, saveIdeLayout, type IdeLayout } from "@/lib/ide/ide-layout";
 import { FilesSidebar } from "./files-sidebar";
 import { TerminalPanel, type TerminalHandle } from "./terminal-panel";
 import { PortsPanel } from "./ports-panel";
@@ -729,7 +729,7 @@ export function Ide({ sessionId, me, firstView, layout }: { sessionId: string; m
 /**
  * The file tree's width and the bottom panel's height: dragged or moved with the keyboard on their
  * splitters, kept within what the window leaves the editor, and remembered for the next page load
- * (lib/ide-layout.ts). The bottom panel is 36% of the window until it is first resized.
+ * (lib/ide/ide-layout.ts). The bottom panel is 36% of the window until it is first resized.
  */
 function usePaneSizes(initial: IdeLayout) {
   const [layout, setLayout] = useState(initial);

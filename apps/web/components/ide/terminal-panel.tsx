@@ -4,7 +4,7 @@ import { forwardRef, useCallback, useEffect, useImperativeHandle, useRef, useSta
 import type { TerminalInfo } from "@berth/protocol";
 import { errorMessage, type Parked } from "@/lib/api";
 import { getSocket, onEveryConnect, request, type TerminalExitEvent, type TerminalOutputEvent } from "@/lib/socket";
-import { decodeReplays, encodeReplays, type ReplayState } from "@/lib/terminal-replay";
+import { decodeReplays, encodeReplays, type ReplayState } from "@/lib/ide/terminal-replay";
 import { TerminalView, type XtermModules } from "./terminal-view";
 
 export type TerminalHandle = { focus: () => void };

@@ -1,6 +1,6 @@
 import type { Terminal } from "@xterm/xterm";
 import type { FitAddon } from "@xterm/addon-fit";
-import { emptyReplay, newBytes, shown, type ReplayState } from "@/lib/terminal-replay";
+import { emptyReplay, newBytes, shown, type ReplayState } from "@/lib/ide/terminal-replay";
 
 export type XtermModules = { Terminal: typeof Terminal; FitAddon: typeof FitAddon };
 
@@ -17,7 +17,7 @@ export interface TerminalViewEvents {
 
 /**
  * One tab's xterm.js on one remote PTY: writes the bytes it has not shown yet (offset bookkeeping in
- * lib/terminal-replay.ts), acks each chunk once xterm has parsed it (the runner's flow control), sends
+ * lib/ide/terminal-replay.ts), acks each chunk once xterm has parsed it (the runner's flow control), sends
  * keystrokes as typed (Ctrl+C is a byte like any other: the PTY turns it into SIGINT) and its size
  * whenever the fit addon changes it.
  */

@@ -1,7 +1,7 @@
 "use client";
 import { useEffect, useRef, useState } from "react";
 import type { OnMount } from "@monaco-editor/react";
-import { editorStateKey, parseEditorState, serializeEditorState, type TabView } from "@/lib/editor-state";
+import { editorStateKey, parseEditorState, serializeEditorState, type TabView } from "@/lib/ide/editor-state";
 
 type CodeEditorInstance = Parameters<OnMount>[0];
 type MonacoApi = Parameters<OnMount>[1];

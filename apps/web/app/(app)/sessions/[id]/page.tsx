@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { cookies } from "next/headers";
 import { browserSession, requireUser } from "@/lib/auth";
 import { fetchIdeFirstView } from "@/lib/runner";
-import { IDE_LAYOUT_COOKIE, parseIdeLayout } from "@/lib/ide-layout";
+import { IDE_LAYOUT_COOKIE, parseIdeLayout } from "@/lib/ide/ide-layout";
 import { EditorPreload } from "@/lib/preloads";
 import { Ide } from "@/components/ide/ide";
 import { SmallScreenNotice } from "@/components/ide/small-screen-notice";
