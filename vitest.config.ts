@@ -10,6 +10,8 @@ export default defineConfig({
           include: ["packages/*/src/**/*.test.ts", "apps/runner/src/**/*.test.ts", "apps/web/*.test.mjs", "scripts/*.test.mjs", "apps/web/lib/**/*.test.ts"],
           exclude: ["**/*.docker.test.ts", "**/node_modules/**"],
           testTimeout: 20_000,
+          // CI retries a failed test once; `npm test`'s summary names every test that passed only on a retry.
+          retry: process.env.CI ? 1 : 0,
         },
       },
       {
@@ -19,6 +21,7 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: false,
+          retry: process.env.CI ? 1 : 0,
         },
       },
     ],
