@@ -3,6 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
+import { stripVTControlCharacters } from "node:util";
 import { fileURLToPath } from "node:url";
 import { setup, SetupError } from "./lib/setup.mjs";
 
@@ -64,7 +65,7 @@ function readFindings(kind, file) {
   } catch {
     return { failed: [], flaky: [] };
   }
-  const firstLine = (text) => String(text ?? "").replace(/\x1b\[[0-9;]*m/g, "").split("\n").find((l) => l.trim()) ?? "";
+  const firstLine = (text) => stripVTControlCharacters(String(text ?? "")).split("\n").find((l) => l.trim()) ?? "";
   const failed = [];
   const flaky = [];
   if (kind === "vitest") {
