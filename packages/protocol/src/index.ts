@@ -13,3 +13,4 @@ export * from "./tool-progress";
 export * from "./run-cancel";
 export * from "./terminal";
 export * from "./redact-secrets";
+export * from "./api";

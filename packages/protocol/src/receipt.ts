@@ -182,10 +182,4 @@ export const VerifyResultSchema = z.object({
 });
 export type VerifyResult = z.infer<typeof VerifyResultSchema>;
 
-/** `GET /api/shared/:token`: the receipt plus run summary and log tails, whose shapes the runner owns. */
-export const SharedReceiptSchema = z.object({
-  receipt: z.unknown(),
-  run: z.unknown().optional(),
-  logs: z.unknown().optional(),
-});
-export type SharedReceipt = z.infer<typeof SharedReceiptSchema>;
+// `GET /api/shared/:token` is SharedReceiptSchema in api/receipts.ts.

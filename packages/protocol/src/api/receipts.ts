@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { ReceiptPublicKeySchema, ReceiptSchema, VerifyResultSchema } from "../receipt";
+import { RunViewSchema } from "./runs";
+
+// ---- /api/receipts and /api/shared (docs/api.md "REST"); verify's body and answer are in receipt.ts ----
+
+/** `POST /api/receipts/:id/share` → 201: the token is in this answer only (the runner keeps its hash). */
+export const ShareLinkSchema = z.object({ token: z.string(), url: z.string() });
+export type ShareLink = z.infer<typeof ShareLinkSchema>;
+
+/** The last bytes of one log on a share page: `offset` is where the tail starts, `size` the whole log's. */
+export const SharedLogTailSchema = z.object({ content: z.string(), offset: z.number().int(), size: z.number().int() });
+export type SharedLogTail = z.infer<typeof SharedLogTailSchema>;
+
+/** What a share link shows of its run: the summary, nothing else of the session. */
+export const SharedRunSchema = RunViewSchema.pick({
+  id: true,
+  tool: true,
+  status: true,
+  outcome: true,
+  exitCode: true,
+  startedAt: true,
+  endedAt: true,
+  durationMs: true,
+});
+export type SharedRun = z.infer<typeof SharedRunSchema>;
+
+/** `GET /api/shared/:token` (no auth): `combined` is both streams in the order written. */
+export const SharedReceiptSchema = z.object({
+  receipt: ReceiptSchema,
+  verification: VerifyResultSchema,
+  publicKey: ReceiptPublicKeySchema,
+  run: SharedRunSchema,
+  logs: z.object({ stdout: SharedLogTailSchema, stderr: SharedLogTailSchema, combined: SharedLogTailSchema }),
+});
+export type SharedReceipt = z.infer<typeof SharedReceiptSchema>;
