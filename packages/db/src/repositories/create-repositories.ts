@@ -1,0 +1,50 @@
+import crypto from "node:crypto";
+import { pingDatabase, type Database } from "../create-database";
+import { ApprovalRepository } from "./approval-repository";
+import { BrowserSessionRepository } from "./browser-session-repository";
+import { McpServerRepository } from "./mcp-server-repository";
+import { McpToolPinRepository } from "./mcp-tool-pin-repository";
+import { PolicyRuleRepository } from "./policy-rule-repository";
+import { ReceiptRepository } from "./receipt-repository";
+import { RunRepository } from "./run-repository";
+import { SessionRepository } from "./session-repository";
+import { SkillRepository } from "./skill-repository";
+import { ToolCallRepository } from "./tool-call-repository";
+import { UserRepository } from "./user-repository";
+
+/** Everything the runner reads and writes, by resource; nothing outside this package touches Prisma. */
+export interface Repositories {
+  sessions: SessionRepository;
+  runs: RunRepository;
+  toolCalls: ToolCallRepository;
+  approvals: ApprovalRepository;
+  receipts: ReceiptRepository;
+  skills: SkillRepository;
+  mcpServers: McpServerRepository;
+  mcpToolPins: McpToolPinRepository;
+  users: UserRepository;
+  browserSessions: BrowserSessionRepository;
+  policyRules: PolicyRuleRepository;
+  /** A cheap round trip for /healthz. */
+  ping(): ReturnType<typeof pingDatabase>;
+  /** Closes the connection (the runner's shutdown). */
+  close(): Promise<void>;
+}
+
+export function createRepositories(db: Database): Repositories {
+  return {
+    sessions: new SessionRepository(db),
+    runs: new RunRepository(db),
+    toolCalls: new ToolCallRepository(db),
+    approvals: new ApprovalRepository(db),
+    receipts: new ReceiptRepository(db),
+    skills: new SkillRepository(db),
+    mcpServers: new McpServerRepository(db),
+    mcpToolPins: new McpToolPinRepository(db, () => `pin_${crypto.randomBytes(12).toString("hex")}`),
+    users: new UserRepository(db),
+    browserSessions: new BrowserSessionRepository(db),
+    policyRules: new PolicyRuleRepository(db),
+    ping: () => pingDatabase(db),
+    close: () => db.$disconnect(),
+  };
+}

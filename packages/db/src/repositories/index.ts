@@ -1,0 +1,13 @@
+export { createRepositories, type Repositories } from "./create-repositories";
+export { parseJsonColumn } from "./json-column";
+export { ApprovalRepository } from "./approval-repository";
+export { BrowserSessionRepository, type BrowserSessionRecord } from "./browser-session-repository";
+export { McpServerRepository, type StoredMcpServer } from "./mcp-server-repository";
+export { McpToolPinRepository } from "./mcp-tool-pin-repository";
+export { PolicyRuleRepository, type PolicyRuleView } from "./policy-rule-repository";
+export { ReceiptRepository } from "./receipt-repository";
+export { RunRepository, type RunListFilter, type RunView, type UnfinishedRun } from "./run-repository";
+export { SessionRepository, sessionView, type SessionRecord, type SessionView } from "./session-repository";
+export { SkillRepository, type SkillView } from "./skill-repository";
+export { ToolCallRepository, type ToolCallRecordInput, type ToolCallView } from "./tool-call-repository";
+export { UserRepository, type ApiTokenMatch, type ApiTokenView, type UserRecord } from "./user-repository";

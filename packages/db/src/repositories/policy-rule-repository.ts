@@ -1,0 +1,84 @@
+import type { PolicyRule } from "@berth/protocol";
+import { PolicyRuleSchema } from "@berth/protocol";
+import { z } from "zod";
+import type { Database } from "../create-database";
+import { parseJsonColumn } from "./json-column";
+
+/** A stored rule as the API lists it: the rule plus who made it and when. */
+export interface PolicyRuleView {
+  id: string;
+  tool: string;
+  commandPrefix: string | null;
+  effect: string;
+  appliesTo: string;
+  mustMatch: string[];
+  mustNotMatch: string[];
+  createdBy: string;
+  createdAt: string;
+}
+
+/** mustMatchJson / mustNotMatchJson: the example commands the rule was checked against when saved. */
+export const PolicyExamplesColumnSchema = z.array(z.string());
+
+type PolicyRuleRow = Awaited<ReturnType<Database["policyRule"]["findUniqueOrThrow"]>>;
+
+function toView(row: PolicyRuleRow): PolicyRuleView {
+  return {
+    id: row.id,
+    tool: row.tool,
+    commandPrefix: row.commandPrefix,
+    effect: row.effect,
+    appliesTo: row.appliesTo,
+    mustMatch: parseJsonColumn(PolicyExamplesColumnSchema, row.mustMatchJson, "policyRule.mustMatchJson"),
+    mustNotMatch: parseJsonColumn(PolicyExamplesColumnSchema, row.mustNotMatchJson, "policyRule.mustNotMatchJson"),
+    createdBy: row.createdBy,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** Operators' policy rules: in the database, never in a workspace an agent can write. */
+export class PolicyRuleRepository {
+  constructor(private readonly db: Database) {}
+
+  /** Oldest first: the order admission reads them in. */
+  async list(): Promise<PolicyRuleView[]> {
+    return (await this.db.policyRule.findMany({ orderBy: { createdAt: "asc" } })).map(toView);
+  }
+
+  /** The rules as admission evaluates them (PolicyRule of the protocol), oldest first. */
+  async listRules(): Promise<PolicyRule[]> {
+    return (await this.list()).map((view) =>
+      PolicyRuleSchema.parse({
+        id: view.id,
+        tool: view.tool,
+        ...(view.commandPrefix ? { commandPrefix: view.commandPrefix } : {}),
+        effect: view.effect,
+        appliesTo: view.appliesTo,
+        mustMatch: view.mustMatch,
+        mustNotMatch: view.mustNotMatch,
+      }),
+    );
+  }
+
+  /** A rule validatePolicyRule accepted. */
+  async create(rule: PolicyRule, createdBy: string): Promise<void> {
+    await this.db.policyRule.create({
+      data: {
+        id: rule.id,
+        tool: rule.tool,
+        commandPrefix: rule.commandPrefix ?? null,
+        effect: rule.effect,
+        appliesTo: rule.appliesTo ?? "everyone",
+        mustMatchJson: JSON.stringify(rule.mustMatch),
+        mustNotMatchJson: JSON.stringify(rule.mustNotMatch),
+        createdBy,
+      },
+    });
+  }
+
+  /** False when there was no such rule. */
+  async delete(id: string): Promise<boolean> {
+    const { count } = await this.db.policyRule.deleteMany({ where: { id } });
+    return count > 0;
+  }
+}

@@ -1,0 +1,66 @@
+import type { Receipt } from "@berth/protocol";
+import { ReceiptSchema } from "@berth/protocol";
+import type { Database } from "../create-database";
+import { parseJsonColumn } from "./json-column";
+
+const readReceipt = (json: string) => parseJsonColumn(ReceiptSchema, json, "receipt.json");
+
+/**
+ * Sealed receipts (stored exactly as signed, in one hash chain per signing key) and their share links, of
+ * which only the token's hash is stored.
+ */
+export class ReceiptRepository {
+  constructor(private readonly db: Database) {}
+
+  /** The newest receipt of a key's chain, where its next receipt links. */
+  async chainHead(keyId: string): Promise<{ seq: number; digest: string } | null> {
+    const last = await this.db.receipt.findFirst({ where: { keyId }, orderBy: { seq: "desc" }, select: { seq: true, digest: true } });
+    return last ?? null;
+  }
+
+  async store(runId: string, receipt: Receipt): Promise<void> {
+    await this.db.receipt.create({
+      data: {
+        id: receipt.body.id,
+        runId,
+        seq: receipt.body.seq,
+        digest: receipt.digest,
+        prevDigest: receipt.body.prevDigest,
+        keyId: receipt.signature.keyId,
+        json: JSON.stringify(receipt),
+      },
+    });
+  }
+
+  async get(id: string): Promise<{ receipt: Receipt; runId: string; sessionId: string } | null> {
+    const row = await this.db.receipt.findUnique({ where: { id }, include: { run: { select: { sessionId: true } } } });
+    return row ? { receipt: readReceipt(row.json), runId: row.runId, sessionId: row.run.sessionId } : null;
+  }
+
+  async getByRun(runId: string): Promise<Receipt | null> {
+    const row = await this.db.receipt.findUnique({ where: { runId } });
+    return row ? readReceipt(row.json) : null;
+  }
+
+  async getByDigest(digest: string): Promise<Receipt | null> {
+    const row = await this.db.receipt.findUnique({ where: { digest } });
+    return row ? readReceipt(row.json) : null;
+  }
+
+  async createShareLink(link: { id: string; receiptId: string; tokenHash: string }): Promise<void> {
+    await this.db.shareLink.create({ data: link });
+  }
+
+  /** Revokes the receipt's live links; how many were. */
+  async revokeShareLinks(receiptId: string): Promise<number> {
+    const { count } = await this.db.shareLink.updateMany({ where: { receiptId, revokedAt: null }, data: { revokedAt: new Date() } });
+    return count;
+  }
+
+  /** The receipt a live share link shows; null for an unknown or revoked link. */
+  async resolveShareLink(tokenHash: string): Promise<{ receipt: Receipt; runId: string } | null> {
+    const link = await this.db.shareLink.findUnique({ where: { tokenHash }, include: { receipt: true } });
+    if (!link || link.revokedAt) return null;
+    return { receipt: readReceipt(link.receipt.json), runId: link.receipt.runId };
+  }
+}

@@ -1,0 +1,190 @@
+import { redactSecrets } from "@berth/protocol";
+import { z } from "zod";
+import type { Database } from "../create-database";
+import { isoOrNull, parseJsonColumn } from "./json-column";
+
+/** A run as the API shows it (GET /api/runs, /api/runs/:id). */
+export interface RunView {
+  id: string;
+  sessionId: string;
+  userId: string;
+  /** Who started it: browser (a person), api (a script), agent (MCP); null on runs from before it was recorded. */
+  caller: string | null;
+  tool: string;
+  kind: string;
+  status: string;
+  outcome: string | null;
+  cause: string | null;
+  exitCode: number | null;
+  /** Redacted when stored (env keys only, secrets masked). */
+  args: unknown;
+  details: Record<string, unknown>;
+  stdoutBytes: number;
+  stderrBytes: number;
+  startedAt: string;
+  endedAt: string | null;
+  durationMs: number | null;
+  receiptId: string | null;
+}
+
+/** A run left in flight or unsealed by an earlier runner: what recovery needs to end it and seal its receipt. */
+export interface UnfinishedRun {
+  id: string;
+  sessionId: string;
+  userId: string;
+  tool: string;
+  caller: string | null;
+  cause: string | null;
+  args: Record<string, unknown>;
+  details: Record<string, unknown>;
+  startedAt: Date;
+  endedAt: Date | null;
+  /** Not on the run row: the tool call that made the run recorded it ("unknown" without one). */
+  actionClass: string;
+}
+
+export const RunArgsColumnSchema = z.unknown();
+export const RunDetailsColumnSchema = z.record(z.string(), z.unknown());
+
+const WITH_RECEIPT = { receipt: { select: { id: true } } } as const;
+type RunRow = Awaited<ReturnType<Database["run"]["findUniqueOrThrow"]>> & { receipt: { id: string } | null };
+
+function toView(row: RunRow): RunView {
+  return {
+    id: row.id,
+    sessionId: row.sessionId,
+    userId: row.userId,
+    caller: row.caller,
+    tool: row.tool,
+    kind: row.kind,
+    status: row.status,
+    outcome: row.outcome,
+    cause: row.cause,
+    exitCode: row.exitCode,
+    args: parseJsonColumn(RunArgsColumnSchema, row.argsJson, "run.argsJson"),
+    details: parseJsonColumn(RunDetailsColumnSchema, row.detailsJson, "run.detailsJson"),
+    stdoutBytes: row.stdoutBytes,
+    stderrBytes: row.stderrBytes,
+    startedAt: row.startedAt.toISOString(),
+    endedAt: isoOrNull(row.endedAt),
+    durationMs: row.durationMs,
+    receiptId: row.receipt?.id ?? null,
+  };
+}
+
+export interface RunListFilter {
+  /** Only runs of this user's sessions. */
+  ownerId?: string;
+  sessionId?: string;
+  status?: string;
+  outcome?: string;
+  /** Started before this instant. */
+  before?: Date;
+  limit: number;
+}
+
+/** Runs: one row per execution; logs live on disk, the receipt in Receipt. */
+export class RunRepository {
+  constructor(private readonly db: Database) {}
+
+  /** `args` are stored redacted: secret-looking values and the `secrets` given are masked (redactSecrets). */
+  async create(input: { id: string; sessionId: string; userId: string; tool: string; kind: string; args: unknown; secrets: string[]; caller: string | null; startedAt: Date }): Promise<void> {
+    const { args, secrets, ...fields } = input;
+    await this.db.run.create({ data: { ...fields, status: "running", argsJson: JSON.stringify(redactSecrets(args, secrets)) } });
+  }
+
+  async get(id: string): Promise<RunView | null> {
+    const row = await this.db.run.findUnique({ where: { id }, include: WITH_RECEIPT });
+    return row ? toView(row) : null;
+  }
+
+  /** The run and its session's owner, who it belongs to for authorization. */
+  async getWithOwner(id: string): Promise<{ run: RunView; ownerId: string } | null> {
+    const row = await this.db.run.findUnique({ where: { id }, include: { ...WITH_RECEIPT, session: { select: { ownerId: true } } } });
+    return row ? { run: toView(row), ownerId: row.session.ownerId } : null;
+  }
+
+  async ownerOf(id: string): Promise<string | null> {
+    const row = await this.db.run.findUnique({ where: { id }, select: { session: { select: { ownerId: true } } } });
+    return row?.session.ownerId ?? null;
+  }
+
+  /** Newest first. */
+  async list(filter: RunListFilter): Promise<RunView[]> {
+    const rows = await this.db.run.findMany({
+      where: {
+        ...(filter.ownerId ? { session: { ownerId: filter.ownerId } } : {}),
+        ...(filter.sessionId ? { sessionId: filter.sessionId } : {}),
+        ...(filter.status ? { status: filter.status } : {}),
+        ...(filter.outcome ? { outcome: filter.outcome } : {}),
+        ...(filter.before ? { startedAt: { lt: filter.before } } : {}),
+      },
+      orderBy: { startedAt: "desc" },
+      take: filter.limit,
+      include: WITH_RECEIPT,
+    });
+    return rows.map(toView);
+  }
+
+  /** The run of a session's background process (its details name the process). */
+  async findProcessRun(sessionId: string, processId: string): Promise<RunView | null> {
+    const row = await this.db.run.findFirst({ where: { sessionId, kind: "process", detailsJson: { contains: processId } }, include: WITH_RECEIPT });
+    return row ? toView(row) : null;
+  }
+
+  /** Replaces a running run's details (a process id, a terminal's name) so a reload finds it. */
+  async setDetails(id: string, details: Record<string, unknown>): Promise<void> {
+    await this.db.run.update({ where: { id }, data: { detailsJson: JSON.stringify(details) } });
+  }
+
+  async finish(
+    id: string,
+    end: { status: "finished" | "interrupted"; outcome: string; cause: string | null; exitCode: number | null; details: Record<string, unknown>; stdoutBytes: number; stderrBytes: number; endedAt: Date; durationMs: number },
+  ): Promise<void> {
+    const { details, ...fields } = end;
+    await this.db.run.update({ where: { id }, data: { ...fields, detailsJson: JSON.stringify(details) } });
+  }
+
+  /** Recovery's end of a run: interrupted, with its stored logs' sizes; details kept as they were. */
+  async markInterrupted(id: string, end: { cause: string; endedAt: Date; durationMs: number; stdoutBytes: number; stderrBytes: number }): Promise<void> {
+    await this.db.run.update({ where: { id }, data: { status: "interrupted", outcome: "interrupted", ...end } });
+  }
+
+  /** Gives a cause to runs that ended `aborted` without one (their sandbox's end explains them). */
+  async explainAborted(ids: string[], cause: string): Promise<void> {
+    await this.db.run.updateMany({ where: { id: { in: ids }, outcome: "aborted", cause: null }, data: { cause } });
+  }
+
+  /** Runs still `running` (an earlier runner's, at start), oldest first. */
+  listInFlight(): Promise<UnfinishedRun[]> {
+    return this.unfinished({ status: "running" });
+  }
+
+  /** Interrupted runs without a receipt (runners before receipts were sealed at restart), oldest first. */
+  listUnsealedInterrupted(): Promise<UnfinishedRun[]> {
+    return this.unfinished({ status: "interrupted", receipt: null });
+  }
+
+  async countByOutcome(): Promise<Record<string, number>> {
+    const groups = await this.db.run.groupBy({ by: ["outcome"], _count: { _all: true } });
+    return Object.fromEntries(groups.map((g) => [g.outcome ?? "running", g._count._all]));
+  }
+
+  private async unfinished(where: { status: string; receipt?: null }): Promise<UnfinishedRun[]> {
+    const rows = await this.db.run.findMany({ where, orderBy: { startedAt: "asc" }, include: { toolCalls: { select: { actionClass: true }, take: 1 } } });
+    return rows.map((row) => ({
+      id: row.id,
+      sessionId: row.sessionId,
+      userId: row.userId,
+      tool: row.tool,
+      caller: row.caller,
+      cause: row.cause,
+      // Lenient: a row that does not read still gets ended and sealed.
+      args: parseJsonColumn(RunDetailsColumnSchema, row.argsJson, "run.argsJson", {}),
+      details: parseJsonColumn(RunDetailsColumnSchema, row.detailsJson, "run.detailsJson", {}),
+      startedAt: row.startedAt,
+      endedAt: row.endedAt,
+      actionClass: row.toolCalls[0]?.actionClass ?? "unknown",
+    }));
+  }
+}
