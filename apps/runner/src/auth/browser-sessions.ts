@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import type { Database } from "@berth/db";
-import type { CallerKind } from "@berth/protocol";
+import { USER_AGENT_MAX_CHARS, type BrowserSessionView, type CallerKind } from "@berth/protocol";
 import { AppError } from "@berth/protocol";
 import { authorize, listScope } from "./authorize";
 import type { CredentialRevocation } from "./credential-revocation";
@@ -17,20 +17,6 @@ export const DEFAULT_BROWSER_SESSION_HOURS = 12;
 
 const SECRET_PREFIX = "berthb_";
 const LAST_USED_RESOLUTION_MS = 60_000;
-const USER_AGENT_MAX = 512;
-
-export interface BrowserSessionView {
-  id: string;
-  userId: string;
-  userName: string;
-  userAgent: string;
-  createdAt: string;
-  expiresAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-  /** The session making this request. */
-  current: boolean;
-}
 
 /** Who a principal's calls are recorded as: a browser session is a person, an API token a script. */
 export function callerOf(principal: Principal): Extract<CallerKind, "browser" | "api"> {
@@ -75,7 +61,7 @@ export class BrowserSessions {
         userId: principal.userId,
         tokenId: principal.tokenId,
         secretHash: hashToken(secret),
-        userAgent: userAgent.slice(0, USER_AGENT_MAX),
+        userAgent: userAgent.slice(0, USER_AGENT_MAX_CHARS),
         expiresAt: new Date(Date.now() + this.deps.ttlMs),
       },
     });

@@ -2,9 +2,10 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { Database } from "@berth/db";
+import { ROLES, type Role } from "@berth/protocol";
 
-export const ROLES = ["admin", "operator", "developer", "viewer"] as const;
-export type Role = (typeof ROLES)[number];
+// The roles are a wire type (protocol api/users.ts); auth code keeps importing them from here.
+export { ROLES, type Role };
 
 /**
  * Who is calling. `tokenId` is the id of the credential presented (an API token's, or a browser session's

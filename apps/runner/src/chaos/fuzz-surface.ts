@@ -2,15 +2,22 @@ import type { z } from "zod";
 import {
   ApplyPatchArgsSchema,
   ApprovalDecisionBodySchema,
+  CreatePolicyRuleBodySchema,
+  CreateSessionBodySchema,
+  CreateTokenBodySchema,
+  CreateUserBodySchema,
   BashArgsSchema,
   EditArgsSchema,
   GlobArgsSchema,
   GrepArgsSchema,
   McpServerConfigSchema,
-  PolicyRuleSchema,
+  McpToolAcceptRouteBodySchema,
+  MintBrowserSessionBodySchema,
   ReadFileArgsSchema,
   RunCancelRequestSchema,
   RunScriptArgsSchema,
+  SkillBodySchema,
+  SkillUpdateBodySchema,
   TerminalAttachSchema,
   TerminalCloseSchema,
   TerminalInputSchema,
@@ -18,16 +25,13 @@ import {
   TerminalOpenSchema,
   TerminalRenameSchema,
   TerminalResizeSchema,
+  ToolCallBodySchema,
+  UpdateSessionBodySchema,
+  UpdateUserBodySchema,
   UpdateAgentsMdArgsSchema,
+  VerifyReceiptRequestSchema,
   WriteFileArgsSchema,
 } from "@berth/protocol";
-import { MintBodySchema } from "../http/routes/browser-sessions-routes";
-import { AcceptBodySchema } from "../http/routes/mcp-servers-routes";
-import { VerifyBodySchema } from "../http/routes/receipts-routes";
-import { ToolCallBodySchema } from "../http/routes/sessions-routes";
-import { SkillBodySchema, SkillUpdateSchema } from "../http/routes/skills-routes";
-import { CreateTokenSchema, CreateUserSchema, UpdateUserSchema } from "../http/routes/users-routes";
-import { CreateSessionBodySchema, UpdateSessionBodySchema } from "../sessions/session-service";
 import { ProcessSubscribeSchema, RunSubscribeSchema, SessionRefSchema, ToolCallSchema } from "../sockets/socket-server";
 
 /** The body schema of each REST route that reads one ("METHOD /route" as registered). */
@@ -36,16 +40,16 @@ export const ROUTE_BODIES: Record<string, z.ZodType> = {
   "PATCH /api/sessions/:id": UpdateSessionBodySchema,
   "POST /api/sessions/:id/tools/:tool": ToolCallBodySchema,
   "POST /api/skills": SkillBodySchema,
-  "PUT /api/skills/:name": SkillUpdateSchema,
-  "POST /api/policy-rules": PolicyRuleSchema.omit({ id: true }),
-  "POST /api/receipts/verify": VerifyBodySchema,
-  "POST /api/users": CreateUserSchema,
-  "PATCH /api/users/:id": UpdateUserSchema,
-  "POST /api/tokens": CreateTokenSchema,
-  "POST /api/browser-sessions": MintBodySchema,
+  "PUT /api/skills/:name": SkillUpdateBodySchema,
+  "POST /api/policy-rules": CreatePolicyRuleBodySchema,
+  "POST /api/receipts/verify": VerifyReceiptRequestSchema,
+  "POST /api/users": CreateUserBodySchema,
+  "PATCH /api/users/:id": UpdateUserBodySchema,
+  "POST /api/tokens": CreateTokenBodySchema,
+  "POST /api/browser-sessions": MintBrowserSessionBodySchema,
   "POST /api/approvals/:id": ApprovalDecisionBodySchema,
   "POST /api/mcp-servers": McpServerConfigSchema,
-  "POST /api/mcp-servers/:id/accept": AcceptBodySchema,
+  "POST /api/mcp-servers/:id/accept": McpToolAcceptRouteBodySchema,
 };
 
 /** The args schema of each built-in tool: `args` of a tool call, over REST and the socket. */

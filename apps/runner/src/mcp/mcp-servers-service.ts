@@ -2,19 +2,16 @@ import type { Database } from "@berth/db";
 import { SchemaPinError } from "@berth/mcp";
 import type { McpClientGateway, McpServerEntry } from "@berth/mcp";
 import { AppError, McpServerConfigSchema, redactMcpServer, redactUrl, secretValues, urlSecrets } from "@berth/protocol";
-import type { McpServerConfig, McpToolPin, McpToolPinStatus } from "@berth/protocol";
+import type { McpServerConfig, McpServerView, McpToolPinView } from "@berth/protocol";
 import { authorize, listScope } from "../auth/authorize";
 import type { Principal } from "../auth/tokens";
 import { newId } from "../auth/tokens";
 
 type ServerRow = Awaited<ReturnType<Database["mcpServer"]["findUniqueOrThrow"]>>;
 
-/** What the API returns: the config without header values (they may be API keys), only their names, and its URL without userinfo. */
-export type McpServerView = ReturnType<typeof redactMcpServer<McpServerEntry & { ownerUserId: string; createdAt: string }>>;
-
-export interface McpToolPinView extends McpToolPin {
-  status: McpToolPinStatus;
-}
+// What the API returns (McpServerViewSchema): the config without header values (they may be API keys), only
+// their names, and its URL without userinfo.
+export type { McpServerView, McpToolPinView };
 
 /** Another runner of a scale-out may have changed the servers: reload them at most this often. */
 const RELOAD_AFTER_MS = 10_000;

@@ -1,43 +1,14 @@
 import type { Database } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
-import { AppError, AUTONOMY_LEVELS, AutonomySchema, type Autonomy } from "@berth/protocol";
+import { AppError, AUTONOMY_LEVELS, type Autonomy, type CreateSessionBody, type Network, type SessionView } from "@berth/protocol";
 import type { SandboxTermination } from "@berth/protocol";
-import { z } from "zod";
 import { allows, authorize, listScope, type Target } from "../auth/authorize";
 import type { Principal } from "../auth/tokens";
 import { newId } from "../auth/tokens";
 import type { RunnerEvents } from "../events/runner-events";
 
-export const CreateSessionBodySchema = z.strictObject({
-  name: z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters").optional(),
-  autonomy: z.enum(["read-only", "default", "trusted", "yolo"]).default("default"),
-  network: z.enum(["none", "egress"]).default("none"),
-  env: z
-    .record(z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "keys must match ^[A-Z_][A-Z0-9_]*$"), z.string().max(4096, "values must be at most 4096 bytes"))
-    .refine((env) => Object.keys(env).length <= 32, "must have at most 32 keys")
-    .default({}),
-});
-export type CreateSessionBody = z.infer<typeof CreateSessionBodySchema>;
-
-export const UpdateSessionBodySchema = z.strictObject({ autonomy: AutonomySchema });
-
 /** The highest autonomy a developer may give their own session after creation: yolo is an operator's call. */
 export const DEVELOPER_MAX_AUTONOMY: Autonomy = "trusted";
-
-export interface SessionView {
-  id: string;
-  name: string;
-  ownerId: string;
-  status: string;
-  autonomy: string;
-  network: string;
-  terminationCause: string | null;
-  terminatedAt: string | null;
-  /** Who last changed autonomy after creation, and when (null: as created). */
-  autonomyChangedBy: string | null;
-  autonomyChangedAt: string | null;
-  createdAt: string;
-}
 
 type SessionRow = Awaited<ReturnType<Database["session"]["findUniqueOrThrow"]>>;
 
@@ -47,8 +18,9 @@ function view(row: SessionRow): SessionView {
     name: row.name,
     ownerId: row.ownerId,
     status: row.status,
-    autonomy: row.autonomy,
-    network: row.network,
+    // Both are written through CreateSessionBodySchema / UpdateSessionBodySchema only.
+    autonomy: row.autonomy as Autonomy,
+    network: row.network as Network,
     terminationCause: row.terminationCause,
     terminatedAt: row.terminatedAt?.toISOString() ?? null,
     autonomyChangedBy: row.autonomyChangedBy,

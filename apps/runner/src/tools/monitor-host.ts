@@ -3,22 +3,12 @@ import type { MonitorHost, MonitoredRun } from "@berth/tools";
 import type { RunnerEvents } from "../events/runner-events";
 import type { ReceiptService } from "../receipts/receipt-service";
 import { logSize, readLog } from "../runs/run-logs";
+import { runView, type RunRow } from "../runs/run-view";
 
-type RunRow = Awaited<ReturnType<Database["run"]["findUniqueOrThrow"]>> & { receipt: { id: string } | null };
-
+/** What `monitor` shows of a run: the API's run view without its args, details and byte counts. */
 function monitored(run: RunRow): MonitoredRun {
-  return {
-    id: run.id,
-    sessionId: run.sessionId,
-    tool: run.tool,
-    status: run.status,
-    outcome: run.outcome,
-    exitCode: run.exitCode,
-    startedAt: run.startedAt.toISOString(),
-    endedAt: run.endedAt?.toISOString() ?? null,
-    durationMs: run.durationMs,
-    receiptId: run.receipt?.id ?? null,
-  };
+  const { id, sessionId, tool, status, outcome, exitCode, startedAt, endedAt, durationMs, receiptId } = runView(run);
+  return { id, sessionId, tool, status, outcome, exitCode, startedAt, endedAt, durationMs, receiptId };
 }
 
 /** `monitor` for one session: its own runs only; another session's run is refused by name. */

@@ -1,17 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { z } from "zod";
-import { AppError, ApprovalDecisionBodySchema, ApprovalStatusSchema } from "@berth/protocol";
+import { AppError, ApprovalDecisionBodySchema, ApprovalListQuerySchema } from "@berth/protocol";
 import { APPROVAL_ERROR_STATUS, type ApprovalService } from "@berth/tools";
 import type { PrismaApprovalStore } from "../../approvals/prisma-approval-store";
 import { authorize } from "../../auth/authorize";
 import { authorized, listScopeOf } from "../authorized";
 import { parse } from "../validate";
 import { requirePrincipal } from "../build-server";
-
-const ListQuerySchema = z.object({
-  status: ApprovalStatusSchema.optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(200),
-});
 
 /**
  * Operators see and decide approvals; a decision binds to the sha256 the operator saw. Whoever asked may
@@ -31,7 +25,7 @@ export function registerApprovalRoutes(app: FastifyInstance, deps: { approvals: 
   app.get("/api/approvals", async (request) => {
     // A developer sees their own sessions' approvals only (docs/api.md, Roles: approval list).
     const { ownerId } = listScopeOf(request, "approval", "list");
-    const query = parse(ListQuerySchema, request.query, "query");
+    const query = parse(ApprovalListQuerySchema, request.query, "query");
     await deps.approvals.expireDue();
     return { approvals: await deps.store.list(query.status, query.limit, ownerId) };
   });

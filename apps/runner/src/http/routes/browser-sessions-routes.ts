@@ -1,14 +1,8 @@
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
-import { AppError } from "@berth/protocol";
+import { AppError, MintBrowserSessionBodySchema, type MintedBrowserSession } from "@berth/protocol";
 import type { BrowserSessions } from "../../auth/browser-sessions";
 import { requirePrincipal } from "../build-server";
 import { parse } from "../validate";
-
-export const MintBodySchema = z.strictObject({
-  /** The signing-in browser's User-Agent, shown in the list so a person can tell their sign-ins apart. */
-  userAgent: z.string().max(512, "must be at most 512 characters").default(""),
-});
 
 /**
  * Browser sign-ins (docs/api.md "Browser sessions"). The web app mints one with the token typed on its
@@ -18,9 +12,9 @@ export const MintBodySchema = z.strictObject({
 export function registerBrowserSessionRoutes(app: FastifyInstance, deps: { browserSessions: BrowserSessions }): void {
   app.post("/api/browser-sessions", async (request, reply) => {
     const principal = requirePrincipal(request);
-    const body = parse(MintBodySchema, request.body);
+    const body = parse(MintBrowserSessionBodySchema, request.body);
     const { session, secret } = await deps.browserSessions.mint(principal, body.userAgent);
-    return reply.status(201).send({ ...session, secret, user: { userId: principal.userId, name: principal.name, role: principal.role } });
+    return reply.status(201).send({ ...session, secret, user: { userId: principal.userId, name: principal.name, role: principal.role } } satisfies MintedBrowserSession);
   });
 
   app.get("/api/browser-sessions", async (request) => ({ sessions: await deps.browserSessions.list(requirePrincipal(request)) }));

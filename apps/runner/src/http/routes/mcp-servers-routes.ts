@@ -1,11 +1,8 @@
 import type { FastifyInstance } from "fastify";
-import { McpServerConfigSchema, McpToolAcceptBodySchema } from "@berth/protocol";
+import { McpServerConfigSchema, McpToolAcceptRouteBodySchema } from "@berth/protocol";
 import type { McpServersService } from "../../mcp/mcp-servers-service";
 import { requirePrincipal } from "../build-server";
 import { parse } from "../validate";
-
-// The server comes from the path, so the body carries only the tool and the hash the operator reviewed.
-export const AcceptBodySchema = McpToolAcceptBodySchema.omit({ serverId: true });
 
 /**
  * `/api/mcp-servers` (docs/api.md): register, list and remove MCP servers, read a server's tool pins and
@@ -31,7 +28,7 @@ export function registerMcpServerRoutes(app: FastifyInstance, deps: { mcpServers
 
   app.post<{ Params: { id: string } }>("/api/mcp-servers/:id/accept", async (request) => {
     const principal = requirePrincipal(request);
-    const body = parse(AcceptBodySchema, request.body);
+    const body = parse(McpToolAcceptRouteBodySchema, request.body);
     return deps.mcpServers.acceptTool(request.params.id, body, principal);
   });
 }

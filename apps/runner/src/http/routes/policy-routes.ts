@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { AppError } from "@berth/protocol";
+import { AppError, type Decision, type PolicyRuleView, type PolicyTarget } from "@berth/protocol";
 import type { Database } from "@berth/db";
 import { validatePolicyRule } from "@berth/tools";
 import { authorize } from "../../auth/authorize";
@@ -16,12 +16,13 @@ export function registerPolicyRoutes(app: FastifyInstance, deps: { db: Database;
     authorize(requirePrincipal(request), "policyRule", "list");
     const rows = await deps.db.policyRule.findMany({ orderBy: { createdAt: "asc" } });
     return {
-      rules: rows.map((r) => ({
+      // effect and appliesTo are written through validatePolicyRule only.
+      rules: rows.map((r): PolicyRuleView => ({
         id: r.id,
         tool: r.tool,
         commandPrefix: r.commandPrefix,
-        effect: r.effect,
-        appliesTo: r.appliesTo,
+        effect: r.effect as Decision,
+        appliesTo: r.appliesTo as PolicyTarget,
         mustMatch: JSON.parse(r.mustMatchJson) as string[],
         mustNotMatch: JSON.parse(r.mustNotMatchJson) as string[],
         createdBy: r.createdBy,

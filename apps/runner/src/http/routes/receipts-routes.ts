@@ -1,15 +1,13 @@
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
-import { AppError } from "@berth/protocol";
+import { AppError, VerifyReceiptRequestSchema, type SharedReceipt, type ShareLink } from "@berth/protocol";
 import type { Database } from "@berth/db";
 import { authorize } from "../../auth/authorize";
 import type { ReceiptService } from "../../receipts/receipt-service";
 import { readLog } from "../../runs/run-logs";
 import { requirePrincipal } from "../build-server";
 import { parse } from "../validate";
-import { runView } from "./runs-routes";
+import { runView } from "../../runs/run-view";
 
-export const VerifyBodySchema = z.object({ receipt: z.unknown() });
 const SHARED_LOG_TAIL_BYTES = 64 * 1024;
 
 export function registerReceiptRoutes(app: FastifyInstance, deps: { db: Database; dataDir: string; receipts: ReceiptService; webOrigin: string }): void {
@@ -17,7 +15,7 @@ export function registerReceiptRoutes(app: FastifyInstance, deps: { db: Database
 
   app.post("/api/receipts/verify", async (request) => {
     authorize(requirePrincipal(request), "receipt", "verify");
-    const body = parse(VerifyBodySchema, request.body);
+    const body = parse(VerifyReceiptRequestSchema, request.body);
     return deps.receipts.verify(body.receipt);
   });
 
@@ -41,7 +39,7 @@ export function registerReceiptRoutes(app: FastifyInstance, deps: { db: Database
   app.post<{ Params: { id: string } }>("/api/receipts/:id/share", async (request, reply) => {
     await receiptFor(request.params.id, request, "share");
     const { token } = await deps.receipts.share(request.params.id);
-    return reply.status(201).send({ token, url: `${deps.webOrigin}/share/${token}` });
+    return reply.status(201).send({ token, url: `${deps.webOrigin}/share/${token}` } satisfies ShareLink);
   });
 
   app.delete<{ Params: { id: string } }>("/api/receipts/:id/share", async (request, reply) => {
@@ -51,7 +49,7 @@ export function registerReceiptRoutes(app: FastifyInstance, deps: { db: Database
   });
 
   // Public: a share link shows the receipt, its verification and the run's logs, nothing else of the session.
-  app.get<{ Params: { token: string } }>("/api/shared/:token", async (request) => {
+  app.get<{ Params: { token: string } }>("/api/shared/:token", async (request): Promise<SharedReceipt> => {
     const { receipt, runId } = await deps.receipts.resolveShare(request.params.token);
     const run = await deps.db.run.findUniqueOrThrow({ where: { id: runId }, include: { receipt: { select: { id: true } } } });
     const tail = (stream: "stdout" | "stderr" | "combined") => {

@@ -1,54 +1,14 @@
 import fs from "node:fs";
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
-import { AppError } from "@berth/protocol";
+import { AppError, RunListQuerySchema, RunLogsQuerySchema, type RunDetail, type RunLogPage } from "@berth/protocol";
 import type { Database } from "@berth/db";
 import { authorize, listScope, type Action } from "../../auth/authorize";
 import type { Principal } from "../../auth/tokens";
 import { RunLogs, readLog } from "../../runs/run-logs";
 import { cancelRun, type CancelRunDeps } from "../../runs/cancel-run";
+import { runView } from "../../runs/run-view";
 import { requirePrincipal } from "../build-server";
 import { parse } from "../validate";
-
-const ListRunsQuerySchema = z.object({
-  sessionId: z.string().optional(),
-  status: z.enum(["running", "finished", "interrupted"]).optional(),
-  outcome: z.string().max(40).optional(),
-  limit: z.coerce.number().int().min(1, "must be at least 1").max(500, "must be at most 500").default(50),
-  before: z.iso.datetime().optional(),
-});
-const LogsQuerySchema = z.object({
-  stream: z.enum(["stdout", "stderr", "combined"]).default("stdout"),
-  offset: z.coerce.number().int().min(0, "must be ≥ 0").default(0),
-  limit: z.coerce.number().int().min(1).max(4 * 1024 * 1024, "must be at most 4194304").default(256 * 1024),
-  download: z.enum(["0", "1"]).optional(),
-});
-
-type RunRow = Awaited<ReturnType<Database["run"]["findUniqueOrThrow"]>> & { receipt?: { id: string } | null };
-
-export function runView(run: RunRow) {
-  return {
-    id: run.id,
-    sessionId: run.sessionId,
-    userId: run.userId,
-    /** Who started it: browser (a person), api (a script), agent (MCP); null on runs from before it was recorded. */
-    caller: run.caller,
-    tool: run.tool,
-    kind: run.kind,
-    status: run.status,
-    outcome: run.outcome,
-    cause: run.cause,
-    exitCode: run.exitCode,
-    args: JSON.parse(run.argsJson) as unknown,
-    details: JSON.parse(run.detailsJson) as unknown,
-    stdoutBytes: run.stdoutBytes,
-    stderrBytes: run.stderrBytes,
-    startedAt: run.startedAt.toISOString(),
-    endedAt: run.endedAt?.toISOString() ?? null,
-    durationMs: run.durationMs,
-    receiptId: run.receipt?.id ?? null,
-  };
-}
 
 /** Runs the principal may list: a developer their own sessions' (docs/api.md, Roles: run list). */
 function visibleWhere(principal: Principal) {
@@ -70,7 +30,7 @@ export function registerRunRoutes(app: FastifyInstance, deps: { db: Database; da
 
   app.get("/api/runs", async (request) => {
     const principal = requirePrincipal(request);
-    const query = parse(ListRunsQuerySchema, request.query, "query");
+    const query = parse(RunListQuerySchema, request.query, "query");
     const runs = await deps.db.run.findMany({
       where: {
         ...visibleWhere(principal),
@@ -86,7 +46,7 @@ export function registerRunRoutes(app: FastifyInstance, deps: { db: Database; da
     return { runs: runs.map(runView) };
   });
 
-  app.get<{ Params: { id: string } }>("/api/runs/:id", async (request) => {
+  app.get<{ Params: { id: string } }>("/api/runs/:id", async (request): Promise<RunDetail> => {
     const run = await findVisibleRun(deps.db, request.params.id, requirePrincipal(request));
     const toolCalls = await deps.db.toolCall.findMany({ where: { runId: run.id }, orderBy: { createdAt: "asc" } });
     return {
@@ -109,7 +69,7 @@ export function registerRunRoutes(app: FastifyInstance, deps: { db: Database; da
 
   app.get<{ Params: { id: string } }>("/api/runs/:id/logs", async (request, reply) => {
     const run = await findVisibleRun(deps.db, request.params.id, requirePrincipal(request), "logs");
-    const query = parse(LogsQuerySchema, request.query, "query");
+    const query = parse(RunLogsQuerySchema, request.query, "query");
     if (query.download === "1") {
       // Streamed from disk: a 100 MB log never sits in the runner's memory.
       const file = RunLogs.pathFor(deps.dataDir, run.id, query.stream);
@@ -120,6 +80,6 @@ export function registerRunRoutes(app: FastifyInstance, deps: { db: Database; da
     }
     const { content, size } = readLog(deps.dataDir, run.id, query.stream, query.offset, query.limit);
     const nextOffset = Math.min(size, query.offset + content.length);
-    return { content: content.toString("utf8"), offset: query.offset, nextOffset, size, done: run.status !== "running" && nextOffset >= size };
+    return { content: content.toString("utf8"), offset: query.offset, nextOffset, size, done: run.status !== "running" && nextOffset >= size } satisfies RunLogPage;
   });
 }

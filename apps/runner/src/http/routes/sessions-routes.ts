@@ -1,14 +1,11 @@
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
 import { authorize } from "../../auth/authorize";
-import { CreateSessionBodySchema, UpdateSessionBodySchema, type SessionService } from "../../sessions/session-service";
+import { CreateSessionBodySchema, ToolCallBodySchema, ToolCallQuerySchema, UpdateSessionBodySchema, type ParkedCall, type SessionDetail } from "@berth/protocol";
+import type { SessionService } from "../../sessions/session-service";
 import type { ToolService } from "../../tools/tool-service";
 import { requirePrincipal } from "../build-server";
 import { callerOf } from "../../auth/browser-sessions";
 import { parse } from "../validate";
-
-export const ToolCallBodySchema = z.object({ args: z.unknown().optional() });
-const WaitQuerySchema = z.object({ wait: z.coerce.number().int().min(0, "must be ≥ 0").max(600_000, "must be at most 600000").optional() });
 
 export function registerSessionRoutes(app: FastifyInstance, deps: { sessions: SessionService; tools: ToolService }): void {
   app.post("/api/sessions", async (request, reply) => {
@@ -20,7 +17,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: { sessions: Se
 
   app.get("/api/sessions", async (request) => ({ sessions: await deps.sessions.list(requirePrincipal(request)) }));
 
-  app.get<{ Params: { id: string } }>("/api/sessions/:id", async (request) => {
+  app.get<{ Params: { id: string } }>("/api/sessions/:id", async (request): Promise<SessionDetail> => {
     const { env, ...session } = await deps.sessions.get(request.params.id, requirePrincipal(request));
     // Declared env values are secrets: only their names leave the runner.
     return { ...session, envKeys: Object.keys(env) };
@@ -47,7 +44,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: { sessions: Se
   app.post<{ Params: { id: string; tool: string } }>("/api/sessions/:id/tools/:tool", async (request, reply) => {
     const principal = requirePrincipal(request);
     const body = parse(ToolCallBodySchema, request.body);
-    const { wait } = parse(WaitQuerySchema, request.query, "query");
+    const { wait } = parse(ToolCallQuerySchema, request.query, "query");
     const abort = new AbortController();
     // A caller that hangs up aborts its call (the run ends as aborted), not a finished response.
     reply.raw.on("close", () => {
@@ -64,7 +61,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: { sessions: Se
       signal: abort.signal,
     });
     if (outcome.kind === "parked") {
-      return reply.status(202).send({ status: "parked", approvalId: outcome.approvalId, text: outcome.text, sha256: outcome.sha256, expiresAt: outcome.expiresAt });
+      return reply.status(202).send({ status: "parked", approvalId: outcome.approvalId, text: outcome.text, sha256: outcome.sha256, expiresAt: outcome.expiresAt } satisfies ParkedCall);
     }
     return reply.status(200).send(outcome.result);
   });

@@ -1,25 +1,15 @@
 import crypto from "node:crypto";
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
-import { AppError } from "@berth/protocol";
+import { AppError, SkillBodySchema, SkillUpdateBodySchema, type SkillView } from "@berth/protocol";
 import type { Database } from "@berth/db";
 import { authorize } from "../../auth/authorize";
 import { newId } from "../../auth/tokens";
 import { requirePrincipal } from "../build-server";
 import { parse } from "../validate";
 
-const SKILL_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
-export const SkillBodySchema = z.strictObject({
-  name: z.string().regex(SKILL_NAME, "must be 1-64 lowercase letters, digits or dashes, starting with a letter or digit"),
-  description: z.string().trim().min(1, "must not be empty").max(1000, "must be at most 1000 characters"),
-  body: z.string().max(256 * 1024, "must be at most 262144 characters"),
-  allowedTools: z.array(z.string().min(1).max(100)).max(100, "must have at most 100 tools").optional(),
-});
-export const SkillUpdateSchema = SkillBodySchema.omit({ name: true });
-
 type SkillRow = Awaited<ReturnType<Database["skill"]["findUniqueOrThrow"]>>;
 
-function view(row: SkillRow) {
+function view(row: SkillRow): SkillView {
   return {
     name: row.name,
     description: row.description,
@@ -71,7 +61,7 @@ export function registerSkillRoutes(app: FastifyInstance, deps: { db: Database }
   app.put<{ Params: { name: string } }>("/api/skills/:name", async (request) => {
     const current = await find(request.params.name);
     authorize(requirePrincipal(request), "skill", "update", { id: current.name, ownerId: current.ownerId });
-    const body = parse(SkillUpdateSchema, request.body);
+    const body = parse(SkillUpdateBodySchema, request.body);
     const allowedTools = body.allowedTools ?? (JSON.parse(current.allowedTools) as string[]);
     const hash = contentHash({ name: current.name, description: body.description, body: body.body, allowedTools });
     if (hash === current.contentHash) return view(current);

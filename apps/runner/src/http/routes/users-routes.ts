@@ -1,22 +1,18 @@
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
-import { AppError } from "@berth/protocol";
+import { AppError, CreateTokenBodySchema, CreateUserBodySchema, UpdateUserBodySchema, type Role, type UserView } from "@berth/protocol";
 import type { Database } from "@berth/db";
-import { ROLES, hashToken, newId, newToken, type Principal } from "../../auth/tokens";
+import { hashToken, newId, newToken, type Principal } from "../../auth/tokens";
 import type { CredentialRevocation } from "../../auth/credential-revocation";
 import type { SessionService } from "../../sessions/session-service";
 import { authorized } from "../authorized";
 import { parse } from "../validate";
 
-export const CreateUserSchema = z.strictObject({ name: z.string().trim().min(1, "must not be empty").max(100), role: z.enum(ROLES) });
-export const CreateTokenSchema = z.strictObject({ userId: z.string().min(1), name: z.string().max(100).optional() });
-export const UpdateUserSchema = z.strictObject({ disabled: z.boolean() });
-
 /** The user the admin token from BERTH_ADMIN_TOKEN or the data dir belongs to (auth/tokens.ts). */
 const BUILT_IN_ADMIN_ID = "user_admin";
 
 type UserRow = { id: string; name: string; role: string; createdAt: Date; disabledAt: Date | null };
-const userView = (u: UserRow) => ({ id: u.id, name: u.name, role: u.role, createdAt: u.createdAt.toISOString(), disabled: u.disabledAt !== null });
+// Roles are written through CreateUserBodySchema only.
+const userView = (u: UserRow): UserView => ({ id: u.id, name: u.name, role: u.role as Role, createdAt: u.createdAt.toISOString(), disabled: u.disabledAt !== null });
 
 /** Users and API tokens (admin only). A token is shown once; only its hash is stored. */
 export function registerUserRoutes(app: FastifyInstance, deps: { db: Database; revocation: CredentialRevocation; sessions: SessionService }): void {
@@ -31,7 +27,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: { db: Database; r
 
   app.post("/api/users", async (request, reply) => {
     authorized(request, "user", "create");
-    const body = parse(CreateUserSchema, request.body);
+    const body = parse(CreateUserBodySchema, request.body);
     const user = await deps.db.user.create({ data: { id: newId("user"), name: body.name, role: body.role } });
     return reply.status(201).send({ id: user.id, name: user.name, role: user.role });
   });
@@ -46,7 +42,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: { db: Database; r
   // tokens work again (nothing was revoked).
   app.patch<{ Params: { id: string } }>("/api/users/:id", async (request) => {
     const principal = authorized(request, "user", "update");
-    const body = parse(UpdateUserSchema, request.body);
+    const body = parse(UpdateUserBodySchema, request.body);
     const user = await otherUser(principal, request.params.id, body.disabled ? "disable" : "enable");
     const updated = await deps.db.user.update({ where: { id: user.id }, data: { disabledAt: body.disabled ? (user.disabledAt ?? new Date()) : null } });
     if (body.disabled) deps.revocation.disconnectUser(user.id);
@@ -69,7 +65,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: { db: Database; r
 
   app.post("/api/tokens", async (request, reply) => {
     authorized(request, "token", "create");
-    const body = parse(CreateTokenSchema, request.body);
+    const body = parse(CreateTokenBodySchema, request.body);
     const user = await deps.db.user.findUnique({ where: { id: body.userId } });
     if (!user || user.deletedAt) throw new AppError({ code: "not_found", message: `User not found: ${body.userId}` });
     const token = newToken();
