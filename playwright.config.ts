@@ -40,7 +40,9 @@ export default defineConfig({
     env: {
       BERTH_RUNNER_PORT: String(runnerPort),
       BERTH_WEB_PORT: String(webPort),
-      BERTH_DATA_DIR: ".berth/e2e",
+      // npm test runs the suite a second time on PostgreSQL with its own data dir and database.
+      BERTH_DATA_DIR: process.env.BERTH_E2E_DATA_DIR ?? ".berth/e2e",
+      ...(process.env.BERTH_E2E_DATABASE_URL ? { DATABASE_URL: process.env.BERTH_E2E_DATABASE_URL } : {}),
       // Its own runner id: reconcile on start reaps only this runner's containers, never a dev's npm start.
       BERTH_RUNNER_ID: "e2e",
       BERTH_ADMIN_TOKEN: E2E_ADMIN_TOKEN,

@@ -1,5 +1,6 @@
 // `npm test`: the same setup as `npm start` (no server left running), then every check in order:
-// lint, typecheck, unit tests, Docker integration tests, Playwright e2e. Exits non-zero on any failure.
+// lint, typecheck, unit tests, Docker integration tests and Playwright e2e on SQLite, then the Docker
+// integration tests and e2e once more on PostgreSQL (a private server setup starts). Exits non-zero on any failure.
 import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
@@ -10,8 +11,9 @@ import { setup, SetupError } from "./lib/setup.mjs";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dataDir = path.resolve(root, process.env.BERTH_DATA_DIR || ".berth");
 
+let testPostgresUrl;
 try {
-  await setup(root, { dataDir, forTests: true });
+  ({ testPostgresUrl } = await setup(root, { dataDir, forTests: true }));
 } catch (error) {
   process.stderr.write(`npm test: ${error instanceof SetupError ? error.message : (error.stack ?? error)}\n`);
   process.exit(1);
@@ -20,18 +22,29 @@ try {
 // Each test stage also writes a JSON report, so the summary at the end can name what failed (or only passed
 // on a retry): CI logs are often read from their tail.
 const reports = path.join(root, "test-results", "reports");
-const vitestStage = (project) => [
+const vitestStage = (project, label = project, env = {}) => [
   "npx",
-  ["vitest", "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${path.join(reports, `${project}.json`)}`],
-  { report: path.join(reports, `${project}.json`), kind: "vitest" },
+  ["vitest", "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${path.join(reports, `${label}.json`)}`],
+  { report: path.join(reports, `${label}.json`), kind: "vitest", env },
 ];
+const playwrightStage = (label, env = {}) => [
+  "npx",
+  ["playwright", "test"],
+  { report: path.join(reports, `${label}.json`), kind: "playwright", env },
+];
+// The PostgreSQL runs: each Docker test runner makes a database of its own on the server
+// (apps/runner/src/testing/test-database.ts); the e2e servers get one fresh database.
+const onPostgres = { BERTH_TEST_POSTGRES_URL: testPostgresUrl };
+const e2eOnPostgres = { BERTH_E2E_DATABASE_URL: freshDatabase(testPostgresUrl, "berth_e2e"), BERTH_E2E_DATA_DIR: ".berth/e2e-postgres" };
 const stages = [
   ["lint", ["npm", ["run", "lint"]]],
   ["doc links", ["npm", ["run", "check:docs"]]],
   ["typecheck", ["npm", ["run", "typecheck"]]],
   ["unit tests", vitestStage("unit")],
   ["Docker integration tests", vitestStage("docker")],
-  ["e2e (Playwright, chromium)", ["npx", ["playwright", "test"], { report: path.join(reports, "e2e.json"), kind: "playwright" }]],
+  ["e2e (Playwright, chromium)", playwrightStage("e2e")],
+  ["Docker integration tests on PostgreSQL", vitestStage("docker", "docker-postgres", onPostgres)],
+  ["e2e on PostgreSQL", playwrightStage("e2e-postgres", e2eOnPostgres)],
 ];
 
 const results = [];
@@ -40,7 +53,7 @@ fs.mkdirSync(reports, { recursive: true });
 for (const [name, [cmd, args, options = {}]] of stages) {
   const started = Date.now();
   process.stdout.write(`\n=== ${name} ===\n`);
-  const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+  const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...options.env };
   if (options.kind === "playwright") env.PLAYWRIGHT_JSON_OUTPUT_NAME = options.report;
   const result = spawnSync(cmd, args, { cwd: root, stdio: "inherit", env });
   const findings = options.report ? readFindings(options.kind, options.report) : { failed: [], flaky: [] };
@@ -94,4 +107,18 @@ function readFindings(kind, file) {
     for (const suite of report.suites ?? []) walk(suite, [suite.title]);
   }
   return { failed: failed.slice(0, 20), flaky: flaky.slice(0, 20) };
+}
+
+/** Drops and creates a database on the test server; returns its URL. */
+function freshDatabase(adminUrl, name) {
+  for (const sql of [`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`, `CREATE DATABASE "${name}"`]) {
+    const result = spawnSync("psql", [adminUrl, "-XAtqc", sql], { encoding: "utf8" });
+    if (result.status !== 0) {
+      process.stderr.write(`npm test: ${sql} on the PostgreSQL test server failed: ${result.stderr}\n`);
+      process.exit(1);
+    }
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.href;
 }

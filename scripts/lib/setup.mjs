@@ -172,9 +172,13 @@ export async function setup(root, { dataDir, forTests = false }) {
   await ensurePrismaClients(root);
   await buildAll(root);
   await ensureSandboxImageBuilt(root);
+  let testPostgresUrl = null;
   if (forTests) {
     await ensureChromium();
     await ensureRipgrep();
+    const { ensureTestPostgres } = await import("./test-postgres.mjs");
+    testPostgresUrl = await ensureTestPostgres({ aptInstall, isRoot, isDebian });
   }
   process.stdout.write(`setup finished in ${((Date.now() - started) / 1000).toFixed(1)} s (${os.hostname()})\n`);
+  return { testPostgresUrl };
 }

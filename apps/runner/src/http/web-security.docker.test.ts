@@ -177,7 +177,7 @@ describe("browser-facing guards on the runner", () => {
       const mode = fs.statSync(file).mode & 0o777;
       expect(mode, file).toBe(entry.isDirectory() ? 0o700 : 0o600);
     }
-    expect(fs.existsSync(path.join(kit.dataDir, "berth.db"))).toBe(true);
+    expect(fs.existsSync(path.join(kit.dataDir, "berth.db"))).toBe(kit.databaseKind === "sqlite");
   });
 });
 

@@ -4,7 +4,8 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { io as connect, type Socket } from "socket.io-client";
-import { TEST_ADMIN_TOKEN, migrate } from "./runner-test-kit";
+import { TEST_ADMIN_TOKEN } from "./runner-test-kit";
+import { createTestDatabase, type TestDatabase } from "./test-database";
 
 const ROOT = path.resolve(import.meta.dirname, "../../../..");
 const MAIN = path.join(ROOT, "apps/runner/src/main.ts");
@@ -23,12 +24,13 @@ export class ChildRunner {
     readonly dataDir: string,
     readonly runnerId: string,
     private readonly extraEnv: Record<string, string>,
+    private readonly database: TestDatabase,
   ) {}
 
   static async create(opts: { runnerId: string; env?: Record<string, string> }): Promise<ChildRunner> {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-child-runner-"));
-    migrate(dataDir);
-    const runner = new ChildRunner(dataDir, opts.runnerId, opts.env ?? {});
+    const database = createTestDatabase(dataDir);
+    const runner = new ChildRunner(dataDir, opts.runnerId, opts.env ?? {}, database);
     await runner.start();
     return runner;
   }
@@ -47,7 +49,7 @@ export class ChildRunner {
         BERTH_RUNNER_ID: this.runnerId,
         BERTH_WARM_POOL: "0",
         BERTH_LOG_LEVEL: "warn",
-        DATABASE_URL: "",
+        DATABASE_URL: this.database.url,
         ...this.extraEnv,
       },
       stdio: ["ignore", "pipe", "pipe"],
@@ -149,6 +151,7 @@ export class ChildRunner {
       if (target?.startsWith(`${this.dataDir}/`)) execFileSync("umount", ["-l", target], { stdio: "ignore" });
     }
     fs.rmSync(this.dataDir, { recursive: true, force: true });
+    this.database.drop();
   }
 }
 

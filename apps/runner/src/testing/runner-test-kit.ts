@@ -5,19 +5,19 @@ import path from "node:path";
 import { io as connect, type Socket } from "socket.io-client";
 import { parseEnv } from "../env";
 import { createRunner, type Runner } from "../create-runner";
+import { createTestDatabase, migrateSqlite } from "./test-database";
 
-const ROOT = path.resolve(import.meta.dirname, "../../../..");
 export const TEST_ADMIN_TOKEN = "runner-test-admin-token-0123456789";
 
 /** Applies the real migrations to a fresh SQLite file in `dataDir`. */
-export function migrate(dataDir: string): void {
-  execFileSync("npx", ["prisma", "migrate", "deploy"], { cwd: ROOT, env: { ...process.env, BERTH_DATA_DIR: dataDir, DATABASE_URL: "" }, stdio: "pipe" });
-}
+export const migrate = migrateSqlite;
 
 export interface TestRunner {
   runner: Runner;
   url: string;
   dataDir: string;
+  /** Which database this runner uses (`npm test` runs the Docker suite on both). */
+  databaseKind: "sqlite" | "postgresql";
   api<T = unknown>(method: string, route: string, body?: unknown, token?: string): Promise<{ status: number; body: T }>;
   tool<T = Record<string, unknown>>(sessionId: string, tool: string, args: unknown, opts?: { wait?: number; token?: string }): Promise<{ status: number; body: T }>;
   createSession(opts?: { autonomy?: string; token?: string }): Promise<string>;
@@ -35,9 +35,10 @@ export async function startTestRunner(
   opts: { runnerId?: string; warmPool?: number; allowPrivateUserMcpUrls?: boolean; workspaceSize?: string } = {},
 ): Promise<TestRunner> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-runner-test-"));
-  migrate(dataDir);
+  const database = createTestDatabase(dataDir);
   const parsed = parseEnv({
     BERTH_DATA_DIR: dataDir,
+    ...(database.url ? { DATABASE_URL: database.url } : {}),
     BERTH_RUNNER_PORT: "1",
     BERTH_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     BERTH_WARM_POOL: String(opts.warmPool ?? 0),
@@ -60,6 +61,7 @@ export async function startTestRunner(
       return runner.url;
     },
     dataDir,
+    databaseKind: database.kind,
     async api(method, route, body, token = TEST_ADMIN_TOKEN) {
       const response = await fetch(`${runner.url}${route}`, {
         method,
@@ -102,6 +104,7 @@ export async function startTestRunner(
         if (target?.startsWith(`${dataDir}/`)) execFileSync("umount", ["-l", target], { stdio: "ignore" });
       }
       fs.rmSync(dataDir, { recursive: true, force: true });
+      database.drop();
     },
   };
   return kit;
