@@ -1,12 +1,13 @@
 import "server-only";
 import fs from "node:fs";
 import path from "node:path";
+import { webEnv } from "./env";
 
 // Files a page needs that the browser would discover late, named in its <head> so they load with it. Both
 // lists come from the production build on disk (server.mjs runs Next from apps/web, where .next is);
 // under `next dev`, or if a name no longer matches, nothing is preloaded and the page only loads later.
 
-const MONACO_URL = process.env.BERTH_MONACO_URL ?? "";
+const MONACO_URL = webEnv().BERTH_MONACO_URL;
 const STATIC_DIR = path.join(process.cwd(), ".next", "static");
 
 /** The Latin faces of the UI and code fonts, which every page shows (app/globals.css imports them). */

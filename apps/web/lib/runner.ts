@@ -1,11 +1,12 @@
 import "server-only";
 import type { ToolResult } from "@berth/protocol";
 import { FILE_TREE_GLOB, type Session } from "./api";
+import { webEnv } from "./env";
 import { SESSION_COOKIE } from "./session-cookie";
 
 /** Where server components reach the runner (same variables as server.mjs). */
 export function runnerUrl(): string {
-  return process.env.BERTH_RUNNER_URL || `http://127.0.0.1:${process.env.BERTH_RUNNER_PORT || 4000}`;
+  return webEnv().runnerUrl;
 }
 
 /**

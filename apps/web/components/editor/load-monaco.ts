@@ -1,11 +1,12 @@
 "use client";
 import { loader } from "@monaco-editor/react";
 import type * as Monaco from "monaco-editor";
+import { webEnv } from "../../lib/env";
 
 export type MonacoApi = typeof Monaco;
 
 /** Set by next.config.ts: the folder monaco/build.mjs wrote the editor bundle to. Never a CDN. */
-const MONACO_URL = process.env.BERTH_MONACO_URL ?? "";
+const MONACO_URL = webEnv().BERTH_MONACO_URL;
 
 let loading: Promise<MonacoApi> | null = null;
 
