@@ -1,7 +1,7 @@
 import { createDatabase, restrictDataDir } from "@berth/db";
 import { DockerSandboxDriver } from "@berth/sandbox";
 import { McpClientGateway, createMcpToolProviders } from "@berth/mcp";
-import { ApprovalService, BUILTIN_TOOLS, LoopGuard, ToolRouter, dispatchTool, gatewayTool, monitorTool } from "@berth/tools";
+import { ApprovalService, BUILTIN_TOOLS, LoopGuard, ToolRouter } from "@berth/tools";
 import type { Env } from "./env";
 import { AppError, redactSecrets } from "@berth/protocol";
 import { ensureAdminToken } from "./auth/tokens";
@@ -79,7 +79,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   restrictDataDir(env.dataDir);
   const runs = new RunService({ db, dataDir: env.dataDir, events, driver, receipts });
   const activeRuns = new ActiveRuns();
-  const builtins = [...BUILTIN_TOOLS, gatewayTool, dispatchTool, monitorTool];
+  const builtins = BUILTIN_TOOLS;
   const builtinNames = new Set(builtins.map((spec) => spec.name));
   // MCP client gateway: http servers contacted by the runner, stdio servers started inside each session's container.
   const gateway = new McpClientGateway({

@@ -24,7 +24,6 @@ interface VirtualFile {
 export const applyPatchTool = defineTool({
   name: "apply_patch",
   schema: ApplyPatchArgsSchema,
-  mutates: true,
   async run(args, { workspace }) {
     const { format, ops } = parsePatch(args.patch);
     const files = new Map<string, VirtualFile>();

@@ -10,7 +10,6 @@ const EDIT_MAX_BYTES = 20 * 1024 * 1024;
 export const editTool = defineTool({
   name: "edit",
   schema: EditArgsSchema,
-  mutates: true,
   async run(args, { workspace }) {
     // Error order is part of the contract (docs/tools.md): argument faults before file faults.
     if (args.old_string === "") fail("invalid_args", "old_string must not be empty");

@@ -8,7 +8,6 @@ import { decodeText, splitLinesKeepEnds, statFile } from "../workspace/text-file
 export const readFileTool = defineTool({
   name: "read_file",
   schema: ReadFileArgsSchema,
-  mutates: false,
   async run(args, { workspace }) {
     const file = await workspace.resolve(args.path);
     const { size } = await statFile(file, READ_FILE_MAX_BYTES);

@@ -49,7 +49,6 @@ export async function assertUnchanged(realPath: string, displayPath: string, exp
 export const writeFileTool = defineTool({
   name: "write_file",
   schema: WriteFileArgsSchema,
-  mutates: true,
   async run(args, { workspace }) {
     const data = decodeContent(args.content, args.encoding);
     const file = await workspace.resolveForWrite(args.path);

@@ -11,7 +11,6 @@ const MAX_BYTES = 8 * 1024 * 1024;
 export const updateAgentsMdTool = defineTool({
   name: "update_agents_md",
   schema: UpdateAgentsMdArgsSchema,
-  mutates: true,
   async run(args, { workspace }) {
     const file =
       args.action === "read" ? await workspace.resolve(AGENTS_MD) : await workspace.resolveForWrite(AGENTS_MD);

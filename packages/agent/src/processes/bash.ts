@@ -18,7 +18,6 @@ import { runInGroup, signalNumber } from "./process-group";
 export const bashTool = defineTool({
   name: "bash",
   schema: BashArgsSchema,
-  mutates: false,
   async run(args, ctx) {
     const { processes } = ctx;
     switch (args.action) {

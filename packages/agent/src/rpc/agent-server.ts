@@ -1,5 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import {
+  BUILTIN_TOOL_TABLE,
   AGENT_PROTOCOL_VERSION,
   AgentMethod,
   type AgentHelloResult,
@@ -98,8 +99,9 @@ export function startAgentServer(options: AgentServerOptions): {
         const changed = expect && name !== "run_script" ? await firstChanged(workspace, name, expect) : undefined;
         return changed ? toolFailure("changed_since_approval", changed) : callTool(tool, args, ctx, { lineWasInvalidUtf8 });
       };
-      // Reads see every write sent before them (program order), and still run in parallel.
-      if (!tool.mutates) {
+      // Reads see every write sent before them (program order), and still run in parallel; the tool
+      // table's sequential tools (file edits) run one at a time.
+      if (BUILTIN_TOOL_TABLE[tool.name].concurrency !== "sequential") {
         await writeQueue;
         return await run();
       }

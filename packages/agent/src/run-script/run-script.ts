@@ -65,7 +65,6 @@ export function decideOutcome(
 export const runScriptTool = defineTool({
   name: "run_script",
   schema: RunScriptArgsSchema,
-  mutates: false,
   argsErrorPrefix: "run_script: ",
   async run(args, ctx) {
     const script = await resolveArg(ctx, "script", args.script);

@@ -12,7 +12,6 @@ const IGNORED = new Set<string>(GLOB_IGNORED_DIRS);
 export const globTool = defineTool({
   name: "glob",
   schema: GlobArgsSchema,
-  mutates: false,
   async run(args, { workspace }) {
     // Models often write the pattern as an absolute path inside the workspace: search from the root then.
     let pattern = args.pattern;

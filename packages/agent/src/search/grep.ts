@@ -55,7 +55,6 @@ export function buildRgArgs(args: {
 export const grepTool = defineTool({
   name: "grep",
   schema: GrepArgsSchema,
-  mutates: false,
   async run(args, { workspace, signal, config }) {
     const base = await workspace.resolve(args.path);
     const info = await stat(base.real).catch(() => undefined);

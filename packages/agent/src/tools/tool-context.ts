@@ -1,4 +1,4 @@
-import type { ToolResult } from "@berth/protocol";
+import type { AgentToolName, ToolResult } from "@berth/protocol";
 import type { z } from "zod";
 import type { AgentConfig } from "../config";
 import type { ProcessManager } from "../processes/process-manager";
@@ -20,17 +20,19 @@ export interface ToolContext {
   expect?: Record<string, string | null>;
 }
 
-export interface AgentTool<S extends z.ZodType = z.ZodType> {
-  name: string;
+/**
+ * One built-in tool as the agent runs it. How its calls are ordered (one at a time for file edits) is the
+ * tool table's `concurrency` (BUILTIN_TOOL_TABLE in @berth/protocol), not a fact restated here.
+ */
+export interface AgentTool<S extends z.ZodType = z.ZodType, N extends AgentToolName = AgentToolName> {
+  name: N;
   schema: S;
-  /** Changes files: such calls run one at a time inside the agent so edits never interleave. */
-  mutates: boolean;
   /** Error prefix for refused arguments; run_script's spec demands "run_script: ". */
   argsErrorPrefix?: string;
   run(args: z.output<S>, ctx: ToolContext): Promise<ToolResult>;
 }
 
-export function defineTool<S extends z.ZodType>(tool: AgentTool<S>): AgentTool<S> {
+export function defineTool<S extends z.ZodType, N extends AgentToolName>(tool: AgentTool<S, N>): AgentTool<S, N> {
   return tool;
 }
 

@@ -8,3 +8,5 @@ export * from "./grep";
 export * from "./bash";
 export * from "./update-agents-md";
 export * from "./run-script";
+export * from "./tool-names";
+export * from "./builtin-tool-table";

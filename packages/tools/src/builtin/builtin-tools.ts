@@ -17,8 +17,14 @@ import {
   UpdateAgentsMdDetailsSchema,
   WriteFileArgsSchema,
   WriteFileDetailsSchema,
+  BUILTIN_TOOL_NAMES,
+  isBuiltinToolName,
 } from "@berth/protocol";
+import type { BuiltinToolName } from "@berth/protocol";
 import type { z } from "zod";
+import { gatewayTool } from "../gateway/gateway-tool";
+import { dispatchTool } from "../orchestration/dispatch-tool";
+import { monitorTool } from "../orchestration/monitor-tool";
 import { classifyCommand, classifyRunScript } from "../admission/classify-command";
 import { defineTool, fixedClass } from "../registry/define-tool";
 import type { AnyToolSpec, CallClassification, ToolContext } from "../registry/tool-spec";
@@ -44,7 +50,6 @@ export const readFileTool = defineTool({
     "Read a text file in the workspace, optionally a line range (1-based). Returns the content with its line numbers range, total lines and whether it was truncated (continue from nextStartLine). Use encoding=base64 for binary files.",
   argsSchema: ReadFileArgsSchema,
   resultSchema: ReadFileDetailsSchema,
-  executionMode: "parallel",
   classify: fixedClass("read"),
   run: inSandbox("read_file"),
 });
@@ -55,7 +60,6 @@ export const writeFileTool = defineTool({
     "Write a file in the workspace atomically, creating parent folders. mode: overwrite (default), create (fails if the file exists) or append.",
   argsSchema: WriteFileArgsSchema,
   resultSchema: WriteFileDetailsSchema,
-  executionMode: "sequential",
   classify: fixedClass("write"),
   run: inSandbox("write_file"),
 });
@@ -66,7 +70,6 @@ export const editTool = defineTool({
     "Replace an exact string in a file. old_string must match exactly once (whitespace included) unless replaceAll=true. CRLF files keep CRLF.",
   argsSchema: EditArgsSchema,
   resultSchema: EditDetailsSchema,
-  executionMode: "sequential",
   classify: fixedClass("write"),
   run: inSandbox("edit"),
 });
@@ -77,7 +80,6 @@ export const applyPatchTool = defineTool({
     "Apply a patch to one or more files atomically: either the '*** Begin Patch' … '*** End Patch' format (Add File / Delete File / Update File with @@ hunks, optional Move to) or a unified diff as `git diff` prints. If any part fails, nothing changes.",
   argsSchema: ApplyPatchArgsSchema,
   resultSchema: ApplyPatchDetailsSchema,
-  executionMode: "sequential",
   classify: fixedClass("write"),
   run: inSandbox("apply_patch"),
 });
@@ -88,7 +90,6 @@ export const globTool = defineTool({
     "List files matching a glob pattern (`**/` matches zero or more folders), sorted, relative to the workspace root. Skips .git, and node_modules/dist/build/target/.venv unless includeIgnored.",
   argsSchema: GlobArgsSchema,
   resultSchema: GlobDetailsSchema,
-  executionMode: "parallel",
   classify: fixedClass("read"),
   run: inSandbox("glob"),
 });
@@ -99,7 +100,6 @@ export const grepTool = defineTool({
     "Search file contents with a regular expression (ripgrep). Optional include glob on file names, case-insensitive, literal, context lines. Results sorted by file and line.",
   argsSchema: GrepArgsSchema,
   resultSchema: GrepDetailsSchema,
-  executionMode: "parallel",
   classify: fixedClass("read"),
   run: inSandbox("grep"),
 });
@@ -110,7 +110,6 @@ export const bashTool = defineTool({
     "Run shell commands in the workspace. action=exec (default) runs a command to completion with stdin closed (timeoutMs, default 30 s); for servers and long jobs use action=start, then status/list/logs/write/stop with the processId.",
   argsSchema: BashArgsSchema,
   resultSchema: BashDetailsSchema,
-  executionMode: "sequential",
   classify: (args: BashArgs): CallClassification => {
     switch (args.action) {
       case "exec":
@@ -134,7 +133,6 @@ export const updateAgentsMdTool = defineTool({
   description: "Read, write or append to AGENTS.md at the workspace root: the memory file agents keep for this project.",
   argsSchema: UpdateAgentsMdArgsSchema,
   resultSchema: UpdateAgentsMdDetailsSchema,
-  executionMode: "sequential",
   classify: (args) => fixedClass(args.action === "read" ? "read" : "write")(),
   run: inSandbox("update_agents_md"),
 });
@@ -145,7 +143,6 @@ export const runScriptTool = defineTool({
     "Run a script file from the workspace with an interpreter (python3, python, node, bash, sh, Rscript, julia, perl, ruby, octave). Streams output live, records a run with full logs, hashes of the script and declared inputs/outputs, and a signed receipt.",
   argsSchema: RunScriptArgsSchema,
   resultSchema: RunScriptDetailsSchema,
-  executionMode: "sequential",
   classify: (args) => {
     const result = classifyRunScript(args, { workspaceRoot: WORKSPACE_ROOT });
     return { actionClass: result.actionClass, recognised: result.recognised, alwaysAsk: result.alwaysAsk, reasons: result.reasons };
@@ -154,15 +151,29 @@ export const runScriptTool = defineTool({
   run: inSandbox("run_script"),
 });
 
-/** Every built-in tool that runs in the sandbox. */
-export const BUILTIN_TOOLS: readonly AnyToolSpec[] = [
-  readFileTool,
-  writeFileTool,
-  editTool,
-  applyPatchTool,
-  globTool,
-  grepTool,
-  bashTool,
-  updateAgentsMdTool,
-  runScriptTool,
-];
+/**
+ * Every built-in tool's spec by name. `satisfies` a row per BuiltinToolName: a name added to the table
+ * does not compile until it has its spec here, and each row's spec carries its own name.
+ */
+export const BUILTIN_TOOL_SPECS = {
+  read_file: readFileTool,
+  write_file: writeFileTool,
+  edit: editTool,
+  apply_patch: applyPatchTool,
+  glob: globTool,
+  grep: grepTool,
+  bash: bashTool,
+  run_script: runScriptTool,
+  update_agents_md: updateAgentsMdTool,
+  gateway: gatewayTool,
+  monitor: monitorTool,
+  dispatch: dispatchTool,
+} as const satisfies { readonly [K in BuiltinToolName]: AnyToolSpec & { name: K } };
+
+/** Every built-in tool, in the tool table's order: what the router is built with. */
+export const BUILTIN_TOOLS: readonly AnyToolSpec[] = BUILTIN_TOOL_NAMES.map((name) => BUILTIN_TOOL_SPECS[name]);
+
+/** The built-in spec of a name, or undefined for any other tool (MCP, function tools). */
+export function builtinSpecOf(name: string): AnyToolSpec | undefined {
+  return isBuiltinToolName(name) ? BUILTIN_TOOL_SPECS[name] : undefined;
+}

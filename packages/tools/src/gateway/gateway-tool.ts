@@ -60,7 +60,6 @@ export const gatewayTool = defineTool({
   argsSchema: GatewayArgsSchema,
   resultSchema: GatewayDetailsSchema,
   reachesOthers: true,
-  executionMode: "sequential",
   // find/describe read the catalogue; a call is admitted again under the capability's own name.
   classify: fixedClass("read"),
   async run(args, ctx) {

@@ -58,7 +58,6 @@ export const dispatchTool = defineTool({
   argsSchema: DispatchArgsSchema,
   resultSchema: DispatchDetailsSchema,
   reachesOthers: true,
-  executionMode: "sequential",
   classify: fixedClass("dispatch"),
   async run(args, ctx) {
     const host = ctx.host;

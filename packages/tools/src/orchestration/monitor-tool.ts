@@ -43,7 +43,6 @@ export const monitorTool = defineTool({
     "Watch this session's runs: mode list (recent runs), status {runId}, peek {runId} (log tails), tools (what is callable), receipt {runId}, wait {runId, timeoutMs} (until it ends), collect {runIds} (status of several).",
   argsSchema: MonitorArgsSchema,
   resultSchema: MonitorDetailsSchema,
-  executionMode: "parallel",
   classify: fixedClass("read"),
   async run(args, ctx) {
     const host = ctx.monitor;

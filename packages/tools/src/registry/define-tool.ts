@@ -1,6 +1,7 @@
 import { z } from "zod";
-import type { AnyToolSpec, CallClassification, ExecutionMode, ToolContext, ToolSpec } from "./tool-spec";
-import type { ToolResult } from "@berth/protocol";
+import { BUILTIN_TOOL_TABLE } from "@berth/protocol";
+import type { BuiltinToolName, ToolResult } from "@berth/protocol";
+import type { AnyToolSpec, CallClassification, ToolContext, ToolSpec } from "./tool-spec";
 
 /** Generates the model-facing JSON schema from the zod schema: the input side, as a caller writes it. */
 export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
@@ -21,21 +22,27 @@ export function outputSchemaOf(schema: z.ZodType): Record<string, unknown> {
   return json.type === "object" ? json : { type: "object", ...json };
 }
 
-export function defineTool<TArgs>(spec: {
-  name: string;
+/**
+ * A built-in tool's spec. Its name must be a BuiltinToolName, and what the tool table says of it
+ * (concurrency → executionMode, the class its surface shows) is taken from the table, never restated.
+ */
+export function defineTool<TArgs, N extends BuiltinToolName>(spec: {
+  name: N;
   description: string;
   argsSchema: z.ZodType<TArgs>;
   /** The zod schema of `details` on success: published as the tool's MCP outputSchema. */
   resultSchema?: z.ZodType;
   reachesOthers?: boolean;
-  executionMode: ExecutionMode;
   classify: (args: TArgs) => CallClassification;
   createsRun?: (args: TArgs) => boolean;
   run: (args: TArgs, ctx: ToolContext) => Promise<ToolResult>;
-}): ToolSpec<TArgs> {
+}): ToolSpec<TArgs> & { name: N } {
   const { resultSchema, ...rest } = spec;
+  const facts = BUILTIN_TOOL_TABLE[spec.name];
   return {
     ...rest,
+    executionMode: facts.concurrency,
+    actionClass: facts.actionClass,
     parameters: jsonSchemaOf(spec.argsSchema),
     ...(resultSchema ? { outputSchema: outputSchemaOf(resultSchema) } : {}),
     createsRun: spec.createsRun ?? (() => false),

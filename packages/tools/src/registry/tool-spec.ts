@@ -86,7 +86,10 @@ export interface ToolSpec<TArgs = unknown> {
   annotations?: Record<string, unknown>;
   /** Calls other tools by name (gateway, dispatch): its MCP annotations are those of what it can reach. */
   reachesOthers?: boolean;
+  /** Built-ins: the tool table's concurrency (how the agent orders its calls). */
   executionMode: ExecutionMode;
+  /** The class the tool surface shows (MCP annotations, gateway find); built-ins take it from the tool table. */
+  actionClass?: ActionClass;
   classify(args: TArgs): CallClassification;
   /** True when this call is an execution recorded as a run (run_script, bash exec/start). */
   createsRun(args: TArgs): boolean;
