@@ -103,7 +103,10 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
     this.stdout = opts.stdout;
     this.defaultTimeoutMs = opts.defaultTimeoutMs;
     this.maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-    this.faults = new LogBudget((message) => this.emit("protocol-error", message), opts.faultBudget ?? DEFAULT_LOG_BUDGET);
+    this.faults = new LogBudget(
+      (message) => this.emit("protocol-error", message),
+      opts.faultBudget ?? DEFAULT_LOG_BUDGET,
+    );
     this.stdout.on("data", this.onData);
     this.stdout.once("end", this.onEnd);
     this.stdout.once("close", this.onEnd);

@@ -164,7 +164,15 @@ for p in pids: os.waitpid(p, 0)
       // engine, makes the agent the OOM killer's first pick, once the hog's shell is started (children inherit it).
       const call = sh(driver, sid, `sleep 1 && python3 -c "b = bytearray(1536 * 1024 * 1024)"`, 60_000);
       const containerId = driver.get(sid)?.containerId ?? "";
-      await runFile("docker", ["exec", "-u", "0", containerId, "sh", "-c", `echo 1000 > /proc/${agentPid}/oom_score_adj`]);
+      await runFile("docker", [
+        "exec",
+        "-u",
+        "0",
+        containerId,
+        "sh",
+        "-c",
+        `echo 1000 > /proc/${agentPid}/oom_score_adj`,
+      ]);
       const err = await call.catch((e: unknown) => e);
       expect(SandboxError.isSandboxError(err) && err.terminationCause).toBe("oom");
       expect(String(err)).toMatch(new RegExp(`Sandbox for session ${sid} is not running \\(cause: oom`));

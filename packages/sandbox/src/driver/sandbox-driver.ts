@@ -84,7 +84,13 @@ export interface SandboxDriver {
    * One agent method other than tool.call (the terminal.* methods of packages/protocol), its result
    * checked with `schema`: the container is untrusted. Counts as activity for the idle timeout.
    */
-  request<T>(sessionId: string, method: string, params: unknown, schema: ResultSchema<T>, opts?: SandboxCallOptions): Promise<T>;
+  request<T>(
+    sessionId: string,
+    method: string,
+    params: unknown,
+    schema: ResultSchema<T>,
+    opts?: SandboxCallOptions,
+  ): Promise<T>;
   ping(sessionId: string): Promise<AgentPingResult>;
   /** Marks activity that is not a call (the user is typing), so the idle timeout waits. */
   touch(sessionId: string): void;

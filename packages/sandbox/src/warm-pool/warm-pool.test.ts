@@ -42,7 +42,7 @@ describe("WarmPool", () => {
     expect(first?.id).toBe(1);
     await pool.whenFull();
     // items 2 and 3 wait; 2 dies
-    (pool as unknown as { items: Item[] }).items[0]!.alive = false;
+    pool.items()[0]!.alive = false;
     expect(pool.take()?.id).toBe(3);
     expect(disposed).toContain(2);
   });

@@ -17,7 +17,7 @@ const MAX_RETRY_DELAY_MS = 30_000;
  * Refills run concurrently up to `size`, so a burst of takes is made good as fast as the engine allows.
  */
 export class WarmPool<T> {
-  private readonly items: T[] = [];
+  private readonly ready: T[] = [];
   private creating = 0;
   private closed = false;
   private retryDelayMs: number;
@@ -29,19 +29,24 @@ export class WarmPool<T> {
   }
 
   get available(): number {
-    return this.items.length;
+    return this.ready.length;
   }
 
   get pending(): number {
     return this.creating;
   }
 
+  /** The ready items, oldest first (reconcile keeps their volumes). */
+  items(): readonly T[] {
+    return this.ready;
+  }
+
   /** A ready item, or undefined when none is; either way a refill starts. */
   take(): T | undefined {
-    let item = this.items.shift();
+    let item = this.ready.shift();
     while (item !== undefined && !this.opts.isAlive(item)) {
       this.discard(item);
-      item = this.items.shift();
+      item = this.ready.shift();
     }
     // Refill after the caller has its item: starting a create costs a little synchronous work.
     setImmediate(() => this.fill());
@@ -50,9 +55,9 @@ export class WarmPool<T> {
 
   /** Takes a dead item out (its container exited while waiting). */
   remove(item: T): void {
-    const index = this.items.indexOf(item);
+    const index = this.ready.indexOf(item);
     if (index === -1) return;
-    this.items.splice(index, 1);
+    this.ready.splice(index, 1);
     this.discard(item);
     this.fill();
   }
@@ -60,14 +65,14 @@ export class WarmPool<T> {
   /** Starts creating items until the pool is full. Never throws; failures retry with backoff. */
   fill(): void {
     if (this.closed || this.retryTimer) return;
-    while (this.items.length + this.creating < this.opts.size) {
+    while (this.ready.length + this.creating < this.opts.size) {
       this.creating++;
       void this.opts.create().then(
         (item) => {
           this.creating--;
           this.retryDelayMs = this.opts.retryDelayMs ?? 1_000;
           if (this.closed) return this.discard(item);
-          this.items.push(item);
+          this.ready.push(item);
           this.notifyIfFull();
         },
         (error: unknown) => {
@@ -87,7 +92,7 @@ export class WarmPool<T> {
 
   /** Resolves when the pool holds `size` ready items (or is closed). */
   whenFull(): Promise<void> {
-    if (this.closed || this.items.length >= this.opts.size) return Promise.resolve();
+    if (this.closed || this.ready.length >= this.opts.size) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
@@ -96,7 +101,7 @@ export class WarmPool<T> {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
-    const items = this.items.splice(0);
+    const items = this.ready.splice(0);
     await Promise.allSettled(items.map((item) => this.opts.dispose(item)));
     this.notifyIfFull();
   }
@@ -106,7 +111,7 @@ export class WarmPool<T> {
   }
 
   private notifyIfFull(): void {
-    if (!this.closed && this.items.length < this.opts.size) return;
+    if (!this.closed && this.ready.length < this.opts.size) return;
     const waiters = this.waiters;
     this.waiters = [];
     for (const wake of waiters) wake();
