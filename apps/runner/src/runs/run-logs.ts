@@ -1,13 +1,15 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { RunLogTimes } from "./run-log-times";
 
 export type LogStream = "stdout" | "stderr" | "combined";
 
 /**
  * A run's logs on disk: one file per stream plus `combined` (arrival order, for terminals). Writes are
  * synchronous appends, so a chunk is on disk before anyone is told about it: a runner crash loses nothing
- * already shown. Offsets are byte offsets within each file.
+ * already shown. Offsets are byte offsets within each file. Beside them, `times.idx` (RunLogTimes) says when
+ * each chunk arrived, for the log view's timestamps.
  */
 export class RunLogs {
   private readonly fds = new Map<LogStream, number>();
@@ -15,7 +17,14 @@ export class RunLogs {
   // Hashed as written, so sealing a receipt never re-reads a 100 MB log.
   private readonly hashes = new Map<LogStream, crypto.Hash>();
 
-  constructor(readonly dir: string) {}
+  private readonly times: RunLogTimes;
+
+  constructor(
+    readonly dir: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.times = new RunLogTimes(dir);
+  }
 
   static dirFor(dataDir: string, runId: string): string {
     return path.join(dataDir, "runs", runId);
@@ -35,10 +44,12 @@ export class RunLogs {
       this.sizes.set(stream, existing.length);
       this.hashes.set(stream, crypto.createHash("sha256").update(existing));
     }
+    this.times.open();
   }
 
   /** Appends a chunk; returns the offsets it was written at (its stream's and the combined log's). */
   append(stream: "stdout" | "stderr", data: Buffer): { offset: number; combinedOffset: number } {
+    if (data.length > 0) this.times.append(stream, { stdout: this.size("stdout"), stderr: this.size("stderr") }, this.now());
     const offset = this.write(stream, data);
     const combinedOffset = this.write("combined", data);
     return { offset, combinedOffset };
@@ -70,6 +81,7 @@ export class RunLogs {
   close(): void {
     for (const fd of this.fds.values()) fs.closeSync(fd);
     this.fds.clear();
+    this.times.close();
   }
 }
 

@@ -76,6 +76,8 @@ export const RunLogsQuerySchema = z.object({
   offset: z.coerce.number().int().min(0, "must be ≥ 0").default(0),
   limit: z.coerce.number().int().min(1).max(4 * 1024 * 1024, "must be at most 4194304").default(256 * 1024),
   download: z.enum(["0", "1"]).optional(),
+  /** `1`: the page also says when its bytes arrived (`times`). */
+  timestamps: z.enum(["0", "1"]).optional(),
 });
 export type RunLogsQuery = z.infer<typeof RunLogsQuerySchema>;
 
@@ -86,5 +88,10 @@ export const RunLogPageSchema = z.object({
   nextOffset: z.number().int(),
   size: z.number().int(),
   done: z.boolean(),
+  /**
+   * With `timestamps=1`: `[byte offset in the stream, epoch ms]` for each output chunk the page holds the start
+   * of, the first one the chunk the page starts inside; in order. Empty for runs from before times were kept.
+   */
+  times: z.array(z.tuple([z.number().int().nonnegative(), z.number()])).optional(),
 });
 export type RunLogPage = z.infer<typeof RunLogPageSchema>;
