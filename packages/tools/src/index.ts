@@ -1,4 +1,5 @@
 export * from "./admission";
+export * from "./shell";
 export * from "./registry";
 export * from "./builtin";
 export * from "./router";

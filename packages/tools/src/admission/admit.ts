@@ -1,7 +1,7 @@
 import { DispatchPlanSchema } from "@berth/protocol";
 import type { ActionClass, AdmissionStage, Autonomy, CallerKind, Decision, PolicyRule } from "@berth/protocol";
-import { classifyCommand, classifyRunScript } from "./classify-command";
-import type { SimpleCommand } from "./classify-command";
+import { classifyCommand, classifyRunScript } from "../shell";
+import type { SimpleCommand } from "../shell";
 import { decide } from "./decide";
 import { evaluatePolicy } from "./evaluate-policy";
 import type { PolicyOutcome } from "./evaluate-policy";

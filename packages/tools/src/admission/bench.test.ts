@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { askShares, generateCommands, runAdmissionBench, runCorpusBench, verdictsBeforeAfter } from "./bench";
-import { classifyCommand } from "./classify-command";
+import { classifyCommand } from "../shell";
 
 // Figures only: the bench is checked for running and for a realistic mix, never for speed.
 describe("admission bench", () => {

@@ -4,8 +4,7 @@ import { parse } from "unbash";
 import type { Autonomy, Decision, PolicyRule } from "@berth/protocol";
 import { admit } from "./admit";
 import type { AdmissionContext, AdmissionRegistry } from "./admit";
-import { classifyCommand } from "./classify-command";
-import { loadCommandCorpus } from "./command-corpus";
+import { classifyCommand, loadCommandCorpus } from "../shell";
 import { LoopGuard } from "./loop-guard";
 
 /**

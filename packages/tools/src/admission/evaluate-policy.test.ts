@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PolicyRule } from "@berth/protocol";
-import { classifyCommand } from "./classify-command";
+import { classifyCommand } from "../shell";
 import { evaluatePolicy, parseCommandPrefix, ruleApplies } from "./evaluate-policy";
 import { validatePolicyRule } from "./validate-policy-rule";
 

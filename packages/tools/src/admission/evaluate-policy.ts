@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import { parse } from "unbash";
 import type { CallerKind, Decision, PolicyRule } from "@berth/protocol";
-import type { SimpleCommand } from "./classify-command";
+import type { SimpleCommand } from "../shell";
 
 /** What policy rules look at: the tool, and for shell tools the parsed simple commands. */
 export interface PolicyInput {

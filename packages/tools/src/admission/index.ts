@@ -1,5 +1,3 @@
-export { classifyArgv, classifyCommand, classifyRunScript } from "./classify-command";
-export type { ClassifyOptions, CommandClassification, RunScriptCall, SimpleCommand } from "./classify-command";
 export { AUTONOMY_TABLE, decide } from "./decide";
 export type { DecideOptions } from "./decide";
 export { SEVERITY_ORDER, levelToClass, mostSevere, severityLevel, strictestDecision } from "./severity";

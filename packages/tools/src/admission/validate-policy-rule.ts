@@ -1,6 +1,6 @@
 import { PolicyRuleSchema } from "@berth/protocol";
 import type { PolicyRule } from "@berth/protocol";
-import { classifyCommand } from "./classify-command";
+import { classifyCommand } from "../shell";
 import { describeRule, parseCommandPrefix, ruleApplies } from "./evaluate-policy";
 
 export type PolicyRuleValidation = { ok: true; rule: PolicyRule } | { ok: false; errors: string[] };

@@ -25,7 +25,7 @@ import type { z } from "zod";
 import { gatewayTool } from "../gateway/gateway-tool";
 import { dispatchTool } from "../orchestration/dispatch-tool";
 import { monitorTool } from "../orchestration/monitor-tool";
-import { classifyCommand, classifyRunScript } from "../admission/classify-command";
+import { classifyCommand, classifyRunScript } from "../shell";
 import { defineTool, fixedClass } from "../registry/define-tool";
 import type { AnyToolSpec, CallClassification, ToolContext } from "../registry/tool-spec";
 

@@ -1,160 +1,43 @@
 import { describe, expect, it } from "vitest";
 import type { ActionClass } from "@berth/protocol";
 import { classifyArgv, classifyCommand, classifyRunScript } from "./classify-command";
-
-const ROOT = "/workspace";
-const classify = (command: string, cwd?: string) =>
-  classifyCommand(command, { workspaceRoot: ROOT, ...(cwd ? { cwd } : {}) });
-
-type Expect = [command: string, actionClass: ActionClass, recognised?: boolean, alwaysAsk?: boolean];
-
-function check(cases: Expect[]) {
-  for (const [command, actionClass, recognised, alwaysAsk] of cases) {
-    it(`${JSON.stringify(command)} → ${actionClass}${recognised === undefined ? "" : recognised ? " recognised" : " other"}${alwaysAsk ? " always-ask" : ""}`, () => {
-      const result = classify(command);
-      expect(result.actionClass, result.reasons.join("\n")).toBe(actionClass);
-      if (recognised !== undefined) expect(result.recognised, result.reasons.join("\n")).toBe(recognised);
-      expect(result.alwaysAsk, result.reasons.join("\n")).toBe(alwaysAsk ?? false);
-    });
-  }
-}
+import { ROOT, check, classify } from "./testing/check-classification";
 
 describe("classifyCommand: git_destructive", () => {
   check([
-    ["git push --force", "git_destructive"],
-    ["git push -f origin main", "git_destructive"],
-    ["git push -uf origin main", "git_destructive"],
-    ["git push --force-with-lease", "git_destructive"],
-    ["git push --force-with-lease=main:abc origin main", "git_destructive"],
-    ["git push origin +main", "git_destructive"],
-    ["git -C repo push --force", "git_destructive"],
-    ["git reset --hard", "git_destructive"],
-    ["git reset --hard HEAD~3", "git_destructive"],
-    ["git clean -f", "git_destructive"],
-    ["git clean -fdx", "git_destructive"],
-    ["git clean -xdf", "git_destructive"],
-    ["git clean --force -d", "git_destructive"],
     ["npm test && git push --force", "git_destructive"],
-    ["sudo git reset --hard", "git_destructive"],
     ['bash -c "git push -f"', "git_destructive"],
   ]);
-  it("explains why", () => {
-    expect(classify("git push --force").reasons.join("\n")).toMatch(/rewrites remote history/);
-  });
 });
 
 describe("classifyCommand: system_modify", () => {
   check([
-    ["sudo ls", "system_modify"],
-    ["sudo -u root -E ls", "system_modify"],
     ["/usr/bin/sudo ls", "system_modify"],
-    ["doas ls", "system_modify"],
-    ["su -c 'ls'", "system_modify"],
-    ["apt-get install -y curl", "system_modify"],
-    ["apt install jq", "system_modify"],
-    ["dpkg -i pkg.deb", "system_modify"],
-    ["yum install x", "system_modify"],
-    ["apk add x", "system_modify"],
-    ["pip install requests", "system_modify"],
-    ["pip install --user requests", "system_modify"],
-    ["python3 -m pip install requests", "system_modify"],
-    ["npm i -g typescript", "system_modify"],
-    ["npm install -g typescript", "system_modify"],
-    ["npm install --global typescript", "system_modify"],
-    ["yarn global add x", "system_modify"],
-    ["cargo install ripgrep", "system_modify"],
-    ["go install example.com/x@latest", "system_modify"],
-    ["make install", "system_modify"],
     ["ls > /etc/passwd", "system_modify"],
     ["echo x >> ~/.bashrc", "system_modify"],
     ["echo x | tee /etc/hosts", "system_modify"],
-    ["cp a.txt /usr/local/bin/a", "system_modify"],
-    ["mv /etc/passwd .", "system_modify"],
-    ["touch ../outside.txt", "system_modify"],
-    ["rm -rf /", "system_modify"],
-    ["rm -rf /*", "system_modify"],
-    ["rm -rf ~", "system_modify"],
-    ["cd /etc && rm passwd", "system_modify"],
-    ["cd .. && touch x", "system_modify"],
-    ["find / -name x -delete", "system_modify"],
     ["find /etc -exec rm {} +", "system_modify"],
-    ["sed -i s/a/b/ /etc/hosts", "system_modify"],
-    ["curl -o /usr/bin/x https://example.com/x", "system_modify"],
-    ["dd if=/dev/zero of=/dev/sda", "system_modify"],
-    ["systemctl restart nginx", "system_modify"],
-    ["docker run alpine", "system_modify"],
-    ["mount /dev/sda1 /mnt", "system_modify"],
   ]);
 });
 
 describe("classifyCommand: network", () => {
   check([
-    ["curl https://example.com", "network"],
-    ["wget https://example.com/x.tgz", "network"],
-    ["ssh host ls", "network"],
-    ["scp a host:b", "network"],
-    ["nc -l 8080", "network"],
-    ["git clone https://github.com/a/b", "network"],
-    ["git fetch origin", "network"],
-    ["git pull", "network"],
-    ["git push origin main", "network"],
-    ["npm install", "network"],
-    ["npm ci", "network"],
-    ["pip install -r requirements.txt --target ./vendor", "network"],
     [".venv/bin/pip install requests", "network"],
-    ["go mod download", "network"],
-    ["npx create-react-app x", "network"],
     ["ls && curl https://example.com", "network"],
   ]);
 });
 
 describe("classifyCommand: recognised execute (tests, builds, read-ish)", () => {
   check([
-    ["ls -la", "execute", true],
-    ["cat package.json", "execute", true],
-    ["pwd", "execute", true],
-    ["echo hello", "execute", true],
-    ["grep -rn TODO src", "execute", true],
-    ["rg -n foo", "execute", true],
-    ["find . -name '*.ts'", "execute", true],
     ["head -n 5 a.txt && tail -n 5 a.txt | wc -l", "execute", true],
-    ["git status", "execute", true],
-    ["git diff HEAD~1", "execute", true],
-    ["git log --oneline -5", "execute", true],
-    ["git show HEAD", "execute", true],
-    ["git branch -a", "execute", true],
     ["git add -A && git commit -m 'wip'", "execute", true],
-    ["npm test", "execute", true],
-    ["npm run build", "execute", true],
-    ["npm run test:unit", "execute", true],
-    ["npm run lint", "execute", true],
-    ["pnpm test", "execute", true],
-    ["yarn build", "execute", true],
-    ["pytest -q", "execute", true],
-    ["python -m pytest tests", "execute", true],
-    ["python3 --version", "execute", true],
-    ["go test ./...", "execute", true],
-    ["cargo test", "execute", true],
-    ["cargo build --release", "execute", true],
-    ["make", "execute", true],
-    ["make test", "execute", true],
-    ["tsc --noEmit", "execute", true],
-    ["npx tsc -p .", "execute", true],
-    ["npx vitest run", "execute", true],
-    ["node --version", "execute", true],
     ["echo hi > out.txt 2>&1", "execute", true],
     ["npm test > /dev/null 2>&1", "execute", true],
     ["mkdir -p build && cp a.txt build/", "execute", true],
-    ["cd src && ls", "execute", true],
-    ["(cd src && npm test)", "execute", true],
     ["{ ls; pwd; }", "execute", true],
     ["if [ -f a ]; then cat a; else echo none; fi", "execute", true],
     ["for f in *.ts; do wc -l $f; done", "execute", true],
-    ["time make", "execute", true],
-    ["env NODE_ENV=test npm test", "execute", true],
-    ["nohup npm run build", "execute", true],
     ["ls | xargs echo", "execute", true],
-    ["sed -n '1,5p' a.txt", "execute", true],
     ["awk '{print $1}' a.txt", "execute", true],
     ["X=1 npm test", "execute", true],
     ["# just a comment", "read", true],
@@ -163,23 +46,11 @@ describe("classifyCommand: recognised execute (tests, builds, read-ish)", () => 
 
 describe("classifyCommand: other execute", () => {
   check([
-    ["rm -rf build", "execute", false],
-    ["rm a.txt", "execute", false],
     ["./configure", "execute", false],
-    ["python3 train.py", "execute", false],
-    ["node server.js", "execute", false],
-    ["bash script.sh", "execute", false],
-    ["npm start", "execute", false],
-    ["npm run deploy", "execute", false],
     ["my-tool --flag", "execute", false],
-    ["git reset HEAD~1", "execute", false],
-    ["git checkout -- .", "execute", false],
-    ["git branch -D feature", "execute", false],
     ["find . -name '*.o' -exec rm {} +", "execute", false],
-    ["sed -n '1e id' a.txt", "execute", false],
     ["awk 'BEGIN { system(\"id\") }'", "execute", false],
     ["PATH=/tmp/evil:$PATH ls", "execute", false],
-    ["export PATH=/tmp/evil; ls", "execute", false],
     ["ls && rm -rf build", "execute", false],
   ]);
 });
@@ -222,7 +93,6 @@ describe("classifyCommand: always ask", () => {
     ['bash -c "$CMD"', "unknown", false, true],
     ['eval "$X"', "unknown", false, true],
     ["ls &&", "unknown", false, true],
-    ["echo 'unterminated", "unknown", false, true],
   ]);
 });
 

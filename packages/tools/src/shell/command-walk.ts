@@ -1,42 +1,14 @@
 import { posix } from "node:path";
 import { forEachChild, parse } from "unbash";
-import type { AndOr, Assignment, Command, Redirection, SyntaxNode, Word, WordPart } from "unbash";
-import type { ActionClass } from "@berth/protocol";
-import { commandHandler } from "./command-handlers";
+import type { AndOr, Command, Redirection, SyntaxNode } from "unbash";
+import { levelToClass, severityRank } from "../admission/severity";
+import type { SeverityLevel } from "../admission/severity";
+import type { ClassifyOptions, CommandClassification, SimpleCommand } from "./classify-command";
+import { isPipePath } from "./command-args";
 import type { Arg, CommandContext, Stdin } from "./command-context";
-import { staticArg } from "./command-context";
-import { isDangerousVariable, isPipePath } from "./command-handlers";
-import { levelToClass, severityRank } from "./severity";
-import type { SeverityLevel } from "./severity";
-
-export interface ClassifyOptions {
-  /** Absolute path of the workspace root, e.g. `/workspace`. */
-  workspaceRoot: string;
-  /** Working directory the command starts in (absolute, or relative to the root); defaults to the root. */
-  cwd?: string;
-  /** Extra absolute folders where writes count as inside (e.g. a scratch `/tmp`); none by default. */
-  writableRoots?: readonly string[];
-}
-
-/** One simple command as policy rules see it: its words, and the forms it takes once unwrapped. */
-export interface SimpleCommand {
-  /** Word values (source text where a word is not static). */
-  readonly words: readonly string[];
-  /** `words`, then each command it runs: `sudo -u x rm -rf /` → […], [`rm`, `-rf`, `/`]. */
-  readonly forms: readonly (readonly string[])[];
-}
-
-export interface CommandClassification {
-  actionClass: ActionClass;
-  /** Every part is a known program (for execute: on the tests/builds/read-ish allowlist). */
-  recognised: boolean;
-  /** Code runs that cannot be seen before it runs (a command name from `$(…)`/`$VAR`, `eval "$X"`, `curl … | sh`…). */
-  alwaysAsk: boolean;
-  reasons: string[];
-  commands: SimpleCommand[];
-  /** `$(…)`, backticks and `<(…)`/`>(…)` on the line, each classified as a command of its own. */
-  substitutions: number;
-}
+import { commandHandler } from "./command-table";
+import { isDangerousVariable } from "./families/shell-state-commands";
+import { assignmentArg, clip, isStaticParts, shownValue, trimSlash, wordArg } from "./shell-words";
 
 const MAX_DEPTH = 12;
 const STANDARD_BIN_DIRS = new Set(["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin"]);
@@ -66,7 +38,7 @@ const DEVICE_PATHS = new Set([
   "/dev/zero",
   "/dev/full",
 ]);
-const NO_STDIN: Stdin = { kind: "none" };
+export const NO_STDIN: Stdin = { kind: "none" };
 const PIPE_STDIN: Stdin = { kind: "pipe" };
 
 interface Scope {
@@ -80,42 +52,8 @@ interface Scope {
 
 type Location = "inside" | "outside" | "device" | "unknown";
 
-const DYNAMIC_PARTS = new Set<WordPart["type"]>([
-  "SimpleExpansion",
-  "ParameterExpansion",
-  "CommandExpansion",
-  "ArithmeticExpansion",
-  "ProcessSubstitution",
-]);
-
-function isStaticParts(parts: readonly { type: string; parts?: readonly unknown[] }[] | undefined): boolean {
-  if (parts === undefined) return true;
-  for (const part of parts) {
-    if (DYNAMIC_PARTS.has(part.type as WordPart["type"])) return false;
-    if ((part.type === "DoubleQuoted" || part.type === "LocaleString") && !isStaticParts(part.parts as never))
-      return false;
-  }
-  return true;
-}
-
-/** What bash passes for a whole-word `<(…)` / `>(…)`: a pipe's path, never a workspace file. */
-const PROCESS_SUBSTITUTION_PATH = "/dev/fd/63";
-
-function wordArg(word: Word): Arg {
-  if (word.parts?.length === 1 && word.parts[0]!.type === "ProcessSubstitution") {
-    return { value: PROCESS_SUBSTITUTION_PATH, text: word.text };
-  }
-  return { value: isStaticParts(word.parts) ? word.value : undefined, text: word.text };
-}
-
-function assignmentArg(a: Assignment): Arg {
-  const op = a.append ? "+=" : "=";
-  if (a.value.type !== "Word" || !isStaticParts(a.value.parts)) return { value: undefined, text: a.text };
-  return { value: `${a.name}${op}${a.value.value}`, text: a.text };
-}
-
 /** Walks one parsed command line and collects the most severe finding. */
-class CommandWalk {
+export class CommandWalk {
   private level: SeverityLevel | undefined;
   private allRecognised = true;
   private alwaysAsk = false;
@@ -427,55 +365,4 @@ class CommandWalk {
     const within = (root: string) => absolute === root || absolute.startsWith(root === "/" ? "/" : `${root}/`);
     return within(this.root) || this.writableRoots.some(within) ? "inside" : "outside";
   }
-}
-
-const trimSlash = (p: string): string => (p.length > 1 && p.endsWith("/") ? p.slice(0, -1) : p);
-const shownValue = (a: Arg): string => a.value ?? a.text;
-const clip = (text: string): string => (text.length > 80 ? `${text.slice(0, 77)}...` : text);
-
-/**
- * Classifies a shell command from its parsed structure (unbash): pipelines, lists, subshells,
- * `bash -c` strings, wrappers (sudo, env, xargs, nohup…), redirects and substitutions. The class of
- * a compound is its most severe part.
- */
-export function classifyCommand(command: string, opts: ClassifyOptions): CommandClassification {
-  const walk = new CommandWalk(opts);
-  walk.source(command, walk.initialScope(opts.cwd), 0);
-  return walk.result();
-}
-
-/** Classifies an argv that runs without a shell (run_script's interpreter command line). */
-export function classifyArgv(argv: readonly string[], opts: ClassifyOptions): CommandClassification {
-  const walk = new CommandWalk(opts);
-  const scope = walk.initialScope(opts.cwd);
-  const forms: string[][] = [];
-  walk.commands.push({ words: [...argv], forms });
-  walk.argv(argv.map(staticArg), scope, scope, 0, NO_STDIN, forms);
-  return walk.result();
-}
-
-export interface RunScriptCall {
-  interpreter: string;
-  script: string;
-  args?: readonly string[];
-  interpreterArgs?: readonly string[];
-  cwd?: string;
-}
-
-/** run_script runs a script: execute, never recognised, plus whatever its interpreter flags add. */
-export function classifyRunScript(call: RunScriptCall, opts: ClassifyOptions): CommandClassification {
-  const argv = [call.interpreter, ...(call.interpreterArgs ?? []), call.script, ...(call.args ?? [])];
-  const cwd =
-    call.cwd === undefined ? opts.cwd : posix.resolve(posix.resolve(opts.workspaceRoot, opts.cwd ?? "."), call.cwd);
-  const result = classifyArgv(argv, { ...opts, ...(cwd === undefined ? {} : { cwd }) });
-  if (
-    result.actionClass === "read" ||
-    result.actionClass === "write" ||
-    (result.actionClass === "execute" && result.recognised)
-  ) {
-    result.actionClass = "execute";
-  }
-  result.recognised = false;
-  result.reasons.push(`run_script runs ${clip(call.script)} with ${call.interpreter} [execute]`);
-  return result;
 }

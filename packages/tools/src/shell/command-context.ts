@@ -1,4 +1,4 @@
-import type { SeverityLevel } from "./severity";
+import type { SeverityLevel } from "../admission/severity";
 
 /** One word of a simple command: its value when static, undefined when it expands at run time. */
 export interface Arg {
