@@ -3,33 +3,25 @@ import type { McpToolPin, ToolProgressListener, ToolResult } from "@berth/protoc
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { addressRefusal, guardedFetch, type PrivateAddressError } from "./address-guard";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import type { Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
-import { cutToolName, parseUserToolName, projectNames, sanitizeToolName, userToolName } from "../names";
-import type { NameClaim } from "../names";
-import { acceptToolSchema, canonicalJson, observeToolSchema, toolSchemaHash } from "../pinning";
+import { parseUserToolName } from "../names";
+import { canonicalJson } from "../pinning";
 import type { SchemaPinStore } from "../pinning";
 import { DEFAULT_BACKOFF } from "./backoff-delay";
 import type { BackoffOptions } from "./backoff-delay";
 import { fromCallToolResult } from "./from-call-tool-result";
 import type { McpCallOrigin } from "./from-call-tool-result";
-import type {
-  McpResolution,
-  McpScope,
-  McpServerEntry,
-  McpToolOrigin,
-  ProjectedMcpTool,
-  UnavailableMcpServer,
-} from "./gateway-types";
+import type { McpResolution, McpScope, McpServerEntry, ProjectedMcpTool, UnavailableMcpServer } from "./gateway-types";
+import { callFailure, heldToolFailure, normaliseMcpArgs } from "./mcp-call-failure";
+import { type UpstreamTool, isPerSession, projectMcpTools } from "./mcp-tool-projection";
 import type { StdioLauncher } from "./stdio-launcher";
-import { UpstreamConnection, UpstreamUnavailableError, messageOf } from "./upstream-connection";
+import { ToolPinCache } from "./tool-pin-cache";
+import { UpstreamConnection, messageOf } from "./upstream-connection";
 
 /** docs/tools.md: every MCP call has a timeout, default 60 s, restarted by each progress notification. */
 export const DEFAULT_MCP_CALL_TIMEOUT_MS = 60_000;
 /** However much progress arrives, a call ends after this long (default 10 min). */
 export const DEFAULT_MCP_CALL_MAX_TOTAL_MS = 600_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 20_000;
-const ORIGIN_ORDER: readonly McpToolOrigin[] = ["user", "session", "global"];
 
 export interface McpClientGatewayOptions {
   pins: SchemaPinStore;
@@ -70,15 +62,6 @@ export interface McpCallOptions {
   onProgress?: ToolProgressListener;
 }
 
-interface UpstreamTool {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema?: Record<string, unknown>;
-  annotations?: ToolAnnotations;
-  schemaHash: string;
-}
-
 interface ConnectionSlot {
   serverId: string;
   sessionId: string | undefined;
@@ -92,20 +75,23 @@ interface ConnectionSlot {
  * calls with timeouts and `isError` → ok:false. Every projected tool carries its schema pin status.
  *
  * Listing is split so the router can stay synchronous: `prepare(scope)` connects and lists (async);
- * `listCachedTools` / `resolve` answer from what is already known.
+ * `listCachedTools` / `resolve` answer from what is already known. Projection and names are in
+ * mcp-tool-projection.ts, schema pins in tool-pin-cache.ts, call failures in mcp-call-failure.ts, each
+ * connection's lifecycle in upstream-connection.ts; this class keeps the servers and their connections.
  */
 export class McpClientGateway {
   readonly #opts: McpClientGatewayOptions;
   readonly #backoff: BackoffOptions;
   readonly #servers = new Map<string, McpServerEntry>();
   readonly #slots = new Map<string, ConnectionSlot>();
-  readonly #acceptedHashes = new Map<string, string>();
+  readonly #pins: ToolPinCache;
   #generation = 0;
   readonly #memo = new Map<string, { generation: number; tools: ProjectedMcpTool[] }>();
 
   constructor(opts: McpClientGatewayOptions) {
     this.#opts = opts;
     this.#backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
+    this.#pins = new ToolPinCache(opts.pins, () => this.#generation++);
   }
 
   /** Replaces the registered servers (e.g. loaded from the database); connections of removed or changed servers close. */
@@ -155,7 +141,7 @@ export class McpClientGateway {
         }
       }),
     );
-    await this.#reloadPins(new Set(entries.map((e) => e.id)));
+    await this.#pins.reload(new Set(entries.map((e) => e.id)));
     return { tools: this.listCachedTools(scope), unavailable };
   }
 
@@ -210,23 +196,8 @@ export class McpClientGateway {
     const origin: McpCallOrigin = { serverId: tool.serverId, serverName: tool.serverName, tool: tool.upstreamName };
     const trace = { mcpServer: tool.serverName, serverId: tool.serverId, tool: tool.upstreamName };
 
-    if (tool.status === "held" && !opts.allowHeld) {
-      return {
-        ...toolFailure(
-          "mcp_tool_held",
-          `MCP tool ${tool.name} changed since it was accepted (schema sha256 ${tool.schemaHash}, accepted ${tool.acceptedHash || "none"}); ` +
-            "an operator must accept the new version or approve this call",
-          {
-            serverId: tool.serverId,
-            toolName: tool.upstreamName,
-            schemaHash: tool.schemaHash,
-            acceptedHash: tool.acceptedHash,
-          },
-        ),
-        trace,
-      };
-    }
-    const parsedArgs = normaliseArgs(args);
+    if (tool.status === "held" && !opts.allowHeld) return { ...heldToolFailure(tool), trace };
+    const parsedArgs = normaliseMcpArgs(args);
     if (typeof parsedArgs === "string") return { ...toolFailure("invalid_arguments", parsedArgs), trace };
 
     const entry = this.#servers.get(tool.serverId);
@@ -246,11 +217,8 @@ export class McpClientGateway {
   }
 
   /** An operator accepts the reviewed version of a changed tool; calls stop asking at once. */
-  async acceptToolSchema(serverId: string, toolName: string, schemaHash: string): Promise<McpToolPin> {
-    const pin = await acceptToolSchema(this.#opts.pins, serverId, toolName, schemaHash);
-    this.#acceptedHashes.set(pinKey(serverId, toolName), pin.acceptedHash);
-    this.#generation++;
-    return pin;
+  acceptToolSchema(serverId: string, toolName: string, schemaHash: string): Promise<McpToolPin> {
+    return this.#pins.accept(serverId, toolName, schemaHash);
   }
 
   #visible(scope: McpScope): McpServerEntry[] {
@@ -263,8 +231,8 @@ export class McpClientGateway {
   }
 
   #slotFor(entry: McpServerEntry, scope: McpScope): ConnectionSlot {
-    const perSession = entry.transport === "stdio" || entry.sessionId !== undefined;
-    const key = perSession ? `${entry.id}\u0000${scope.sessionId}` : entry.id;
+    const perSession = isPerSession(entry);
+    const key = slotKey(entry, scope);
     const fingerprint = canonicalJson(entry);
     const existing = this.#slots.get(key);
     if (existing && existing.fingerprint === fingerprint) return existing;
@@ -279,7 +247,7 @@ export class McpClientGateway {
       requestTimeoutMs: this.#opts.listTimeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS,
       connectTimeoutMs: this.#opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       backoff: this.#backoff,
-      onTools: (tools) => this.#observe(entry.id, tools),
+      onTools: (tools) => this.#pins.observe(entry.id, tools),
       onToolsChanged: () => this.#opts.onToolsChanged?.({ serverId: entry.id, ...(sessionId ? { sessionId } : {}) }),
       onError: (error) => this.#opts.onError?.(error, context),
     });
@@ -298,7 +266,9 @@ export class McpClientGateway {
    * Why this server would not be reached, said at registration (the connection checks again, after DNS):
    * a user's http server whose host is or resolves to a private address. Null when it may be registered.
    */
-  async addressRefusal(server: Pick<McpServerEntry, "transport" | "scope" | "url">): Promise<PrivateAddressError | null> {
+  async addressRefusal(
+    server: Pick<McpServerEntry, "transport" | "scope" | "url">,
+  ): Promise<PrivateAddressError | null> {
     return this.#limitsAddresses(server) && server.url ? addressRefusal(server.url) : null;
   }
 
@@ -320,76 +290,12 @@ export class McpClientGateway {
     });
   }
 
-  /** Every listing: hash each tool and record it against its pin (first sight accepts, a change holds). */
-  async #observe(serverId: string, tools: Tool[]): Promise<UpstreamTool[]> {
-    const out: UpstreamTool[] = [];
-    for (const tool of tools) {
-      const inputSchema = tool.inputSchema as Record<string, unknown>;
-      const description = tool.description ?? "";
-      const schemaHash = toolSchemaHash({ description, inputSchema });
-      const pin = await observeToolSchema(this.#opts.pins, serverId, tool.name, schemaHash);
-      this.#acceptedHashes.set(pinKey(serverId, tool.name), pin.acceptedHash);
-      out.push({
-        name: tool.name,
-        description,
-        inputSchema,
-        ...(tool.outputSchema ? { outputSchema: tool.outputSchema as Record<string, unknown> } : {}),
-        ...(tool.annotations ? { annotations: tool.annotations } : {}),
-        schemaHash,
-      });
-    }
-    this.#generation++;
-    return out;
-  }
-
-  async #reloadPins(serverIds: ReadonlySet<string>): Promise<void> {
-    for (const serverId of serverIds) {
-      for (const pin of await this.#opts.pins.list(serverId)) {
-        const key = pinKey(pin.serverId, pin.toolName);
-        if (this.#acceptedHashes.get(key) !== pin.acceptedHash) {
-          this.#acceptedHashes.set(key, pin.acceptedHash);
-          this.#generation++;
-        }
-      }
-    }
-  }
-
   #project(scope: McpScope): ProjectedMcpTool[] {
-    const visible = this.#visible(scope).sort((a, b) => cmp(a.name, b.name) || cmp(a.id, b.id));
-    const rows: Array<{ entry: McpServerEntry; tool: UpstreamTool; origin: McpToolOrigin }> = [];
-    const claims: NameClaim[] = [];
-    for (const origin of ORIGIN_ORDER) {
-      for (const entry of visible) {
-        if (originOf(entry) !== origin) continue;
-        const perSession = entry.transport === "stdio" || entry.sessionId !== undefined;
-        const slot = this.#slots.get(perSession ? `${entry.id}\u0000${scope.sessionId}` : entry.id);
-        if (!slot) continue;
-        for (const tool of [...slot.connection.tools].sort((a, b) => cmp(a.name, b.name))) {
-          const wanted = wantedName(entry, tool.name, origin);
-          if (wanted === undefined) continue;
-          rows.push({ entry, tool, origin });
-          claims.push({ id: `${entry.id}/${tool.name}`, name: wanted });
-        }
-      }
-    }
-    const names = projectNames(claims, { reserved: this.#opts.reservedNames?.(scope) ?? [] });
-    return rows.map(({ entry, tool, origin }, i) => {
-      const acceptedHash = this.#acceptedHashes.get(pinKey(entry.id, tool.name)) ?? "";
-      return {
-        name: names[i]?.name ?? tool.name,
-        upstreamName: tool.name,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
-        ...(tool.annotations ? { annotations: tool.annotations } : {}),
-        origin,
-        serverId: entry.id,
-        serverName: entry.name,
-        transport: entry.transport,
-        schemaHash: tool.schemaHash,
-        acceptedHash,
-        status: tool.schemaHash === acceptedHash ? "accepted" : "held",
-      };
+    return projectMcpTools({
+      visible: this.#visible(scope),
+      toolsOf: (entry) => this.#slots.get(slotKey(entry, scope))?.connection.tools,
+      acceptedHashOf: (serverId, toolName) => this.#pins.acceptedHash(serverId, toolName),
+      reserved: this.#opts.reservedNames?.(scope) ?? [],
     });
   }
 
@@ -405,22 +311,9 @@ export class McpClientGateway {
   }
 }
 
-function originOf(entry: McpServerEntry): McpToolOrigin {
-  if (entry.scope === "user") return "user";
-  return entry.transport === "stdio" || entry.sessionId !== undefined ? "session" : "global";
-}
-
-function wantedName(entry: McpServerEntry, toolName: string, origin: McpToolOrigin): string | undefined {
-  if (origin === "user") {
-    try {
-      return userToolName(entry.ownerUserId ?? "", toolName);
-    } catch {
-      return undefined;
-    }
-  }
-  const name = sanitizeToolName(toolName);
-  // A shared tool must never look like someone's user tool (`user_1_tool_x`), or it would shadow or forge one.
-  return parseUserToolName(name) ? cutToolName(`tool_${name}`) : name;
+/** One connection per server, or per server and session for stdio and session servers. */
+function slotKey(entry: McpServerEntry, scope: McpScope): string {
+  return isPerSession(entry) ? `${entry.id}\u0000${scope.sessionId}` : entry.id;
 }
 
 function checkEntry(entry: McpServerEntry): McpServerEntry {
@@ -434,50 +327,4 @@ function checkEntry(entry: McpServerEntry): McpServerEntry {
   if (entry.scope === "user" && !entry.ownerUserId)
     throw new Error(`MCP server ${JSON.stringify(entry.name)}: ownerUserId is required when scope is user`);
   return entry;
-}
-
-/** MCP arguments are an object; weak models send it as a JSON string. Returns the object or an error message. */
-function normaliseArgs(args: unknown): Record<string, unknown> | string {
-  let value: unknown = args ?? {};
-  if (typeof value === "string") {
-    const text = value;
-    try {
-      value = JSON.parse(text || "{}");
-    } catch {
-      return `args must be a JSON object, got a string that is not JSON: ${JSON.stringify(text.slice(0, 80))}`;
-    }
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return `args must be a JSON object, got ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value}`;
-  }
-  return value as Record<string, unknown>;
-}
-
-function callFailure(error: unknown, tool: ProjectedMcpTool, timeoutMs: number, signal?: AbortSignal): ToolResult {
-  if (signal?.aborted) return toolFailure("aborted", `call of MCP tool ${tool.name} was aborted`);
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-    // The SDK names the total limit when progress kept the call alive past it.
-    const total = (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout;
-    const limit = typeof total === "number" ? `${total} ms in all (progress kept restarting the ${timeoutMs} ms timeout)` : `${timeoutMs} ms`;
-    return toolFailure("mcp_timeout", `MCP server ${tool.serverName} did not answer tools/call ${tool.upstreamName} within ${limit}`);
-  }
-  if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) {
-    return toolFailure(
-      "mcp_error",
-      `MCP server ${tool.serverName} refused tools/call ${tool.upstreamName}: ${error.message}`,
-    );
-  }
-  if (error instanceof UpstreamUnavailableError) return toolFailure("mcp_unavailable", error.message);
-  return toolFailure(
-    "mcp_unavailable",
-    `MCP server ${tool.serverName} failed during tools/call ${tool.upstreamName}: ${messageOf(error)}`,
-  );
-}
-
-function pinKey(serverId: string, toolName: string): string {
-  return `${serverId}\u0000${toolName}`;
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
