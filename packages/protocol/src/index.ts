@@ -13,4 +13,5 @@ export * from "./tool-progress";
 export * from "./run-cancel";
 export * from "./terminal";
 export * from "./redact-secrets";
+export * from "./workspace-root";
 export * from "./api";

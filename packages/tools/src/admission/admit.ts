@@ -1,6 +1,7 @@
 import { DispatchPlanSchema } from "@berth/protocol";
 import type { ActionClass, AdmissionStage, Autonomy, CallerKind, Decision, PolicyRule } from "@berth/protocol";
-import { classifyCommand, classifyRunScript } from "../shell";
+import { builtinSpecOf } from "../builtin/builtin-tools";
+import type { ClassifyContext } from "../registry/tool-spec";
 import type { SimpleCommand } from "../shell";
 import { decide } from "./decide";
 import { evaluatePolicy } from "./evaluate-policy";
@@ -26,8 +27,8 @@ export interface AdmissionRegistry {
   /** Validates and normalises arguments (weak-model tolerance happens here). */
   validate(tool: string, args: unknown): { ok: true; args: unknown } | { ok: false; message: string };
   /**
-   * Class of every tool but bash, run_script and dispatch, which admission classifies itself (it needs
-   * their parsed commands for policy rules). A ToolSpec's `classify` fits here.
+   * Class of a tool that is not built in (MCP, function tools); a built-in classifies its own call (its
+   * spec's classify). A ToolSpec's `classify` fits here.
    */
   actionClassOf(tool: string, args: unknown): ActionClass | ToolClassification;
 }
@@ -140,7 +141,7 @@ function evaluate(call: AdmissionCall, ctx: AdmissionContext, depth: number): Ad
   if (!validated.ok) return refuse("arguments", validated.message, call.args);
   const args = validated.args;
 
-  if (tool === "dispatch") return evaluatePlan(call, args, ctx, depth);
+  if (builtinSpecOf(tool)?.plansCalls) return evaluatePlan(call, args, ctx, depth);
 
   const classified = classifyCall(tool, args, ctx);
   const rendered = renderCallText(tool, args);
@@ -218,52 +219,18 @@ function settle(
 const describeClass = (c: { actionClass: ActionClass; recognised: boolean }): string =>
   c.actionClass === "execute" ? `execute (${c.recognised ? "recognised" : "other"})` : c.actionClass;
 
+/**
+ * A built-in classifies its own call (its spec's classify: bash and run_script parse their command line,
+ * bash write inherits its process's class); any other tool takes the class the registry gives it.
+ */
 function classifyCall(tool: string, args: unknown, ctx: AdmissionContext): Classified {
-  const a = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
-  const opts = { workspaceRoot: ctx.workspaceRoot, ...(ctx.writableRoots ? { writableRoots: ctx.writableRoots } : {}) };
-  if (tool === "bash") {
-    const action = typeof a.action === "string" ? a.action : "exec";
-    if (action === "exec" || action === "start") {
-      const cwd = typeof a.cwd === "string" ? a.cwd : undefined;
-      return classifyCommand(typeof a.command === "string" ? a.command : "", { ...opts, ...(cwd ? { cwd } : {}) });
-    }
-    if (action === "write") {
-      // Input to a process the session started is admitted as its start was; to any other, as a
-      // command of unknown class would be.
-      const processId = typeof a.processId === "string" ? a.processId : "";
-      const started = ctx.processClass?.(processId);
-      if (started !== undefined) {
-        return {
-          actionClass: started.actionClass,
-          recognised: started.recognised ?? false,
-          alwaysAsk: started.alwaysAsk ?? false,
-          reasons: [...(started.reasons ?? []), `bash write sends input to ${processId}, admitted as its start was`],
-        };
-      }
-      return {
-        actionClass: "unknown",
-        recognised: false,
-        alwaysAsk: false,
-        reasons: [`bash write sends input to ${processId || "a process"}, which this session did not start [unknown]`],
-      };
-    }
-    if (action === "stop") return { actionClass: "execute", recognised: true, alwaysAsk: false, reasons: [] };
-    return { actionClass: "read", recognised: true, alwaysAsk: false, reasons: [] };
-  }
-  if (tool === "run_script") {
-    const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
-    return classifyRunScript(
-      {
-        interpreter: String(a.interpreter ?? ""),
-        script: String(a.script ?? ""),
-        args: strings(a.args),
-        interpreterArgs: strings(a.interpreterArgs),
-        ...(typeof a.cwd === "string" ? { cwd: a.cwd } : {}),
-      },
-      opts,
-    );
-  }
-  const known = ctx.registry.actionClassOf(tool, args);
+  const spec = builtinSpecOf(tool);
+  const classifyContext: ClassifyContext = {
+    workspaceRoot: ctx.workspaceRoot,
+    ...(ctx.writableRoots ? { writableRoots: ctx.writableRoots } : {}),
+    ...(ctx.processClass ? { processClass: ctx.processClass } : {}),
+  };
+  const known = spec ? spec.classify(args, classifyContext) : ctx.registry.actionClassOf(tool, args);
   const c = typeof known === "string" ? { actionClass: known } : known;
   return {
     actionClass: c.actionClass,

@@ -73,46 +73,10 @@ export function renderCallText(tool: string, args: unknown): RenderedCall {
   return { text, sha256: sha256Hex(text) };
 }
 
-/** What a parked call's approval binds besides its arguments: the files it runs, reads or changes. */
-export interface BoundFiles {
-  /** Paths as the arguments name them; for run_script the script first. */
-  paths: string[];
-  /** The file whose content the operator reads in the text (run_script's script). */
-  preview?: string;
-}
-
-const PATCH_TARGET = /^(?:\*\*\* (?:Add|Delete|Update) File: |\*\*\* Move to: |\+\+\+ |--- )(.+)$/;
-
-/** The files an apply_patch patch touches (envelope or unified diff), as it names them. */
-export function patchTargets(patch: string): string[] {
-  const targets = new Set<string>();
-  for (const line of patch.split(/\r?\n/)) {
-    const target = PATCH_TARGET.exec(line)?.[1]?.trim();
-    if (!target || target === "/dev/null") continue;
-    targets.add(/^[ab]\//.test(target) && line.match(/^(\+\+\+|---) /) ? target.slice(2) : target);
-  }
-  return [...targets];
-}
-
-/** The files whose content an approval of this call binds; undefined for calls that bind none. */
-export function boundFilesOf(tool: string, args: unknown): BoundFiles | undefined {
-  const a = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
-  const strings = (value: unknown) =>
-    Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
-  switch (tool) {
-    case "run_script":
-      return typeof a.script === "string"
-        ? { paths: [...new Set([a.script, ...strings(a.inputs)])], preview: a.script }
-        : undefined;
-    case "write_file":
-    case "edit":
-      return typeof a.path === "string" ? { paths: [a.path] } : undefined;
-    case "apply_patch":
-      return typeof a.patch === "string" ? { paths: patchTargets(a.patch) } : undefined;
-    default:
-      return undefined;
-  }
-}
+// The files a call binds are a fact of each tool (its spec's boundFiles); these stay importable from here.
+export { boundFilesOf } from "../builtin/builtin-tools";
+export { patchTargets } from "../builtin/patch-targets";
+export type { BoundFiles } from "../registry/tool-spec";
 
 // In shown file content newlines and tabs stay; every other control character is shown as `?`.
 // eslint-disable-next-line no-control-regex

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { lenientObject, toolFailure } from "@berth/protocol";
-import { defineTool, fixedClass, jsonResult } from "../registry/define-tool";
+import { defineTool, fixedClass, jsonResult, shownClassOf } from "../registry/define-tool";
 import { firstSentence, rankCapabilities } from "./rank-capabilities";
 import type { ResolvedTool } from "../router/tool-router";
 
@@ -75,7 +75,7 @@ export const gatewayTool = defineTool({
           name: tool.spec.name,
           kind: kindOf(tool),
           description: firstSentence(tool.spec.description),
-          actionClass: safeClass(tool),
+          actionClass: shownClassOf(tool.spec),
         })),
         count: ranked.length,
         total: visible.length,
@@ -92,18 +92,10 @@ export const gatewayTool = defineTool({
         parameters: target.spec.parameters,
         ...(target.spec.outputSchema ? { outputSchema: target.spec.outputSchema } : {}),
         ...(target.spec.annotations ? { annotations: target.spec.annotations } : {}),
-        actionClass: safeClass(target),
+        actionClass: shownClassOf(target.spec),
       });
     }
     const result = await host.call(target.spec.name, args.args);
     return { ...result, details: { ...result.details, capability: target.spec.name } };
   },
 });
-
-function safeClass(tool: { spec: { classify(args: unknown): { actionClass: string } } }): string {
-  try {
-    return tool.spec.classify({}).actionClass;
-  } catch {
-    return "unknown";
-  }
-}

@@ -1,5 +1,6 @@
 import type { ActionClass, Autonomy } from "@berth/protocol";
 import { decide } from "../admission/decide";
+import { shownClassOf } from "../registry/define-tool";
 import type { AnyToolSpec } from "../registry/tool-spec";
 
 /**
@@ -19,16 +20,8 @@ export function reachableClasses(
   for (const spec of catalogue) {
     // A tool that reaches others adds nothing of its own: what it reaches is in the catalogue already.
     if (spec.reachesOthers) continue;
-    const actionClass = classOf(spec);
+    const actionClass = shownClassOf(spec);
     if (decide(actionClass, false, autonomy) !== "deny") classes.add(actionClass);
   }
   return [...classes].sort();
-}
-
-function classOf(spec: AnyToolSpec): ActionClass {
-  try {
-    return spec.classify({}).actionClass;
-  } catch {
-    return "unknown";
-  }
 }

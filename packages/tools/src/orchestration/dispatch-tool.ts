@@ -58,6 +58,8 @@ export const dispatchTool = defineTool({
   argsSchema: DispatchArgsSchema,
   resultSchema: DispatchDetailsSchema,
   reachesOthers: true,
+  // Admission judges each task under its own name, then the plan as a whole (admit.ts evaluatePlan).
+  plansCalls: true,
   classify: fixedClass("dispatch"),
   async run(args, ctx) {
     const host = ctx.host;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { BUILTIN_TOOL_TABLE } from "@berth/protocol";
-import type { BuiltinToolName, ToolResult } from "@berth/protocol";
-import type { AnyToolSpec, CallClassification, ToolContext, ToolSpec } from "./tool-spec";
+import type { ActionClass, BuiltinToolName, ToolResult } from "@berth/protocol";
+import type { AnyToolSpec, BoundFiles, CallClassification, ClassifyContext, ToolContext, ToolRunKind, ToolSpec } from "./tool-spec";
 
 /** Generates the model-facing JSON schema from the zod schema: the input side, as a caller writes it. */
 export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
@@ -33,8 +33,13 @@ export function defineTool<TArgs, N extends BuiltinToolName>(spec: {
   /** The zod schema of `details` on success: published as the tool's MCP outputSchema. */
   resultSchema?: z.ZodType;
   reachesOthers?: boolean;
-  classify: (args: TArgs) => CallClassification;
+  classify: (args: TArgs, ctx?: ClassifyContext) => CallClassification;
   createsRun?: (args: TArgs) => boolean;
+  runKind?: (args: TArgs) => ToolRunKind;
+  boundFiles?: (args: TArgs) => BoundFiles | undefined;
+  changedPaths?: (args: TArgs, result: ToolResult) => string[];
+  startedProcess?: (args: TArgs, result: ToolResult) => string | undefined;
+  plansCalls?: boolean;
   run: (args: TArgs, ctx: ToolContext) => Promise<ToolResult>;
 }): ToolSpec<TArgs> & { name: N } {
   const { resultSchema, ...rest } = spec;
@@ -52,6 +57,19 @@ export function defineTool<TArgs, N extends BuiltinToolName>(spec: {
 /** A fixed class for tools whose class never depends on their arguments. */
 export function fixedClass(actionClass: CallClassification["actionClass"], recognised = true): () => CallClassification {
   return () => ({ actionClass, recognised, alwaysAsk: false, reasons: [] });
+}
+
+/**
+ * The class a tool's surface shows (GET /tools, MCP annotations, gateway find, what gateway and dispatch
+ * reach): a built-in's from the tool table, any other tool's from classifying a call without arguments.
+ */
+export function shownClassOf(spec: AnyToolSpec): ActionClass {
+  if (spec.actionClass) return spec.actionClass;
+  try {
+    return spec.classify({}).actionClass;
+  } catch {
+    return "unknown";
+  }
 }
 
 /** A successful structured result: the same data as JSON text for models and as details for the UI. */

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { ActionClass, CallerKind, ToolProgressListener, ToolResult } from "@berth/protocol";
+import type { SimpleCommand } from "../shell";
 
 export type ExecutionMode = "parallel" | "sequential";
 export type Placement = "direct" | "gateway";
@@ -11,7 +12,30 @@ export interface CallClassification {
   /** `$(…)`, backticks and the like: always asks, whatever the autonomy. */
   alwaysAsk: boolean;
   reasons: string[];
+  /** Parsed command words, for a tool that runs a command line: policy prefixes match these. */
+  commands?: readonly SimpleCommand[];
 }
+
+/** What a tool's `classify` may consult besides its arguments: where the workspace is, and the session's processes. */
+export interface ClassifyContext {
+  /** Absolute workspace root inside the container (WORKSPACE_ROOT). */
+  workspaceRoot: string;
+  /** Roots outside the workspace a command may write without being system_modify (the container's /tmp). */
+  writableRoots?: readonly string[];
+  /** The class a running process's `bash start` was admitted under (what `bash write` to it inherits). */
+  processClass?: (processId: string) => Partial<CallClassification> & Pick<CallClassification, "actionClass"> | undefined;
+}
+
+/** What a parked call's approval binds besides its arguments: the files it runs, reads or changes. */
+export interface BoundFiles {
+  /** Paths as the arguments name them; for run_script the script first. */
+  paths: string[];
+  /** The file whose content the operator reads in the text (run_script's script). */
+  preview?: string;
+}
+
+/** The kind of run a call records (logs + receipt). */
+export type ToolRunKind = "run_script" | "bash" | "process" | "mcp";
 
 /** Runs a tool inside the session's sandbox (the agent); implemented by the runner over the driver. */
 export interface SandboxCaller {
@@ -90,9 +114,20 @@ export interface ToolSpec<TArgs = unknown> {
   executionMode: ExecutionMode;
   /** The class the tool surface shows (MCP annotations, gateway find); built-ins take it from the tool table. */
   actionClass?: ActionClass;
-  classify(args: TArgs): CallClassification;
+  /** The class of one call; bash and run_script read their command, bash write the process it writes to. */
+  classify(args: TArgs, ctx?: ClassifyContext): CallClassification;
   /** True when this call is an execution recorded as a run (run_script, bash exec/start). */
   createsRun(args: TArgs): boolean;
+  /** The kind of the run a call that createsRun records; omitted: an `mcp` run (an MCP tool's call). */
+  runKind?(args: TArgs): ToolRunKind;
+  /** The files an approval of this call binds (hashed when it parks, checked again when it runs). */
+  boundFiles?(args: TArgs): BoundFiles | undefined;
+  /** What a finished call changed, for open IDEs to refresh ("." for anything: a command ran). */
+  changedPaths?(args: TArgs, result: ToolResult): string[];
+  /** The process a successful call started and left running (bash start): its run stays open, bound to it. */
+  startedProcess?(args: TArgs, result: ToolResult): string | undefined;
+  /** A call is a plan of other calls (dispatch): admission judges each task, then the plan as a whole. */
+  plansCalls?: boolean;
   run(args: TArgs, ctx: ToolContext): Promise<ToolResult>;
 }
 
