@@ -21,5 +21,12 @@ export function parseJsonColumn<S extends z.ZodType>(schema: S, text: string, co
   throw new AppError({ code: "internal", message: `${column}${issue?.path.length ? `.${issue.path.join(".")}` : ""}: stored JSON does not match (${issue?.message ?? "invalid"})` });
 }
 
+/** A plain text column that holds one of a schema's values (an enum stored as text), named when it does not. */
+export function parseColumn<S extends z.ZodType>(schema: S, value: unknown, column: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new AppError({ code: "internal", message: `${column}: stored value ${JSON.stringify(value)} does not match (${parsed.error.issues[0]?.message ?? "invalid"})` });
+}
+
 /** A nullable timestamp column as the ISO text every view carries. */
 export const isoOrNull = (date: Date | null): string | null => date?.toISOString() ?? null;

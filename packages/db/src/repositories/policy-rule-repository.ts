@@ -1,21 +1,8 @@
-import type { PolicyRule } from "@berth/protocol";
-import { PolicyRuleSchema } from "@berth/protocol";
+import type { PolicyRule, PolicyRuleView } from "@berth/protocol";
+import { DecisionSchema, PolicyRuleSchema, PolicyTargetSchema } from "@berth/protocol";
 import { z } from "zod";
 import type { Database } from "../create-database";
-import { parseJsonColumn } from "./json-column";
-
-/** A stored rule as the API lists it: the rule plus who made it and when. */
-export interface PolicyRuleView {
-  id: string;
-  tool: string;
-  commandPrefix: string | null;
-  effect: string;
-  appliesTo: string;
-  mustMatch: string[];
-  mustNotMatch: string[];
-  createdBy: string;
-  createdAt: string;
-}
+import { parseColumn, parseJsonColumn } from "./json-column";
 
 /** mustMatchJson / mustNotMatchJson: the example commands the rule was checked against when saved. */
 export const PolicyExamplesColumnSchema = z.array(z.string());
@@ -27,8 +14,8 @@ function toView(row: PolicyRuleRow): PolicyRuleView {
     id: row.id,
     tool: row.tool,
     commandPrefix: row.commandPrefix,
-    effect: row.effect,
-    appliesTo: row.appliesTo,
+    effect: parseColumn(DecisionSchema, row.effect, "policyRule.effect"),
+    appliesTo: parseColumn(PolicyTargetSchema, row.appliesTo, "policyRule.appliesTo"),
     mustMatch: parseJsonColumn(PolicyExamplesColumnSchema, row.mustMatchJson, "policyRule.mustMatchJson"),
     mustNotMatch: parseJsonColumn(PolicyExamplesColumnSchema, row.mustNotMatchJson, "policyRule.mustNotMatchJson"),
     createdBy: row.createdBy,

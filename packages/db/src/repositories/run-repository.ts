@@ -1,30 +1,11 @@
-import { redactSecrets } from "@berth/protocol";
+import { redactSecrets, type RunView } from "@berth/protocol";
 import { z } from "zod";
 import type { Database } from "../create-database";
 import { isoOrNull, parseJsonColumn } from "./json-column";
 
-/** A run as the API shows it (GET /api/runs, /api/runs/:id). */
-export interface RunView {
-  id: string;
-  sessionId: string;
-  userId: string;
-  /** Who started it: browser (a person), api (a script), agent (MCP); null on runs from before it was recorded. */
-  caller: string | null;
-  tool: string;
-  kind: string;
-  status: string;
-  outcome: string | null;
-  cause: string | null;
-  exitCode: number | null;
-  /** Redacted when stored (env keys only, secrets masked). */
-  args: unknown;
+/** A run as the API shows it (the protocol's RunView), its details read as the object they always are. */
+export interface RunRecord extends RunView {
   details: Record<string, unknown>;
-  stdoutBytes: number;
-  stderrBytes: number;
-  startedAt: string;
-  endedAt: string | null;
-  durationMs: number | null;
-  receiptId: string | null;
 }
 
 /** A run left in flight or unsealed by an earlier runner: what recovery needs to end it and seal its receipt. */
@@ -49,7 +30,7 @@ export const RunDetailsColumnSchema = z.record(z.string(), z.unknown());
 const WITH_RECEIPT = { receipt: { select: { id: true } } } as const;
 type RunRow = Awaited<ReturnType<Database["run"]["findUniqueOrThrow"]>> & { receipt: { id: string } | null };
 
-function toView(row: RunRow): RunView {
+function toView(row: RunRow): RunRecord {
   return {
     id: row.id,
     sessionId: row.sessionId,
@@ -93,13 +74,13 @@ export class RunRepository {
     await this.db.run.create({ data: { ...fields, status: "running", argsJson: JSON.stringify(redactSecrets(args, secrets)) } });
   }
 
-  async get(id: string): Promise<RunView | null> {
+  async get(id: string): Promise<RunRecord | null> {
     const row = await this.db.run.findUnique({ where: { id }, include: WITH_RECEIPT });
     return row ? toView(row) : null;
   }
 
   /** The run and its session's owner, who it belongs to for authorization. */
-  async getWithOwner(id: string): Promise<{ run: RunView; ownerId: string } | null> {
+  async getWithOwner(id: string): Promise<{ run: RunRecord; ownerId: string } | null> {
     const row = await this.db.run.findUnique({ where: { id }, include: { ...WITH_RECEIPT, session: { select: { ownerId: true } } } });
     return row ? { run: toView(row), ownerId: row.session.ownerId } : null;
   }
@@ -110,7 +91,7 @@ export class RunRepository {
   }
 
   /** Newest first. */
-  async list(filter: RunListFilter): Promise<RunView[]> {
+  async list(filter: RunListFilter): Promise<RunRecord[]> {
     const rows = await this.db.run.findMany({
       where: {
         ...(filter.ownerId ? { session: { ownerId: filter.ownerId } } : {}),
@@ -127,7 +108,7 @@ export class RunRepository {
   }
 
   /** The run of a session's background process (its details name the process). */
-  async findProcessRun(sessionId: string, processId: string): Promise<RunView | null> {
+  async findProcessRun(sessionId: string, processId: string): Promise<RunRecord | null> {
     const row = await this.db.run.findFirst({ where: { sessionId, kind: "process", detailsJson: { contains: processId } }, include: WITH_RECEIPT });
     return row ? toView(row) : null;
   }

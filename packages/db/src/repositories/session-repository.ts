@@ -1,22 +1,7 @@
+import { AutonomySchema, NetworkSchema, type Autonomy, type Network, type SessionView } from "@berth/protocol";
 import { z } from "zod";
 import type { Database } from "../create-database";
-import { isoOrNull, parseJsonColumn } from "./json-column";
-
-/** A session as the API shows it. */
-export interface SessionView {
-  id: string;
-  name: string;
-  ownerId: string;
-  status: string;
-  autonomy: string;
-  network: string;
-  terminationCause: string | null;
-  terminatedAt: string | null;
-  /** Who last changed autonomy after creation, and when (null: as created). */
-  autonomyChangedBy: string | null;
-  autonomyChangedAt: string | null;
-  createdAt: string;
-}
+import { isoOrNull, parseColumn, parseJsonColumn } from "./json-column";
 
 /** The view plus what only the runner reads: the declared env and where the sandbox lives. */
 export interface SessionRecord extends SessionView {
@@ -41,8 +26,8 @@ function toRecord(row: SessionRow): SessionRecord {
     name: row.name,
     ownerId: row.ownerId,
     status: row.status,
-    autonomy: row.autonomy,
-    network: row.network,
+    autonomy: parseColumn(AutonomySchema, row.autonomy, "session.autonomy"),
+    network: parseColumn(NetworkSchema, row.network, "session.network"),
     terminationCause: row.terminationCause,
     terminatedAt: isoOrNull(row.terminatedAt),
     autonomyChangedBy: row.autonomyChangedBy,
@@ -60,7 +45,7 @@ const LIVE = { status: { not: "deleted" } } as const;
 export class SessionRepository {
   constructor(private readonly db: Database) {}
 
-  async create(input: { id: string; name: string; ownerId: string; autonomy: string; network: string; env: Record<string, string> }): Promise<void> {
+  async create(input: { id: string; name: string; ownerId: string; autonomy: Autonomy; network: Network; env: Record<string, string> }): Promise<void> {
     const { env, ...fields } = input;
     await this.db.session.create({ data: { ...fields, envJson: JSON.stringify(env), status: "starting" } });
   }
@@ -125,7 +110,7 @@ export class SessionRepository {
     return count > 0;
   }
 
-  async setAutonomy(id: string, autonomy: string, changedBy: string): Promise<SessionRecord> {
+  async setAutonomy(id: string, autonomy: Autonomy, changedBy: string): Promise<SessionRecord> {
     const row = await this.db.session.update({ where: { id }, data: { autonomy, autonomyChangedBy: changedBy, autonomyChangedAt: new Date() } });
     return toRecord(row);
   }

@@ -1,20 +1,7 @@
+import type { SkillView } from "@berth/protocol";
 import { z } from "zod";
 import type { Database } from "../create-database";
 import { parseJsonColumn } from "./json-column";
-
-/** A skill as the API shows it. */
-export interface SkillView {
-  name: string;
-  description: string;
-  body: string;
-  allowedTools: string[];
-  contentHash: string;
-  version: number;
-  /** Who created it; null on skills from before owners were recorded. */
-  ownerId: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
 
 /** allowedTools: a JSON array of tool names. */
 export const SkillAllowedToolsColumnSchema = z.array(z.string());

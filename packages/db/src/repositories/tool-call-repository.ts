@@ -1,20 +1,5 @@
-import { redactSecrets } from "@berth/protocol";
+import { redactSecrets, type ToolCallView } from "@berth/protocol";
 import type { Database } from "../create-database";
-
-/** A tool call as a run's page lists it (its arguments and trace stay in the database). */
-export interface ToolCallView {
-  id: string;
-  tool: string;
-  caller: string;
-  via: string | null;
-  actionClass: string;
-  verdict: string;
-  approvalId: string | null;
-  ok: boolean | null;
-  errorCode: string | null;
-  durationMs: number | null;
-  createdAt: string;
-}
 
 export interface ToolCallRecordInput {
   id: string;

@@ -1,26 +1,17 @@
+import { RoleSchema, type ApiTokenView, type Role } from "@berth/protocol";
 import type { Database } from "../create-database";
 import { isoOrNull } from "./json-column";
 
 export interface UserRecord {
   id: string;
   name: string;
-  role: string;
+  /** A role the protocol does not know (a hand-edited row) reads as viewer, the least one. */
+  role: Role;
   createdAt: string;
   /** Set: their tokens are refused and their sockets ended. */
   disabledAt: string | null;
   /** Set: the row stays so their runs and receipts keep their name; never listed or authenticated. */
   deletedAt: string | null;
-}
-
-/** An API token as an admin lists it: never the token (only its hash is stored). */
-export interface ApiTokenView {
-  id: string;
-  userId: string;
-  userName: string;
-  name: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
 }
 
 /** A token found by its hash, with what authentication decides on. */
@@ -35,7 +26,7 @@ export interface ApiTokenMatch {
 type UserRow = { id: string; name: string; role: string; createdAt: Date; disabledAt: Date | null; deletedAt: Date | null };
 
 function toUser(row: UserRow): UserRecord {
-  return { id: row.id, name: row.name, role: row.role, createdAt: row.createdAt.toISOString(), disabledAt: isoOrNull(row.disabledAt), deletedAt: isoOrNull(row.deletedAt) };
+  return { id: row.id, name: row.name, role: RoleSchema.catch("viewer").parse(row.role), createdAt: row.createdAt.toISOString(), disabledAt: isoOrNull(row.disabledAt), deletedAt: isoOrNull(row.deletedAt) };
 }
 
 /** Users and their API tokens. */
@@ -58,12 +49,12 @@ export class UserRepository {
     return new Map(rows.map((u) => [u.id, u.name]));
   }
 
-  async create(user: { id: string; name: string; role: string }): Promise<UserRecord> {
+  async create(user: { id: string; name: string; role: Role }): Promise<UserRecord> {
     return toUser(await this.db.user.create({ data: user }));
   }
 
   /** Creates the user unless it exists (an existing one is left as it is). */
-  async ensure(user: { id: string; name: string; role: string }): Promise<void> {
+  async ensure(user: { id: string; name: string; role: Role }): Promise<void> {
     await this.db.user.upsert({ where: { id: user.id }, update: {}, create: user });
   }
 
