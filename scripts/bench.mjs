@@ -1,5 +1,5 @@
 // `npm run bench [name]`: benchmarks print their own figures and ratios against a baseline measured in
-// the same run. Names: sandbox, tools, admission, stream, web, terminal; no name runs them all but web and terminal.
+// the same run. Names: sandbox, tools, admission, stream, code-nav, web, terminal; no name runs them all but code-nav, web and terminal.
 import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -10,6 +10,7 @@ const BENCHES = {
   tools: ["npx", "tsx", "apps/runner/src/bench/tools-bench.ts"],
   admission: ["npx", "tsx", "packages/tools/src/admission/bench.ts"],
   stream: ["npx", "tsx", "apps/runner/src/bench/stream-bench.ts"],
+  "code-nav": ["npx", "tsx", "apps/runner/src/bench/code-nav-bench.ts"],
   web: ["node", "apps/web/bench/web-bench.mjs"],
   "web-log": ["node", "apps/web/bench/log-bench.mjs"],
   "web-quick-open": ["npx", "tsx", "apps/web/bench/quick-open-bench.ts"],

@@ -108,6 +108,14 @@ export async function ensureRipgrep() {
   await step("install ripgrep (apt-get install ripgrep)", () => aptInstall(["ripgrep"]));
 }
 
+/** Universal Ctags on the host for the agent's code_nav unit tests (the sandbox image has its own). */
+export async function ensureCtags() {
+  const found = (process.env.PATH ?? "").split(path.delimiter).some((dir) => dir && fs.existsSync(path.join(dir, "ctags")));
+  if (found) return;
+  if (!isRoot || !isDebian) throw new SetupError("ctags is missing: install it (apt-get install universal-ctags) to run the unit tests");
+  await step("install Universal Ctags (apt-get install universal-ctags)", () => aptInstall(["universal-ctags"]));
+}
+
 /** A data dir we can write, or one line saying what to do. */
 export function ensureDataDir(dataDir) {
   try {
@@ -176,6 +184,7 @@ export async function setup(root, { dataDir, forTests = false }) {
   if (forTests) {
     await ensureChromium();
     await ensureRipgrep();
+    await ensureCtags();
     const { ensureTestPostgres } = await import("./test-postgres.mjs");
     testPostgresUrl = await ensureTestPostgres({ aptInstall, isRoot, isDebian });
   }

@@ -2,6 +2,7 @@ import { createDatabase, restrictDataDir } from "@berth/db";
 import { DockerSandboxDriver } from "@berth/sandbox";
 import { McpClientGateway, createMcpToolProviders } from "@berth/mcp";
 import { ApprovalService, BUILTIN_TOOLS, LoopGuard, ToolRouter } from "@berth/tools";
+import { assertBuiltinsRegistered } from "@berth/tools";
 import type { Env } from "./env";
 import { AppError, redactSecrets } from "@berth/protocol";
 import { ensureAdminToken } from "./auth/tokens";
@@ -80,6 +81,8 @@ export async function createRunner(env: Env): Promise<Runner> {
   const runs = new RunService({ db, dataDir: env.dataDir, events, driver, receipts });
   const activeRuns = new ActiveRuns();
   const builtins = BUILTIN_TOOLS;
+  // Fail closed: a declared built-in without its spec would be listed to callers and then not run.
+  assertBuiltinsRegistered(builtins);
   const builtinNames = new Set(builtins.map((spec) => spec.name));
   // MCP client gateway: http servers contacted by the runner, stdio servers started inside each session's container.
   const gateway = new McpClientGateway({

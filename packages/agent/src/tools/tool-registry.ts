@@ -8,6 +8,7 @@ import { bashTool } from "../processes/bash";
 import { runScriptTool } from "../run-script/run-script";
 import { globTool } from "../search/glob";
 import { grepTool } from "../search/grep";
+import { codeNavTool } from "../code-nav/code-nav-tool";
 import type { AgentTool } from "./tool-context";
 
 /**
@@ -24,6 +25,7 @@ const AGENT_TOOL_TABLE = {
   apply_patch: applyPatchTool,
   glob: globTool,
   grep: grepTool,
+  code_nav: codeNavTool,
   bash: bashTool,
   run_script: runScriptTool,
   update_agents_md: updateAgentsMdTool,

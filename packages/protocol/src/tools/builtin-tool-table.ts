@@ -30,6 +30,7 @@ export const BUILTIN_TOOL_TABLE = {
   apply_patch: { placement: "direct", runsIn: "agent", concurrency: "sequential", actionClass: "write", runKind: "none" },
   glob: { placement: "direct", runsIn: "agent", concurrency: "parallel", actionClass: "read", runKind: "none" },
   grep: { placement: "direct", runsIn: "agent", concurrency: "parallel", actionClass: "read", runKind: "none" },
+  code_nav: { placement: "direct", runsIn: "agent", concurrency: "parallel", actionClass: "read", runKind: "none" },
   bash: { placement: "direct", runsIn: "agent", concurrency: "parallel", actionClass: "execute", runKind: "bash" },
   run_script: { placement: "direct", runsIn: "agent", concurrency: "parallel", actionClass: "execute", runKind: "run_script" },
   update_agents_md: { placement: "gateway", runsIn: "agent", concurrency: "sequential", actionClass: "write", runKind: "none" },

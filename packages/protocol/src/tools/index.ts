@@ -8,5 +8,6 @@ export * from "./grep";
 export * from "./bash";
 export * from "./update-agents-md";
 export * from "./run-script";
+export * from "./code-nav";
 export * from "./tool-names";
 export * from "./builtin-tool-table";

@@ -9,6 +9,7 @@ export const BUILTIN_TOOL_NAMES = [
   "apply_patch",
   "glob",
   "grep",
+  "code_nav",
   "bash",
   "run_script",
   "update_agents_md",

@@ -19,6 +19,7 @@ const CONTRACT: { readonly [K in BuiltinToolName]: { valid: unknown; invalid: un
   apply_patch: { valid: { patch: "*** Begin Patch\n*** End Patch" }, invalid: { patch: 3 }, field: /patch/ },
   glob: { valid: { pattern: "**/*.ts" }, invalid: { pattern: 3 }, field: /pattern/ },
   grep: { valid: { pattern: "todo" }, invalid: { pattern: "todo", maxResults: "many" }, field: /maxResults/ },
+  code_nav: { valid: { mode: "symbol", query: "main" }, invalid: { mode: "symbol", query: "" }, field: /query/ },
   bash: { valid: { command: "ls" }, invalid: { command: "ls", timeoutMs: "soon" }, field: /timeoutMs/ },
   run_script: { valid: { interpreter: "python3", script: "a.py" }, invalid: { interpreter: "python3" }, field: /script/ },
   update_agents_md: { valid: { action: "read" }, invalid: { action: "read", content: 3 }, field: /content/ },

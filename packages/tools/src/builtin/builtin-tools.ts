@@ -28,6 +28,7 @@ import { dispatchTool } from "../orchestration/dispatch-tool";
 import { monitorTool } from "../orchestration/monitor-tool";
 import { classifyCommand, classifyRunScript, type ClassifyOptions } from "../shell";
 import { defineTool, fixedClass } from "../registry/define-tool";
+import { codeNavTool } from "../code-nav/code-nav-tool";
 import type { AnyToolSpec, BoundFiles, CallClassification, ClassifyContext, ToolContext } from "../registry/tool-spec";
 import { patchTargets } from "./patch-targets";
 
@@ -226,6 +227,7 @@ export const BUILTIN_TOOL_SPECS = {
   apply_patch: applyPatchTool,
   glob: globTool,
   grep: grepTool,
+  code_nav: codeNavTool,
   bash: bashTool,
   run_script: runScriptTool,
   update_agents_md: updateAgentsMdTool,
