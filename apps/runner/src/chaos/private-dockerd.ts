@@ -18,7 +18,16 @@ export class PrivateDockerd {
   readonly bridge = `berth-cd${process.pid % 100000}`;
 
   async start(): Promise<void> {
-    execFileSync("sh", ["-c", 'ip link show "$1" >/dev/null 2>&1 || ip link add "$1" type bridge; ip addr replace 10.213.89.1/24 dev "$1"; ip link set "$1" up', "sh", this.bridge], { stdio: "pipe" });
+    execFileSync(
+      "sh",
+      [
+        "-c",
+        'ip link show "$1" >/dev/null 2>&1 || ip link add "$1" type bridge; ip addr replace 10.213.89.1/24 dev "$1"; ip link set "$1" up',
+        "sh",
+        this.bridge,
+      ],
+      { stdio: "pipe" },
+    );
     const log = fs.openSync(path.join(this.dir, "dockerd.log"), "a");
     this.daemon = spawn(
       "dockerd",
