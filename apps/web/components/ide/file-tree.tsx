@@ -11,39 +11,10 @@ import {
 } from "react";
 import type { Parked } from "@/lib/api";
 import { errorMessage } from "@/lib/api";
+import { buildTree, foldersAfter, sortedChildren, type TreeNode } from "@/lib/ide/file-tree-model";
 import { formatBytes, join, parentOf } from "@/lib/workspace-paths";
 import { createFolder, downloadFile, downloadFolder, movePath, removePath, uploadFile } from "./tree-actions";
 import styles from "./files.module.css";
-
-type Node = { name: string; path: string; children: Map<string, Node> | null };
-
-function buildTree(files: string[], folders: Iterable<string>): Node {
-  const root: Node = { name: "", path: "", children: new Map() };
-  const add = (entry: string, isFolder: boolean) => {
-    const parts = entry.split("/").filter(Boolean);
-    let node = root;
-    parts.forEach((part, index) => {
-      const isFile = !isFolder && index === parts.length - 1;
-      const path = parts.slice(0, index + 1).join("/");
-      let child = node.children?.get(part);
-      if (!child) {
-        child = { name: part, path, children: isFile ? null : new Map() };
-        node.children?.set(part, child);
-      }
-      node = child;
-    });
-  };
-  for (const file of files) add(file, false);
-  for (const folder of folders) add(folder, true);
-  return root;
-}
-
-function sorted(node: Node): Node[] {
-  return [...(node.children?.values() ?? [])].sort((a, b) => {
-    if (!!a.children !== !!b.children) return a.children ? -1 : 1;
-    return a.name.localeCompare(b.name);
-  });
-}
 
 type Target = { path: string; isFolder: boolean };
 type Menu = { x: number; y: number; target: Target | null };
@@ -53,24 +24,7 @@ type Upload = { name: string; bytes: number; state: "waiting" | "sending" | "don
 /** The MIME type a tree item carries while dragged (a desktop file carries Files instead). */
 const DRAG_TYPE = "application/x-berth-path";
 
-/**
- * The workspace's files as a tree, with the actions of a desktop editor's explorer: a context menu and
- * keys (F2 rename inline, Del delete after a confirm naming what goes, Enter open), new file / new
- * folder, drag onto a folder to move, files dropped from the desktop uploaded, a file downloaded.
- * Changes go through the tools (tree-actions.ts); the list itself follows `file:changed` in the IDE.
- */
-export function FileTree({
-  sessionId,
-  files,
-  activePath,
-  dirty,
-  onOpen,
-  onCreate,
-  onChanged,
-  onParked,
-  loading,
-  error,
-}: {
+export type FileTreeProps = {
   sessionId?: string;
   files: string[];
   activePath: string | null;
@@ -82,7 +36,15 @@ export function FileTree({
   onParked?: (parked: Parked) => void;
   loading: boolean;
   error: string | null;
-}) {
+};
+
+/**
+ * The workspace's files as a tree, with the actions of a desktop editor's explorer: a context menu and
+ * keys (F2 rename inline, Del delete after a confirm naming what goes, Enter open), new file / new
+ * folder, drag onto a folder to move, files dropped from the desktop uploaded, a file downloaded.
+ * Changes go through the tools (tree-actions.ts); the list itself follows `file:changed` in the IDE.
+ */
+export function FileTree({ sessionId, files, activePath, dirty, onOpen, onCreate, onChanged, onParked, loading, error }: FileTreeProps) {
   // Empty folders made here: glob lists files only, so they are kept until a file shows inside them.
   const [madeFolders, setMadeFolders] = useState<Set<string>>(new Set());
   const tree = useMemo(() => buildTree(files, madeFolders), [files, madeFolders]);
@@ -163,16 +125,7 @@ export function FileTree({
     );
   };
 
-  const forgetFolder = (path: string, movedTo?: string) =>
-    setMadeFolders((old) => {
-      const next = new Set<string>();
-      for (const folder of old) {
-        if (folder === path || folder.startsWith(`${path}/`)) {
-          if (movedTo) next.add(movedTo + folder.slice(path.length));
-        } else next.add(folder);
-      }
-      return next;
-    });
+  const forgetFolder = (path: string, movedTo?: string) => setMadeFolders((old) => foldersAfter(old, path, movedTo));
 
   const remove = (target: Target) => {
     setMenu(null);
@@ -298,8 +251,8 @@ export function FileTree({
     />
   );
 
-  const render = (node: Node, depth: number) =>
-    sorted(node).map((child) => {
+  const render = (node: TreeNode, depth: number) =>
+    sortedChildren(node).map((child) => {
       if (child.children) {
         const isCollapsed = collapsed.has(child.path);
         return (

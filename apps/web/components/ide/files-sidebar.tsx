@@ -1,12 +1,14 @@
 "use client";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { GLOB_MAX_RESULTS } from "@berth/protocol";
-import { callTool, type Parked } from "@/lib/api";
+import { callTool } from "@/lib/api";
 import { getSocket, type FileChangedEvent } from "@/lib/socket";
 import { loadMonaco } from "@/components/editor/load-monaco";
-import { FileTree } from "./file-tree";
+import { shortcutLabel } from "@/lib/ide/keymap";
+import { FileTree, type FileTreeProps } from "./file-tree";
 import { QuickOpen, type PaletteCommand } from "./quick-open";
 import { SearchPanel, type SearchPanelHandle } from "./search-panel";
+import { useShortcuts } from "./use-shortcuts";
 import styles from "./files.module.css";
 
 type Palette = null | "" | ">";
@@ -17,31 +19,8 @@ type Palette = null | "" | ">";
  * Ctrl/Cmd+Shift+P commands. Quick open ranks its own listing of the whole workspace (up to glob's
  * limit, not the tree's), read when first opened and again after `file:changed`.
  */
-export function FilesSidebar({
-  sessionId,
-  files,
-  activePath,
-  dirty,
-  onOpen,
-  onCreate,
-  onChanged,
-  onParked,
-  loading,
-  error,
-  commands,
-}: {
-  sessionId: string;
-  files: string[];
-  activePath: string | null;
-  dirty: Set<string>;
-  onOpen: (path: string) => void;
-  onCreate: (path: string) => Promise<void>;
-  onChanged: () => void;
-  onParked: (parked: Parked) => void;
-  loading: boolean;
-  error: string | null;
-  commands: readonly PaletteCommand[];
-}) {
+export function FilesSidebar({ tree, commands }: { tree: FileTreeProps & { sessionId: string }; commands: readonly PaletteCommand[] }) {
+  const { sessionId, files, onOpen } = tree;
   const [view, setView] = useState<"files" | "search">("files");
   const [palette, setPalette] = useState<Palette>(null);
   const [allFiles, setAllFiles] = useState<string[] | null>(null);
@@ -88,28 +67,12 @@ export function FilesSidebar({
     [sessionId, onOpen],
   );
 
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      const mod = event.ctrlKey || event.metaKey;
-      const key = event.key.toLowerCase();
-      let handled = true;
-      if (mod && !event.shiftKey && key === "p") openPalette("");
-      else if ((mod && event.shiftKey && key === "p") || event.key === "F1") openPalette(">");
-      else if (mod && event.shiftKey && key === "f") showSearch();
-      else handled = false;
-      if (handled) {
-        event.preventDefault();
-        event.stopPropagation();
-      }
-    };
-    window.addEventListener("keydown", onKey, true);
-    return () => window.removeEventListener("keydown", onKey, true);
-  }, [openPalette, showSearch]);
+  useShortcuts({ "quick-open": () => openPalette(""), commands: () => openPalette(">"), search: showSearch });
 
   const allCommands: PaletteCommand[] = [
     ...commands,
-    { id: "quick-open", title: "Go to file…", keys: "Ctrl+P", run: () => openPalette("") },
-    { id: "search", title: "Search in files", keys: "Ctrl+Shift+F", run: showSearch },
+    { id: "quick-open", title: "Go to file…", keys: shortcutLabel("quick-open"), run: () => openPalette("") },
+    { id: "search", title: "Search in files", keys: shortcutLabel("search"), run: showSearch },
     { id: "explorer", title: "Show files", run: () => setView("files") },
   ];
 
@@ -135,18 +98,7 @@ export function FilesSidebar({
         </button>
       </div>
       <div className={view === "files" ? styles.sidePane : "hidden"}>
-        <FileTree
-          sessionId={sessionId}
-          files={files}
-          activePath={activePath}
-          dirty={dirty}
-          onOpen={onOpen}
-          onCreate={onCreate}
-          onChanged={onChanged}
-          onParked={onParked}
-          loading={loading}
-          error={error}
-        />
+        <FileTree {...tree} />
       </div>
       <div className={view === "search" ? styles.sidePane : "hidden"}>
         <SearchPanel ref={searchRef} sessionId={sessionId} onOpenAt={openAt} />

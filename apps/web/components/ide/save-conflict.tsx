@@ -66,24 +66,14 @@ export function SaveConflictBar({
             </button>
           ) : (
             <>
-              <button
-                className="btn small"
-                onClick={onOverwrite}
-                disabled={busy}
-                data-testid="conflict-overwrite"
-                title="Save your version over the one on disk"
-              >
-                Overwrite
-              </button>
-              <button
-                className="btn small"
-                onClick={onReload}
-                disabled={busy}
-                data-testid="conflict-reload"
-                title="Take the version on disk"
-              >
-                Reload
-              </button>
+              {[
+                { label: "Overwrite", run: onOverwrite, testId: "conflict-overwrite", title: "Save your version over the one on disk" },
+                { label: "Reload", run: onReload, testId: "conflict-reload", title: "Take the version on disk" },
+              ].map((choice) => (
+                <button key={choice.testId} className="btn small" onClick={choice.run} disabled={busy} data-testid={choice.testId} title={choice.title}>
+                  {choice.label}
+                </button>
+              ))}
             </>
           )}
           <button

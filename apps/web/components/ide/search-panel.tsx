@@ -102,24 +102,8 @@ export const SearchPanel = forwardRef<
           data-testid="search-include"
         />
         <div className={styles.searchFlags}>
-          <label title="Regular expression (ripgrep syntax)">
-            <input
-              type="checkbox"
-              checked={regex}
-              onChange={(event) => setRegex(event.target.checked)}
-              data-testid="search-regex"
-            />{" "}
-            .* regex
-          </label>
-          <label title="Match case">
-            <input
-              type="checkbox"
-              checked={matchCase}
-              onChange={(event) => setMatchCase(event.target.checked)}
-              data-testid="search-case"
-            />{" "}
-            Aa case
-          </label>
+          <Flag title="Regular expression (ripgrep syntax)" label=".* regex" checked={regex} onChange={setRegex} testId="search-regex" />
+          <Flag title="Match case" label="Aa case" checked={matchCase} onChange={setMatchCase} testId="search-case" />
           <span className="spacer" />
           <button className="btn small" type="submit" disabled={!pattern || busy} data-testid="search-go">
             {busy ? "Searching…" : "Search"}
@@ -167,6 +151,15 @@ export const SearchPanel = forwardRef<
     </div>
   );
 });
+
+/** One of the search's switches: a checkbox with its label. */
+function Flag({ title, label, checked, onChange, testId }: { title: string; label: string; checked: boolean; onChange: (checked: boolean) => void; testId: string }) {
+  return (
+    <label title={title}>
+      <input type="checkbox" checked={checked} onChange={(event) => onChange(event.target.checked)} data-testid={testId} /> {label}
+    </label>
+  );
+}
 
 /** A global RegExp for highlighting what grep matched (ripgrep syntax is close enough to JS for marking). */
 function matcherFor(asked: { pattern: string; regex: boolean; matchCase: boolean }): RegExp | null {
