@@ -15,3 +15,4 @@ export * from "./terminal";
 export * from "./redact-secrets";
 export * from "./workspace-root";
 export * from "./api";
+export * from "./socket-events";

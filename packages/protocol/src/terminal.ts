@@ -66,11 +66,14 @@ export type TerminalInfo = z.infer<typeof TerminalInfoSchema>;
 
 // ---- socket events, runner → browser ----
 
-/** `data` is raw bytes (a binary attachment): a UTF-8 character may be split across two events. */
+/**
+ * `data` is raw bytes (a binary attachment): a UTF-8 character may be split across two events. The runner
+ * sends a Buffer; a browser's socket.io client hands it over as an ArrayBuffer.
+ */
 export const TerminalOutputEventSchema = z.object({
   terminalId: z.string(),
   offset: Offset,
-  data: z.instanceof(Uint8Array),
+  data: z.custom<Uint8Array | ArrayBuffer>((value) => value instanceof Uint8Array || value instanceof ArrayBuffer, "must be bytes"),
 });
 export type TerminalOutputEvent = z.infer<typeof TerminalOutputEventSchema>;
 export const TerminalExitEventSchema = z.object({ terminalId: z.string(), exitCode: z.number().int().nullable() });

@@ -7,6 +7,7 @@ import {
   CreateTokenBodySchema,
   CreateUserBodySchema,
   BashArgsSchema,
+  CLIENT_EVENT_PAYLOADS,
   EditArgsSchema,
   GlobArgsSchema,
   GrepArgsSchema,
@@ -14,17 +15,9 @@ import {
   McpToolAcceptRouteBodySchema,
   MintBrowserSessionBodySchema,
   ReadFileArgsSchema,
-  RunCancelRequestSchema,
   RunScriptArgsSchema,
   SkillBodySchema,
   SkillUpdateBodySchema,
-  TerminalAttachSchema,
-  TerminalCloseSchema,
-  TerminalInputSchema,
-  TerminalListSchema,
-  TerminalOpenSchema,
-  TerminalRenameSchema,
-  TerminalResizeSchema,
   ToolCallBodySchema,
   UpdateSessionBodySchema,
   UpdateUserBodySchema,
@@ -32,7 +25,6 @@ import {
   VerifyReceiptRequestSchema,
   WriteFileArgsSchema,
 } from "@berth/protocol";
-import { ProcessSubscribeSchema, RunSubscribeSchema, SessionRefSchema, ToolCallSchema } from "../sockets/socket-server";
 
 /** The body schema of each REST route that reads one ("METHOD /route" as registered). */
 export const ROUTE_BODIES: Record<string, z.ZodType> = {
@@ -66,18 +58,4 @@ export const TOOL_ARGS: Record<string, z.ZodType> = {
 };
 
 /** The payload schema of each client → server socket event. */
-export const EVENT_PAYLOADS: Record<string, z.ZodType> = {
-  "session:join": SessionRefSchema,
-  "session:leave": SessionRefSchema,
-  "tool:call": ToolCallSchema,
-  "process:subscribe": ProcessSubscribeSchema,
-  "run:subscribe": RunSubscribeSchema,
-  "run:cancel": RunCancelRequestSchema,
-  "terminal:open": TerminalOpenSchema,
-  "terminal:list": TerminalListSchema,
-  "terminal:attach": TerminalAttachSchema,
-  "terminal:input": TerminalInputSchema,
-  "terminal:resize": TerminalResizeSchema,
-  "terminal:rename": TerminalRenameSchema,
-  "terminal:close": TerminalCloseSchema,
-};
+export const EVENT_PAYLOADS: Record<string, z.ZodType> = CLIENT_EVENT_PAYLOADS;

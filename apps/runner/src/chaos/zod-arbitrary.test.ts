@@ -1,8 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ProcessSubscribeSchema, RunSubscribeSchema } from "../sockets/socket-server";
-import { TerminalOpenSchema, TerminalResizeSchema } from "@berth/protocol";
+import { ProcessSubscribeSchema, RunSubscribeSchema, TerminalOpenSchema, TerminalResizeSchema } from "@berth/protocol";
 import { arbitraryFor, mutatedFor } from "./zod-arbitrary";
 
 // Every zod type the mapper knows, with the constraints it reads.

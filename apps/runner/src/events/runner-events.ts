@@ -1,25 +1,26 @@
 import { EventEmitter } from "node:events";
-import type { ApprovalRequest } from "@berth/protocol";
+import type {
+  ApprovalRequest,
+  FileChangedEvent,
+  ProcessOutputEvent,
+  ProcessStatusEvent,
+  RunOutputEvent,
+  RunStatusEvent,
+  SessionStatusEvent,
+} from "@berth/protocol";
 
-/** Events inside one runner that the socket layer (and, for scale-out, the Redis adapter) fans out. */
+/**
+ * Events inside one runner that the socket layer (and, for scale-out, the Redis adapter) fans out: the
+ * socket events of the same names (packages/protocol socket-events.ts), plus what only the runner needs.
+ */
 export type RunnerEventMap = {
   /** `data` is whole UTF-8 characters; `bytes` is its length in the log, so offsets stay exact. */
-  "run:output": [{ runId: string; sessionId: string; stream: "stdout" | "stderr"; offset: number; data: string; bytes: number }];
-  "run:status": [{ runId: string; sessionId: string; status: string; outcome: string | null; exitCode: number | null }];
-  "process:output": [{ sessionId: string; processId: string; stream: "combined"; offset: number; data: string; bytes: number }];
-  "process:status": [{ sessionId: string; processId: string; status: string; exitCode: number | null }];
-  "file:changed": [{ sessionId: string; path: string }];
-  "session:status": [
-    {
-      sessionId: string;
-      status: string;
-      terminationCause: string | null;
-      /** Set when autonomy changed (PATCH /api/sessions/:id), with who changed it. */
-      autonomy?: string;
-      autonomyChangedBy?: string;
-      autonomyChangedAt?: string | null;
-    },
-  ];
+  "run:output": [RunOutputEvent & { sessionId: string; bytes: number }];
+  "run:status": [RunStatusEvent];
+  "process:output": [ProcessOutputEvent & { bytes: number }];
+  "process:status": [ProcessStatusEvent];
+  "file:changed": [FileChangedEvent];
+  "session:status": [SessionStatusEvent];
   "approval:created": [ApprovalRequest];
   "approval:decided": [ApprovalRequest];
 };

@@ -2,8 +2,18 @@ import type http from "node:http";
 import { Server, type Socket } from "socket.io";
 import { z } from "zod";
 import type { Database } from "@berth/db";
-import type { ToolResult } from "@berth/protocol";
-import { AppError } from "@berth/protocol";
+import {
+  AppError,
+  ProcessSubscribeSchema,
+  RunCancelRequestSchema,
+  RunSubscribeSchema,
+  SessionRefSchema,
+  ToolCallEventSchema,
+  type ClientEventResult,
+  type ClientToServerEvents,
+  type ServerToClientEvents,
+  type ToolResult,
+} from "@berth/protocol";
 import type { Principal } from "../auth/tokens";
 import { callerOf, type BrowserSessions } from "../auth/browser-sessions";
 import { createRequestAuthenticator } from "../auth/authenticate-request";
@@ -16,7 +26,6 @@ import type { LogStream } from "../runs/run-logs";
 import { LogFollower } from "./log-follower";
 import { registerTerminalEvents, type TerminalService } from "../terminals";
 import { cancelRun, type CancelRunDeps } from "../runs/cancel-run";
-import { RunCancelRequestSchema } from "@berth/protocol";
 import type { SessionService } from "../sessions/session-service";
 import type { ToolService } from "../tools/tool-service";
 import { formatIssues } from "../tools/tool-service";
@@ -24,25 +33,18 @@ import { loneSurrogateIssue } from "../http/validate";
 
 type Ack = (error: { code: string; message: string } | null, result?: unknown) => void;
 
-export const SessionRefSchema = z.object({ sessionId: z.string().min(1) });
-export const ToolCallSchema = z.object({
-  sessionId: z.string().min(1),
-  tool: z.string().min(1),
-  args: z.unknown().optional(),
-  /** The client's id for this call, echoed in `run:started` so it learns the run id as soon as the run exists. */
-  callId: z.string().min(1).max(128, "must be at most 128 characters").optional(),
-});
-const Offset = z.number().int().min(0);
-export const ProcessSubscribeSchema = z.object({ sessionId: z.string().min(1), processId: z.string().min(1), offset: Offset.default(0) });
-export const RunSubscribeSchema = z.object({
-  runId: z.string().min(1),
-  /** One offset for both streams (0 = from the start), or one per stream. */
-  offset: z.union([Offset, z.object({ stdout: Offset.default(0), stderr: Offset.default(0) })]).default(0),
-});
-
 interface SocketData {
   principal: Principal;
 }
+
+/** The runner's end of the one event map (packages/protocol socket-events.ts). */
+export type BerthServer = Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
+export type BerthServerSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
+/**
+ * Registers a client → server event whose payload the handler safeParses; the result or error goes back
+ * through the event's ack, whose result type the map fixes.
+ */
+export type OnClientEvent = <E extends keyof ClientToServerEvents>(event: E, handler: (payload: unknown) => Promise<ClientEventResult<E>>) => void;
 
 /**
  * socket.io on the runner's HTTP server: the same token as REST (auth.token or the web app's cookie),
@@ -69,8 +71,8 @@ export function createSocketServer(
     /** terminal:* events (docs/api.md "Terminals"). */
     terminals?: TerminalService;
   },
-): Server {
-  const io = new Server(server, {
+): BerthServer {
+  const io: BerthServer = new Server(server, {
     path: "/socket.io",
     // Browsers come through the web app's origin (proxied); a direct connection is allowed only from it.
     cors: { origin: deps.webOrigin, credentials: true },
@@ -108,16 +110,16 @@ export function createSocketServer(
   deps.events.on("process:output", (e) => {
     for (const follower of followers.get(`process:${e.processId}`) ?? []) follower.push(e.offset, e.data, e.bytes);
   });
-  for (const event of ["file:changed", "session:status", "process:status"] as const) {
-    deps.events.on(event, (payload: { sessionId: string }) => io.to(`session:${payload.sessionId}`).emit(event, payload));
-  }
+  deps.events.on("file:changed", (payload) => io.to(`session:${payload.sessionId}`).emit("file:changed", payload));
+  deps.events.on("session:status", (payload) => io.to(`session:${payload.sessionId}`).emit("session:status", payload));
+  deps.events.on("process:status", (payload) => io.to(`session:${payload.sessionId}`).emit("process:status", payload));
   // Live events go to whoever may see them (docs/api.md, Roles: liveEvents): the session's room and the
   // "any" rooms at once, and the owner's own room once the session's owner is known (the same socket is
   // not sent an event twice).
   const owners = new SessionOwners(deps.db);
-  const toOwner = (sessionId: string, room: (ownerId: string) => string, except: string[], event: string, payload: unknown) => {
+  const toOwner = <E extends keyof ServerToClientEvents>(sessionId: string, room: (ownerId: string) => string, except: string[], event: E, ...payload: Parameters<ServerToClientEvents[E]>) => {
     owners.of(sessionId).then(
-      (ownerId) => ownerId && io.to(room(ownerId)).except(except).emit(event, payload),
+      (ownerId) => ownerId && io.to(room(ownerId)).except(except).emit(event, ...payload),
       () => undefined,
     );
   };
@@ -148,8 +150,8 @@ function reply(ack: unknown, error: unknown, result?: unknown): void {
 
 type Followers = Map<string, Set<LogFollower>>;
 
-function handleConnection(socket: Socket, deps: Parameters<typeof createSocketServer>[1], followers: Followers): void {
-  const principal = (socket.data as SocketData).principal;
+function handleConnection(socket: BerthServerSocket, deps: Parameters<typeof createSocketServer>[1], followers: Followers): void {
+  const principal = socket.data.principal;
   const mine: { key: string; follower: LogFollower }[] = [];
   /** Starts following a log from `offset`: replay from disk, then live, in one synchronous step. */
   const follow = (key: string, source: { runId: string; stream: LogStream }, offset: number, emit: (offset: number, data: string) => void): number => {
@@ -176,8 +178,9 @@ function handleConnection(socket: Socket, deps: Parameters<typeof createSocketSe
     }
   });
 
-  const on = (event: string, handler: (payload: unknown) => Promise<unknown>) => {
-    socket.on(event, (...received: unknown[]) => {
+  const on: OnClientEvent = (event, handler) => {
+    // socket.io's typed `on` cannot see through the generic event name; the listener takes whatever came.
+    socket.on(event, ((...received: unknown[]) => {
       // An event sent with only an ack (`emit(event, ack)`) still gets its answer through that ack.
       const ack = received.at(-1);
       const payload = received.length > 1 || typeof ack !== "function" ? received[0] : undefined;
@@ -186,7 +189,7 @@ function handleConnection(socket: Socket, deps: Parameters<typeof createSocketSe
         (result) => reply(ack, null, result),
         (error: unknown) => reply(ack, error),
       );
-    });
+    }) as Parameters<typeof socket.on<typeof event>>[1]);
   };
 
   if (deps.terminals) registerTerminalEvents(socket, principal, deps.terminals, on);
@@ -200,11 +203,11 @@ function handleConnection(socket: Socket, deps: Parameters<typeof createSocketSe
 
   on("session:leave", async (payload) => {
     await socket.leave(`session:${SessionRefSchema.parse(payload).sessionId}`);
-    return { ok: true };
+    return { ok: true as const };
   });
 
   on("tool:call", async (payload) => {
-    const input = ToolCallSchema.parse(payload);
+    const input = ToolCallEventSchema.parse(payload);
     const outcome = await deps.tools.call({
       sessionId: input.sessionId,
       principal,
@@ -214,14 +217,14 @@ function handleConnection(socket: Socket, deps: Parameters<typeof createSocketSe
       via: "socket",
       onRunStarted: (runId) => socket.emit("run:started", { callId: input.callId ?? null, runId, sessionId: input.sessionId }),
     });
-    if (outcome.kind === "parked") return { status: "parked", approvalId: outcome.approvalId, text: outcome.text, sha256: outcome.sha256 };
+    if (outcome.kind === "parked") return { status: "parked" as const, approvalId: outcome.approvalId, text: outcome.text, sha256: outcome.sha256 };
     return outcome.result satisfies ToolResult;
   });
 
   on("runs:subscribe", async () => {
     const scope = authorize(principal, "liveEvents", "runs:subscribe");
     await socket.join(scope === "any" ? "runs" : ownRunsRoom(principal.userId));
-    return { ok: true, scope };
+    return { ok: true as const, scope };
   });
 
   on("process:subscribe", async (payload) => {
@@ -256,6 +259,6 @@ function handleConnection(socket: Socket, deps: Parameters<typeof createSocketSe
   on("approvals:subscribe", async () => {
     const scope = authorize(principal, "liveEvents", "approvals:subscribe");
     await socket.join(scope === "any" ? "approvals" : ownApprovalsRoom(principal.userId));
-    return { ok: true, scope };
+    return { ok: true as const, scope };
   });
 }

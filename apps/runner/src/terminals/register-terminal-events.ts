@@ -1,4 +1,3 @@
-import type { Socket } from "socket.io";
 import {
   TerminalAttachSchema,
   TerminalCloseSchema,
@@ -10,17 +9,15 @@ import {
   type TerminalExitEvent,
 } from "@berth/protocol";
 import type { Principal } from "../auth/tokens";
+import type { BerthServerSocket, OnClientEvent } from "../sockets/socket-server";
 import type { TerminalFollower } from "./terminal-follower";
 import type { TerminalService } from "./terminal-service";
-
-/** socket-server.ts's handler wrapper: the result or error goes back through the event's ack. */
-type On = (event: string, handler: (payload: unknown) => Promise<unknown>) => void;
 
 /**
  * The terminal:* events of one connection (docs/api.md "Terminals"). terminal:output is emitted with an
  * ack the client calls once it has taken the chunk: the acks are the flow control (TerminalFollower).
  */
-export function registerTerminalEvents(socket: Socket, principal: Principal, terminals: TerminalService, on: On): void {
+export function registerTerminalEvents(socket: BerthServerSocket, principal: Principal, terminals: TerminalService, on: OnClientEvent): void {
   const following = new Map<string, TerminalFollower>();
   const unfollow = (terminalId: string) => {
     const follower = following.get(terminalId);
