@@ -1,78 +1,142 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Database } from "../create-database";
-import type { Repositories } from "./create-repositories";
-import { openTestRepositories } from "./testing/open-test-repositories";
+import { describe, expect, it } from "vitest";
+import { seedSessions, useTestRepositories } from "./testing/open-test-repositories";
 
-let repos: Repositories;
-let db: Database;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ repos, db, close } = await openTestRepositories());
-  await repos.users.create({ id: "user_a", name: "ada", role: "developer" });
-  await repos.users.create({ id: "user_b", name: "bob", role: "developer" });
-  await repos.sessions.create({ id: "ses_a", name: "a", ownerId: "user_a", autonomy: "default", network: "none", env: {} });
-  await repos.sessions.create({ id: "ses_b", name: "b", ownerId: "user_b", autonomy: "default", network: "none", env: {} });
-}, 60_000);
-afterAll(() => close());
+const t = useTestRepositories(async (repos) => {
+  await seedSessions(repos, { ses_a: "user_a", ses_b: "user_b" });
+});
 
 const start = (id: string, sessionId: string, startedAt: Date, args: unknown = { command: "ls" }, kind = "bash") =>
-  repos.runs.create({ id, sessionId, userId: "user_a", tool: "bash", kind, args, secrets: ["hunter22"], caller: "api", startedAt });
+  t.repos.runs.create({
+    id,
+    sessionId,
+    userId: "user_a",
+    tool: "bash",
+    kind,
+    args,
+    secrets: ["hunter22"],
+    caller: "api",
+    startedAt,
+  });
 
 describe("RunRepository", () => {
   it("stores args redacted (a secret-looking key and a known secret value) and returns the view with them parsed", async () => {
-    await start("run_1", "ses_a", new Date("2026-01-01T00:00:00Z"), { command: "echo hunter22", env: { API_TOKEN: "abc" } });
-    const run = await repos.runs.get("run_1");
-    expect(run).toMatchObject({ id: "run_1", status: "running", outcome: null, receiptId: null, details: {}, startedAt: "2026-01-01T00:00:00.000Z" });
+    await start("run_1", "ses_a", new Date("2026-01-01T00:00:00Z"), {
+      command: "echo hunter22",
+      env: { API_TOKEN: "abc" },
+    });
+    const run = await t.repos.runs.get("run_1");
+    expect(run).toMatchObject({
+      id: "run_1",
+      status: "running",
+      outcome: null,
+      receiptId: null,
+      details: {},
+      startedAt: "2026-01-01T00:00:00.000Z",
+    });
     expect(JSON.stringify(run?.args)).not.toContain("hunter22");
     expect(JSON.stringify(run?.args)).not.toContain("abc");
   });
 
   it("finishes a run with its details and log sizes, and counts runs by outcome", async () => {
-    await repos.runs.setDetails("run_1", { processId: "p1" });
-    expect((await repos.runs.get("run_1"))?.details).toEqual({ processId: "p1" });
+    await t.repos.runs.setDetails("run_1", { processId: "p1" });
+    expect((await t.repos.runs.get("run_1"))?.details).toEqual({ processId: "p1" });
     const endedAt = new Date("2026-01-01T00:00:02Z");
-    await repos.runs.finish("run_1", { status: "finished", outcome: "succeeded", cause: null, exitCode: 0, details: { exitCode: 0 }, stdoutBytes: 5, stderrBytes: 0, endedAt, durationMs: 2000 });
-    expect(await repos.runs.get("run_1")).toMatchObject({ status: "finished", outcome: "succeeded", exitCode: 0, details: { exitCode: 0 }, stdoutBytes: 5, endedAt: endedAt.toISOString(), durationMs: 2000 });
+    await t.repos.runs.finish("run_1", {
+      status: "finished",
+      outcome: "succeeded",
+      cause: null,
+      exitCode: 0,
+      details: { exitCode: 0 },
+      stdoutBytes: 5,
+      stderrBytes: 0,
+      endedAt,
+      durationMs: 2000,
+    });
+    expect(await t.repos.runs.get("run_1")).toMatchObject({
+      status: "finished",
+      outcome: "succeeded",
+      exitCode: 0,
+      details: { exitCode: 0 },
+      stdoutBytes: 5,
+      endedAt: endedAt.toISOString(),
+      durationMs: 2000,
+    });
     await start("run_2", "ses_a", new Date("2026-01-01T00:01:00Z"));
-    expect(await repos.runs.countByOutcome()).toEqual({ succeeded: 1, running: 1 });
+    expect(await t.repos.runs.countByOutcome()).toEqual({ succeeded: 1, running: 1 });
   });
 
   it("lists newest first with filters, and by owner only that owner's sessions' runs", async () => {
     await start("run_3", "ses_b", new Date("2026-01-01T00:02:00Z"));
-    expect((await repos.runs.list({ limit: 10 })).map((r) => r.id)).toEqual(["run_3", "run_2", "run_1"]);
-    expect((await repos.runs.list({ ownerId: "user_b", limit: 10 })).map((r) => r.id)).toEqual(["run_3"]);
-    expect((await repos.runs.list({ status: "running", before: new Date("2026-01-01T00:02:00Z"), limit: 10 })).map((r) => r.id)).toEqual(["run_2"]);
-    expect((await repos.runs.list({ outcome: "succeeded", sessionId: "ses_a", limit: 1 })).map((r) => r.id)).toEqual(["run_1"]);
-    expect(await repos.runs.getWithOwner("run_3")).toMatchObject({ ownerId: "user_b", run: { id: "run_3" } });
-    expect(await repos.runs.ownerOf("run_1")).toBe("user_a");
-    expect(await repos.runs.getWithOwner("run_none")).toBeNull();
+    expect((await t.repos.runs.list({ limit: 10 })).map((r) => r.id)).toEqual(["run_3", "run_2", "run_1"]);
+    expect((await t.repos.runs.list({ ownerId: "user_b", limit: 10 })).map((r) => r.id)).toEqual(["run_3"]);
+    expect(
+      (await t.repos.runs.list({ status: "running", before: new Date("2026-01-01T00:02:00Z"), limit: 10 })).map(
+        (r) => r.id,
+      ),
+    ).toEqual(["run_2"]);
+    expect((await t.repos.runs.list({ outcome: "succeeded", sessionId: "ses_a", limit: 1 })).map((r) => r.id)).toEqual([
+      "run_1",
+    ]);
+    expect(await t.repos.runs.getWithOwner("run_3")).toMatchObject({ ownerId: "user_b", run: { id: "run_3" } });
+    expect(await t.repos.runs.ownerOf("run_1")).toBe("user_a");
+    expect(await t.repos.runs.getWithOwner("run_none")).toBeNull();
   });
 
   it("finds a background process's run by its process id", async () => {
     await start("run_p", "ses_a", new Date("2026-01-01T00:03:00Z"), { action: "start" }, "process");
-    await repos.runs.setDetails("run_p", { processId: "proc_42" });
-    expect((await repos.runs.findProcessRun("ses_a", "proc_42"))?.id).toBe("run_p");
-    expect(await repos.runs.findProcessRun("ses_b", "proc_42")).toBeNull();
+    await t.repos.runs.setDetails("run_p", { processId: "proc_42" });
+    expect((await t.repos.runs.findProcessRun("ses_a", "proc_42"))?.id).toBe("run_p");
+    expect(await t.repos.runs.findProcessRun("ses_b", "proc_42")).toBeNull();
   });
 
   it("gives a cause only to aborted runs without one", async () => {
-    const end = { status: "finished" as const, exitCode: null, details: {}, stdoutBytes: 0, stderrBytes: 0, endedAt: new Date(), durationMs: 1 };
-    await repos.runs.finish("run_2", { ...end, outcome: "aborted", cause: null });
-    await repos.runs.finish("run_3", { ...end, outcome: "aborted", cause: "by ada" });
-    await repos.runs.explainAborted(["run_2", "run_3"], "sandbox_stopped: the container stopped (exited)");
-    expect((await repos.runs.get("run_2"))?.cause).toBe("sandbox_stopped: the container stopped (exited)");
-    expect((await repos.runs.get("run_3"))?.cause).toBe("by ada");
+    const end = {
+      status: "finished" as const,
+      exitCode: null,
+      details: {},
+      stdoutBytes: 0,
+      stderrBytes: 0,
+      endedAt: new Date(),
+      durationMs: 1,
+    };
+    await t.repos.runs.finish("run_2", { ...end, outcome: "aborted", cause: null });
+    await t.repos.runs.finish("run_3", { ...end, outcome: "aborted", cause: "by ada" });
+    await t.repos.runs.explainAborted(["run_2", "run_3"], "sandbox_stopped: the container stopped (exited)");
+    expect((await t.repos.runs.get("run_2"))?.cause).toBe("sandbox_stopped: the container stopped (exited)");
+    expect((await t.repos.runs.get("run_3"))?.cause).toBe("by ada");
   });
 
   it("hands recovery the in-flight runs with their tool call's action class, reading a broken row leniently", async () => {
-    await db.toolCall.create({ data: { id: "call_p", sessionId: "ses_a", userId: "user_a", caller: "api", tool: "bash", argsSha256: "x", actionClass: "execute", verdict: "allow", runId: "run_p" } });
-    await db.run.update({ where: { id: "run_p" }, data: { argsJson: "not json" } });
-    const [inFlight] = await repos.runs.listInFlight();
-    expect(inFlight).toMatchObject({ id: "run_p", actionClass: "execute", args: {}, details: { processId: "proc_42" } });
-    await repos.runs.markInterrupted("run_p", { cause: "runner_restart", endedAt: new Date(), durationMs: 3, stdoutBytes: 1, stderrBytes: 2 });
-    expect(await repos.runs.listInFlight()).toEqual([]);
-    expect((await repos.runs.listUnsealedInterrupted()).map((r) => r.id)).toEqual(["run_p"]);
-    await expect(repos.runs.get("run_p")).rejects.toThrow(/run\.argsJson: stored text is not JSON/);
+    await t.db.toolCall.create({
+      data: {
+        id: "call_p",
+        sessionId: "ses_a",
+        userId: "user_a",
+        caller: "api",
+        tool: "bash",
+        argsSha256: "x",
+        actionClass: "execute",
+        verdict: "allow",
+        runId: "run_p",
+      },
+    });
+    await t.db.run.update({ where: { id: "run_p" }, data: { argsJson: "not json" } });
+    const [inFlight] = await t.repos.runs.listInFlight();
+    expect(inFlight).toMatchObject({
+      id: "run_p",
+      actionClass: "execute",
+      args: {},
+      details: { processId: "proc_42" },
+    });
+    await t.repos.runs.markInterrupted("run_p", {
+      cause: "runner_restart",
+      endedAt: new Date(),
+      durationMs: 3,
+      stdoutBytes: 1,
+      stderrBytes: 2,
+    });
+    expect(await t.repos.runs.listInFlight()).toEqual([]);
+    expect((await t.repos.runs.listUnsealedInterrupted()).map((r) => r.id)).toEqual(["run_p"]);
+    await expect(t.repos.runs.get("run_p")).rejects.toThrow(/run\.argsJson: stored text is not JSON/);
   });
 });
