@@ -3,7 +3,7 @@
 
 export type TreeNode = { name: string; path: string; children: Map<string, TreeNode> | null };
 
-/** Folders first, then by name; `children` is null for a file. */
+/** The root of the tree: a folder node per path segment, a file node (`children: null`) per file. */
 export function buildTree(files: readonly string[], folders: Iterable<string>): TreeNode {
   const root: TreeNode = { name: "", path: "", children: new Map() };
   const add = (entry: string, isFolder: boolean) => {
