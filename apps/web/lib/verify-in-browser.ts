@@ -4,32 +4,12 @@
  * of the body as received) and the Ed25519 signature over `berth-receipt-v1:<digest>`. The first failure
  * is the reason. Runs in any browser with Ed25519 in SubtleCrypto (Chromium, Firefox, Safari) and in Node.
  */
-import { RECEIPT_SIGNING_PREFIX, ReceiptSchema } from "@berth/protocol";
+import { RECEIPT_SIGNING_PREFIX, ReceiptSchema, canonicalJson } from "@berth/protocol";
 
 export type BrowserVerification = { valid: true; keyId: string } | { valid: false; reason: string };
 
-/**
- * RFC 8785 canonical JSON for JSON data: object keys sorted by UTF-16 code units (the default sort),
- * no whitespace, strings and numbers as JSON.stringify writes them (the ECMAScript forms JCS specifies),
- * members whose value is undefined left out.
- */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") {
-    if (typeof value === "number" && !Number.isFinite(value))
-      throw new TypeError(`canonicalJson: ${value} is not JSON data`);
-    const text = JSON.stringify(value);
-    if (text === undefined) throw new TypeError(`canonicalJson: ${typeof value} is not JSON data`);
-    return text;
-  }
-  if (Array.isArray(value))
-    return `[${value.map((item) => (item === undefined ? "null" : canonicalJson(item))).join(",")}]`;
-  const record = value as Record<string, unknown>;
-  const members = Object.keys(record)
-    .sort()
-    .filter((key) => record[key] !== undefined)
-    .map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`);
-  return `{${members.join(",")}}`;
-}
+/** The one canonical JSON (RFC 8785) of @berth/protocol: the browser hashes what the runner sealed. */
+export { canonicalJson };
 
 const hex = (bytes: ArrayBuffer) => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
 

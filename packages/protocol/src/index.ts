@@ -14,5 +14,7 @@ export * from "./run-cancel";
 export * from "./terminal";
 export * from "./redact-secrets";
 export * from "./workspace-root";
+export * from "./format-issues";
+export * from "./canonical-json";
 export * from "./api";
 export * from "./socket-events";

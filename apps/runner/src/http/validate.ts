@@ -1,6 +1,6 @@
 import { AppError } from "@berth/protocol";
 import type { z } from "zod";
-import { formatIssues } from "../tools/tool-service";
+import { formatIssues } from "@berth/protocol";
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 

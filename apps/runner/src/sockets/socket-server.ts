@@ -28,7 +28,7 @@ import { registerTerminalEvents, type TerminalService } from "../terminals";
 import { cancelRun, type CancelRunDeps } from "../runs/cancel-run";
 import type { SessionService } from "../sessions/session-service";
 import type { ToolService } from "../tools/tool-service";
-import { formatIssues } from "../tools/tool-service";
+import { formatIssues } from "@berth/protocol";
 import { loneSurrogateIssue } from "../http/validate";
 
 type Ack = (error: { code: string; message: string } | null, result?: unknown) => void;

@@ -3,7 +3,8 @@ import { defineTool, okResult } from "../tools/tool-context";
 import { fail } from "../tools/tool-failure-error";
 import { atomicWrite } from "../workspace/atomic-write";
 import { readTextFile } from "../workspace/text-file";
-import { assertUnchanged, sha256Hex } from "./write-file";
+import { sha256Hex } from "@berth/protocol/node";
+import { assertUnchanged } from "./write-file";
 
 const EDIT_MAX_BYTES = 20 * 1024 * 1024;
 

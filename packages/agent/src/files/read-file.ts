@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { READ_FILE_MAX_BYTES, ReadFileArgsSchema, type ReadFileDetails } from "@berth/protocol";
 import { defineTool, okResult } from "../tools/tool-context";
-import { sha256Hex } from "./write-file";
+import { sha256Hex } from "@berth/protocol/node";
 import { decodeText, splitLinesKeepEnds, statFile } from "../workspace/text-file";
 
 export const readFileTool = defineTool({

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "@berth/protocol/node";
 import { readFile, stat } from "node:fs/promises";
 import { WRITE_FILE_MAX_BYTES, WriteFileArgsSchema, type WriteFileDetails } from "@berth/protocol";
 import { defineTool, okResult } from "../tools/tool-context";
@@ -21,10 +21,6 @@ export function decodeContent(content: string, encoding: "utf8" | "base64", fiel
     fail("too_large", `${field}: ${data.length} bytes is over the limit of ${WRITE_FILE_MAX_BYTES} bytes (8 MiB)`);
   }
   return data;
-}
-
-export function sha256Hex(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
 }
 
 /**

@@ -1,6 +1,7 @@
 import net from "node:net";
 import { randomUUID } from "node:crypto";
 import {
+  formatIssues,
   PORT_FRAME_MAX_BYTES,
   PORT_STREAM_BUFFER_BYTES,
   PORT_STREAM_MAX_OPEN,
@@ -37,7 +38,7 @@ function parse<T>(
 ): T {
   const parsed = schema.safeParse(params);
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; ");
+  const issues = formatIssues(parsed.error, "params");
   throw new PortFault(RpcErrorCode.InvalidParams, `Invalid ${method} params: ${issues}`);
 }
 

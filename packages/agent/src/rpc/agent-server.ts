@@ -1,6 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import {
   BUILTIN_TOOL_TABLE,
+  formatIssues,
   AGENT_PROTOCOL_VERSION,
   AgentMethod,
   type AgentHelloResult,
@@ -83,7 +84,7 @@ export function startAgentServer(options: AgentServerOptions): {
     if (!parsed.success)
       throw new RpcFault(
         RpcErrorCode.InvalidParams,
-        `Invalid tool.call params: ${parsed.error.issues.map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; ")}`,
+        `Invalid tool.call params: ${formatIssues(parsed.error, "params")}`,
       );
     const { tool: name, args, callId, env, expect } = parsed.data;
     const tool = tools.get(name);

@@ -1,5 +1,6 @@
 import { open } from "node:fs/promises";
 import {
+  formatIssues,
   FILE_PREVIEW_MAX_BYTES,
   FilesHashParamsSchema,
   type FilesHashResult,
@@ -43,7 +44,7 @@ export async function hashFiles(workspace: Workspace, params: unknown): Promise<
   const parsed = FilesHashParamsSchema.safeParse(params);
   if (!parsed.success)
     throw new HashParamsError(
-      `Invalid files.hash params: ${parsed.error.issues.map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; ")}`,
+      `Invalid files.hash params: ${formatIssues(parsed.error, "params")}`,
     );
   const files = await Promise.all(parsed.data.paths.map((p) => hashPath(workspace, p)));
   const preview = parsed.data.preview === undefined ? undefined : await previewOf(workspace, parsed.data.preview);

@@ -2,6 +2,7 @@ import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import {
+  formatIssues,
   AgentTerminalCloseParamsSchema,
   AgentTerminalInputParamsSchema,
   AgentTerminalOpenParamsSchema,
@@ -298,6 +299,6 @@ function frame(kind: "i" | "w" | "h", payload: Buffer): Buffer {
 function parse<S extends z.ZodType>(schema: S, params: unknown, method: string): z.output<S> {
   const parsed = schema.safeParse(params);
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; ");
+  const issues = formatIssues(parsed.error, "params");
   throw new TerminalFault(RpcErrorCode.InvalidParams, `Invalid ${method} params: ${issues}`);
 }

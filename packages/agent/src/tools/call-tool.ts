@@ -1,6 +1,6 @@
 import { type ToolResult, toolFailure } from "@berth/protocol";
 import { coerceJsonObject } from "@berth/protocol";
-import { findMalformedString, formatIssues } from "./format-issues";
+import { findMalformedString, formatArgIssues } from "./format-arg-issues";
 import type { AgentTool, ToolContext } from "./tool-context";
 import { ToolFailureError } from "./tool-failure-error";
 
@@ -32,7 +32,7 @@ export async function callTool(
   if (malformed) return toolFailure("invalid_args", `${prefix}${malformed}: contains invalid UTF-8`);
   const parsed = tool.schema.safeParse(args);
   if (!parsed.success) {
-    const { message, verbatim } = formatIssues(parsed.error.issues, args);
+    const { message, verbatim } = formatArgIssues(parsed.error.issues, args);
     return toolFailure("invalid_args", verbatim ? message : prefix + message);
   }
   try {

@@ -6,7 +6,7 @@ export { evaluatePolicy, parseCommandPrefix, ruleApplies } from "./evaluate-poli
 export type { PolicyInput, PolicyOutcome } from "./evaluate-policy";
 export { validatePolicyRule } from "./validate-policy-rule";
 export type { PolicyRuleValidation } from "./validate-policy-rule";
-export { ENV_VALUE_MASK, argsForText, bindCallText, boundFilesOf, canonicalJson, expectedHashes, patchTargets, renderCallText, renderPlanText, sha256Hex, showControls } from "./render-call-text";
+export { ENV_VALUE_MASK, argsForText, bindCallText, boundFilesOf, canonicalArgsJson, expectedHashes, patchTargets, renderCallText, renderPlanText, sha256Hex, showControls } from "./render-call-text";
 export type { RenderedCall } from "./render-call-text";
 export { admit } from "./admit";
 export type {

@@ -1,6 +1,6 @@
 import { systemClock } from "./clock";
 import type { Clock } from "./clock";
-import { canonicalJson, sha256Hex } from "./render-call-text";
+import { canonicalArgsJson, sha256Hex } from "./render-call-text";
 
 export type LoopGuardVerdict = { blocked: false; count: number } | { blocked: true; count: number; message: string };
 
@@ -67,7 +67,7 @@ export class LoopGuard {
 
   /** Records a call and says whether it is blocked. `sessionId` scopes the count. */
   check(sessionId: string, tool: string, args: unknown, generation?: number): LoopGuardVerdict {
-    return this.checkKey(loopGuardKey(sessionId, `${tool}\u0000${sha256Hex(canonicalJson(args))}`), tool, generation);
+    return this.checkKey(loopGuardKey(sessionId, `${tool}\u0000${sha256Hex(canonicalArgsJson(args))}`), tool, generation);
   }
 
   /**

@@ -1,14 +1,11 @@
-import { createHash } from "node:crypto";
-import canonicalize from "canonicalize";
-import { DispatchPlanSchema, redactSecrets } from "@berth/protocol";
+import { DispatchPlanSchema, canonicalJson, redactSecrets } from "@berth/protocol";
 import type { DispatchPlan, FilesHashResult } from "@berth/protocol";
+import { sha256Hex } from "@berth/protocol/node";
 
-export const sha256Hex = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex");
+export { sha256Hex };
 
-/** RFC 8785 canonical JSON; `undefined` (no arguments) renders as `null`. */
-export function canonicalJson(value: unknown): string {
-  return canonicalize(value === undefined ? null : value) ?? "null";
-}
+/** A call's arguments as canonical JSON (RFC 8785, @berth/protocol's); no arguments (undefined) render as `null`. */
+export const canonicalArgsJson = (args: unknown): string => canonicalJson(args === undefined ? null : args);
 
 // C0, DEL, C1, bidi overrides/isolates, zero-width and line/paragraph separators: what could make
 // the text an operator reads differ from what runs.
@@ -46,7 +43,7 @@ export function argsForText(args: unknown): unknown {
 
 /** The line a plan shows for one task: tool, args sha256 and a preview. */
 export function renderPlanTaskLine(index: number, task: DispatchPlan["tasks"][number]): string {
-  const args = canonicalJson(argsForText(task.args));
+  const args = canonicalArgsJson(argsForText(task.args));
   const preview = args.length > PREVIEW_CHARS ? `${args.slice(0, PREVIEW_CHARS - 3)}...` : args;
   const id = task.id === undefined ? "" : ` id=${task.id}`;
   const after = task.after === undefined ? "" : ` after=${[task.after].flat().join(",")}`;
@@ -69,7 +66,7 @@ export function renderCallText(tool: string, args: unknown): RenderedCall {
   let text: string;
   const plan = tool === "dispatch" ? DispatchPlanSchema.safeParse(args) : undefined;
   if (plan?.success) text = renderPlanText(plan.data);
-  else text = `${showControls(tool)} ${escapeControls(canonicalJson(argsForText(args)))}`;
+  else text = `${showControls(tool)} ${escapeControls(canonicalArgsJson(argsForText(args)))}`;
   return { text, sha256: sha256Hex(text) };
 }
 

@@ -34,7 +34,7 @@ export function preview(value: unknown): string {
  * One line per issue, each naming the field and the bad value. A message that is a whole sentence of
  * the spec (`Unsupported write mode: x`) is returned alone and unchanged.
  */
-export function formatIssues(
+export function formatArgIssues(
   issues: readonly z.core.$ZodIssue[],
   raw: unknown,
 ): { message: string; verbatim: boolean } {

@@ -1,0 +1,13 @@
+/** What formatIssues reads of an issue: a zod issue, or any with a path and a message. */
+export interface IssueLike {
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+}
+
+/**
+ * zod issues as one line, `field: message; field: message`, so an error names what was wrong. A failure
+ * of the value as a whole is named `root` ("arguments" for tool calls, "params" for agent requests).
+ */
+export function formatIssues(error: { readonly issues: readonly IssueLike[] }, root = "arguments"): string {
+  return error.issues.map((issue) => `${issue.path.map(String).join(".") || root}: ${issue.message}`).join("; ");
+}
