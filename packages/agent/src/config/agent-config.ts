@@ -1,4 +1,5 @@
 import path from "node:path";
+import { WORKSPACE_ROOT } from "@berth/protocol";
 
 export interface AgentConfig {
   /** Workspace root every tool path is confined to (BERTH_WORKSPACE, default /workspace). */
@@ -29,7 +30,7 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv = process.env, opts: { ru
     const v = env[name];
     return v === undefined || v === "" ? fallback : v;
   };
-  const workspace = path.resolve(value("BERTH_WORKSPACE", "/workspace"));
+  const workspace = path.resolve(value("BERTH_WORKSPACE", WORKSPACE_ROOT));
   return {
     workspace,
     stateDir: path.resolve(value("BERTH_AGENT_STATE", "/tmp/berth-agent")),

@@ -1,4 +1,4 @@
-import type { SandboxPosture } from "@berth/protocol";
+import { WORKSPACE_ROOT, type SandboxPosture } from "@berth/protocol";
 import type Docker from "dockerode";
 
 export interface SandboxLimits {
@@ -35,7 +35,7 @@ export const WORKSPACE_USER = "1000:1000";
  * (the agent's effective uid is the workspace user's, which lets it signal that code), no SYS_PTRACE for anyone.
  */
 export const AGENT_CAPABILITIES = ["SETUID", "SETGID", "SETPCAP"];
-export const WORKSPACE_DIR = "/workspace";
+export const WORKSPACE_DIR = WORKSPACE_ROOT;
 export const HOME_DIR = "/home/berth";
 
 /**

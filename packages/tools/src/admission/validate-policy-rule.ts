@@ -1,4 +1,4 @@
-import { PolicyRuleSchema } from "@berth/protocol";
+import { PolicyRuleSchema, WORKSPACE_ROOT } from "@berth/protocol";
 import type { PolicyRule } from "@berth/protocol";
 import { classifyCommand } from "../shell";
 import { describeRule, parseCommandPrefix, ruleApplies } from "./evaluate-policy";
@@ -6,7 +6,6 @@ import { describeRule, parseCommandPrefix, ruleApplies } from "./evaluate-policy
 export type PolicyRuleValidation = { ok: true; rule: PolicyRule } | { ok: false; errors: string[] };
 
 /** Examples are commands, checked against this root (only paths in them depend on it). */
-const EXAMPLE_ROOT = "/workspace";
 
 /** Tools whose rules match command lines: without a prefix such a rule matches every command. */
 const SHELL_TOOLS = new Set(["bash", "run_script", "*"]);
@@ -42,7 +41,7 @@ export function validatePolicyRule(input: unknown): PolicyRuleValidation {
   // A "*" rule's examples are read as bash commands.
   const tool = rule.tool === "*" ? "bash" : rule.tool;
   const matches = (example: string) =>
-    ruleApplies(rule, { tool, commands: classifyCommand(example, { workspaceRoot: EXAMPLE_ROOT }).commands });
+    ruleApplies(rule, { tool, commands: classifyCommand(example, { workspaceRoot: WORKSPACE_ROOT }).commands });
   for (const example of rule.mustMatch) {
     if (!matches(example))
       errors.push(
