@@ -1,42 +1,76 @@
 /**
  * Typed client for the runner's REST API as the browser sees it: same origin (`/api/...` is proxied by
  * server.mjs), the httpOnly `berth_browser` cookie (a browser session minted at sign-in, never an API
- * token) is the credential, so no secret lives in JS.
- *
- * Where docs/api.md is silent the UI assumes the following (kept here, in one place):
- *  A1  Session list items are `{id, name, status, autonomy, network, terminationCause?, createdAt}`;
- *      network is "none" | "egress" (prisma schema comment); status starting|ready|stopped|failed|deleted.
- *  A2  A run_script call answers only when the script ends. The IDE sends it over socket.io `tool:call`
- *      (a reload does not abort it, while a REST caller that hangs up aborts its call) with a `callId`, and
- *      learns the run id from `run:started {callId, runId, sessionId}`, sent to the calling socket as soon
- *      as the run exists (no polling).
- *  A3  `run:subscribe {runId, offset: {stdout, stderr}}` replays each stream from its offset, then follows
- *      live; `run:output.offset` is the chunk's byte offset within its own stream. The UI drops bytes it
- *      already has, so replays, reconnects and its poll never duplicate nor leave a gap.
- *  A4  `process:output.offset` is the byte offset in the process's combined log; the replay of
- *      `process:subscribe` comes as stream "combined". Lines prefixed `[stdout] ` / `[stderr] ` (the agent's
- *      own log format) are stripped and coloured if they ever appear.
- *  A5  A parked call (202, or `{status:"parked"}` as a socket ack) is waited on by re-issuing the identical
- *      call over REST with `?wait=<ms>`: the runner reuses the pending approval for the same sha256 and,
- *      once approved, consumes it and runs the call.
- *  A6  Runs filter: `status` is the run status (running|finished|interrupted); the outcome filter is sent
- *      as `outcome=` and also applied client-side in case the runner ignores it.
- *  A7  `GET /api/runs/:id` → `{run, toolCalls, receipt?}`; when `receipt` is absent but `run.receiptId` is
- *      set, the receipt is fetched with `GET /api/receipts/:id`.
- *  A8  Log pages: `limit` is bytes; `done` is true when the run has ended and `nextOffset` is the end;
- *      `&download=1` answers the whole stream as an attachment.
- *  A9  `GET /api/approvals` with no `status` returns every approval (newest first, up to `limit`).
- *  A10 Socket rooms: `file:changed` (path "." = anything may have changed), `run:status`, `process:status`,
- *      `session:status` reach sockets that sent `session:join`, each carrying `sessionId`; `runs:subscribe`
- *      (not in api.md) adds every visible run's `run:status` for the dashboards; `approval:created` and
- *      `approval:decided` (carrying the ApprovalRequest) need `approvals:subscribe`; only operators and admins
- *      get everyone's from the two subscriptions, others their own sessions' (docs/api.md, Roles).
- *  A11 `GET /api/shared/:token` → `logs.stdout` / `logs.stderr` are either strings or `{content, offset,
- *      size}` tails; both are shown.
+ * token) is the credential, so no secret lives in JS. Every type is the protocol's (packages/protocol
+ * src/api/*), and every answer is safeParsed with its schema: an answer that does not parse is an ApiError
+ * naming the endpoint and the field, not a crash deep in a component.
  */
-import type { ApprovalRequest, Receipt, ToolResult } from "@berth/protocol";
-
-export type ApiErrorBody = { error: { code: string; message: string } };
+import {
+  ApiErrorBodySchema,
+  ApiTokenListSchema,
+  ApprovalListSchema,
+  ApprovalRequestSchema,
+  AUTONOMY_LEVELS,
+  BrowserSessionListSchema,
+  BrowserSessionViewSchema,
+  BUILTIN_TOOL_NAMES,
+  CreatedUserSchema,
+  IssuedTokenSchema,
+  McpServerListSchema,
+  McpServerViewSchema,
+  McpToolPinListSchema,
+  McpToolPinViewSchema,
+  NETWORK_MODES,
+  ParkedCallSchema,
+  POLICY_TARGETS as PROTOCOL_POLICY_TARGETS,
+  PolicyRuleListSchema,
+  ReceiptSchema,
+  ROLES,
+  RUN_STATUSES,
+  RunCancelResultSchema,
+  RunDetailSchema,
+  RunListSchema,
+  RunLogPageSchema,
+  RunOutcomeSchema,
+  SessionDetailSchema,
+  SessionListSchema,
+  SessionViewSchema,
+  ShareLinkSchema,
+  SkillListSchema,
+  SkillViewSchema,
+  ToolResultSchema,
+  UserListSchema,
+  UserViewSchema,
+  VerifyResultSchema,
+  type ApiTokenView,
+  type ApprovalRequest,
+  type Autonomy,
+  type BrowserSessionView,
+  type CallerKind,
+  type CreatePolicyRuleBody,
+  type Decision,
+  type McpServerConfig,
+  type McpServerView,
+  type McpToolPinView,
+  type Network,
+  type ParkedCall,
+  type PolicyRuleView,
+  type PolicyTarget,
+  type Receipt,
+  type Role,
+  type RunDetail as RunDetailView,
+  type RunLogPage,
+  type RunStatus,
+  type RunView,
+  type SessionView,
+  type SharedLogTail,
+  type SharedReceipt,
+  type SkillBody,
+  type ToolCallView,
+  type ToolResult,
+  type UserView,
+  type VerifyResult,
+} from "@berth/protocol";
 
 export class ApiError extends Error {
   readonly status: number;
@@ -52,9 +86,8 @@ export class ApiError extends Error {
 /** The glob the IDE lists its file tree with (ide.tsx on the client, lib/runner.ts for the first view). */
 export const FILE_TREE_GLOB = { pattern: "**/*", maxResults: 5000 } as const;
 
-export type Autonomy = "read-only" | "default" | "trusted" | "yolo";
-export type Network = "none" | "egress";
-export const AUTONOMY_OPTIONS: readonly Autonomy[] = ["read-only", "default", "trusted", "yolo"];
+export type { ApprovalRequest, Autonomy, Network, Receipt, Role, RunStatus, ToolResult };
+export const AUTONOMY_OPTIONS: readonly Autonomy[] = AUTONOMY_LEVELS;
 /**
  * Each level in one line (docs/tools.md "Autonomy"). Autonomy governs agents and scripts; the session's
  * owner in the browser acts at once at every level but read-only.
@@ -67,85 +100,43 @@ export const AUTONOMY_HELP: Record<Autonomy, string> = {
 };
 /** The highest level a developer may set on their own session after creation (yolo is an operator's call). */
 export const DEVELOPER_MAX_AUTONOMY: Autonomy = "trusted";
-export const NETWORK_OPTIONS: readonly Network[] = ["none", "egress"];
+export const NETWORK_OPTIONS: readonly Network[] = NETWORK_MODES;
 
-export type Session = {
-  id: string;
-  name: string;
-  status: string;
-  autonomy: Autonomy;
-  network: Network;
-  terminationCause?: string | null;
-  ownerId?: string;
-  /** Who last changed autonomy after creation (null: as created). */
-  autonomyChangedBy?: string | null;
-  autonomyChangedAt?: string | null;
-  createdAt: string;
-};
-
-export type RunStatus = "running" | "finished" | "interrupted";
-export const RUN_STATUSES: readonly RunStatus[] = ["running", "finished", "interrupted"];
-export const RUN_OUTCOMES = ["succeeded", "failed", "aborted", "timed-out", "oom-killed", "spawn-failed", "cleanup-incomplete", "interrupted"] as const;
-
-export type Run = {
-  id: string;
-  sessionId: string;
-  tool: string;
-  status: RunStatus | string;
-  outcome: string | null;
-  exitCode: number | null;
-  startedAt: string;
-  endedAt: string | null;
-  durationMs: number | null;
-  receiptId?: string | null;
-  /** Who started it: browser (a person), api (a script), agent (MCP); null on older runs. */
-  caller?: RunCaller | null;
-};
-
-export type ToolCallRow = {
-  id: string;
-  tool: string;
-  caller?: string;
-  actionClass?: string;
-  verdict?: string;
-  approvalId?: string | null;
-  ok?: boolean | null;
-  errorCode?: string | null;
-  durationMs?: number | null;
-  createdAt?: string;
-  args?: unknown;
-};
-
-export type RunDetail = { run: Run; toolCalls: ToolCallRow[]; receipt?: Receipt | null };
-
+export type Session = SessionView;
+export { RUN_STATUSES };
+export const RUN_OUTCOMES = RunOutcomeSchema.options;
+export type Run = RunView;
+export type ToolCallRow = ToolCallView;
+/** A run with its tool calls and, once sealed, its receipt. */
+export type RunDetail = RunDetailView & { receipt?: Receipt | null };
 export type LogStream = "stdout" | "stderr";
-export type LogPage = { content: string; offset: number; nextOffset: number; done: boolean };
-
-export type Verification = { valid: boolean; reason?: string };
-
-export type SharedLog = string | { content: string; offset?: number; size?: number };
-export type SharedReceipt = {
-  receipt: Receipt;
-  verification?: Verification;
-  run?: Partial<Run> | null;
-  logs?: { stdout?: SharedLog; stderr?: SharedLog; combined?: SharedLog } | null;
-  /** The runner's public key, to verify the receipt where it is shown. */
-  publicKey?: { keyId: string; publicKey: string } | null;
-};
-
-export const sharedLogText = (log: SharedLog | undefined): string => (typeof log === "string" ? log : (log?.content ?? ""));
-
-export type Skill = { name: string; description: string; body: string; allowedTools?: string[] };
-
-export type Parked = { status: "parked"; approvalId: string; text: string; sha256: string };
-export type RunCaller = "browser" | "api" | "agent";
+export type LogPage = Omit<RunLogPage, "size">;
+export type Verification = VerifyResult;
+export type { SharedReceipt };
+export const sharedLogText = (log: SharedLogTail | undefined): string => log?.content ?? "";
+/** A skill as the editor holds it (what POST /api/skills takes). */
+export type Skill = SkillBody;
+export type Parked = ParkedCall;
+export type RunCaller = CallerKind;
 /** How the UI names who made a call or started a run (runs, tool calls and receipts record it). */
 export const CALLER_LABELS: Record<RunCaller, string> = { browser: "a person, in the browser", api: "a script (API token)", agent: "an agent (MCP)" };
 export const callerLabel = (caller: string | null | undefined): string => (caller ? (CALLER_LABELS[caller as RunCaller] ?? caller) : "—");
 
-export type { ApprovalRequest, Receipt, ToolResult };
+/** What parsing an answer needs of a protocol schema (the web has no zod of its own: the schemas bring it). */
+export type ResponseSchema<T> = {
+  safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
+};
 
-async function request<T>(method: string, path: string, body?: unknown, init?: { signal?: AbortSignal }): Promise<{ status: number; data: T }> {
+/** Names the endpoint and the first field that does not match, e.g. `GET /api/runs: runs.0.startedAt: expected string`. */
+function parseAnswer<T>(schema: ResponseSchema<T>, data: unknown, endpoint: string): T {
+  const parsed = schema.safeParse(data);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.length ? issue.path.map(String).join(".") : "the body";
+  throw new ApiError(502, "bad_response", `${endpoint} answered what this page does not read: ${field}: ${issue?.message ?? "invalid"}`);
+}
+
+async function send(method: string, path: string, body?: unknown, init?: { signal?: AbortSignal }): Promise<{ status: number; data: unknown }> {
   let response: Response;
   try {
     response = await fetch(path, {
@@ -170,16 +161,24 @@ async function request<T>(method: string, path: string, body?: unknown, init?: {
     }
   }
   if (!response.ok) {
-    const error = (data as Partial<ApiErrorBody> | null)?.error;
+    const error = ApiErrorBodySchema.safeParse(data);
     if (response.status === 401 && typeof window !== "undefined" && !path.startsWith("/api/session")) {
       window.location.assign(`/login?next=${encodeURIComponent(window.location.pathname + window.location.search)}`);
     }
-    throw new ApiError(response.status, error?.code ?? "http_error", error?.message ?? `${method} ${path} failed with ${response.status}`);
+    const { code, message } = error.success ? error.data.error : { code: "http_error", message: `${method} ${path} failed with ${response.status}` };
+    throw new ApiError(response.status, code, message);
   }
-  return { status: response.status, data: data as T };
+  return { status: response.status, data };
 }
 
-const get = async <T>(path: string) => (await request<T>("GET", path)).data;
+/** A request whose answer is parsed with `schema`. */
+async function request<T>(method: string, path: string, schema: ResponseSchema<T>, body?: unknown): Promise<T> {
+  const { data } = await send(method, path, body);
+  return parseAnswer(schema, data, `${method} ${path.split("?")[0]}`);
+}
+const get = <T>(path: string, schema: ResponseSchema<T>) => request("GET", path, schema);
+/** A request whose answer (often a 204) the page does not read. */
+const act = async (method: string, path: string, body?: unknown): Promise<void> => void (await send(method, path, body));
 const enc = encodeURIComponent;
 
 function query(params: Record<string, string | number | undefined | null>): string {
@@ -189,40 +188,33 @@ function query(params: Record<string, string | number | undefined | null>): stri
   return text ? `?${text}` : "";
 }
 
-// ---- auth ----
-export const signIn = async (token: string) => (await request<{ user: { name: string; role: string } }>("POST", "/api/session", { token })).data;
-export const signOut = async () => void (await request<null>("DELETE", "/api/session"));
+// ---- auth (the web server's own /api/session: sign-in sets the browser-session cookie) ----
+export const signIn = async (token: string) => (await send("POST", "/api/session", { token })).data as { user: { name: string; role: string } };
+export const signOut = () => act("DELETE", "/api/session");
 
 // ---- sessions ----
-export const listSessions = async () => (await get<{ sessions: Session[] }>("/api/sessions")).sessions;
-export const getSession = async (id: string): Promise<Session> => {
-  const data = await get<Session | { session: Session }>(`/api/sessions/${enc(id)}`);
-  return "session" in data ? data.session : data;
-};
-export const createSession = async (input: { name?: string; autonomy?: Autonomy; network?: Network }) =>
-  (await request<Session>("POST", "/api/sessions", input)).data;
+export const listSessions = async () => (await get("/api/sessions", SessionListSchema)).sessions;
+export const getSession = (id: string) => get(`/api/sessions/${enc(id)}`, SessionDetailSchema);
+export const createSession = (input: { name?: string; autonomy?: Autonomy; network?: Network }) => request("POST", "/api/sessions", SessionViewSchema, input);
 /** Changes a session's autonomy (its owner up to what their role allows, or an operator). */
-export const setSessionAutonomy = async (id: string, autonomy: Autonomy) => (await request<Session>("PATCH", `/api/sessions/${enc(id)}`, { autonomy })).data;
-export const deleteSession = async (id: string) => void (await request<unknown>("DELETE", `/api/sessions/${enc(id)}`));
+export const setSessionAutonomy = (id: string, autonomy: Autonomy) => request("PATCH", `/api/sessions/${enc(id)}`, SessionViewSchema, { autonomy });
+export const deleteSession = (id: string) => act("DELETE", `/api/sessions/${enc(id)}`);
 
 // ---- tools ----
 export type ToolOutcome = { kind: "result"; result: ToolResult } | { kind: "parked"; parked: Parked };
 
-/** One POST of a tool call; a parked call comes back as `{kind: "parked"}` instead of throwing. */
+/** One POST of a tool call; a parked call (202) comes back as `{kind: "parked"}` instead of throwing. */
 export async function callToolOnce(sessionId: string, tool: string, args: unknown, opts: { waitMs?: number; signal?: AbortSignal } = {}): Promise<ToolOutcome> {
-  const { status, data } = await request<ToolResult | Parked>(
-    "POST",
-    `/api/sessions/${enc(sessionId)}/tools/${enc(tool)}${query({ wait: opts.waitMs })}`,
-    { args },
-    { signal: opts.signal },
-  );
-  if (status === 202 || (data as Parked).status === "parked") return { kind: "parked", parked: data as Parked };
-  return { kind: "result", result: data as ToolResult };
+  const path = `/api/sessions/${enc(sessionId)}/tools/${enc(tool)}`;
+  const { status, data } = await send("POST", `${path}${query({ wait: opts.waitMs })}`, { args }, { signal: opts.signal });
+  if (status === 202) return { kind: "parked", parked: parseAnswer(ParkedCallSchema, data, `POST ${path}`) };
+  return { kind: "result", result: parseAnswer(ToolResultSchema, data, `POST ${path}`) };
 }
 
 /**
- * A tool call that waits through approval (A5): reports the parked request once, then re-issues the call
- * with `?wait=` until the operator decides. A denial comes back as a ToolResult with `error.code = "denied"`.
+ * A tool call that waits through approval: reports the parked request once, then re-issues the identical
+ * call with `?wait=`, which reuses the pending approval for the same sha256 and, once it is approved,
+ * consumes it and runs the call. A denial comes back as a ToolResult with `error.code = "denied"`.
  */
 export async function callTool(
   sessionId: string,
@@ -243,18 +235,19 @@ export async function callTool(
 }
 
 // ---- runs ----
-export const listRuns = async (filter: { sessionId?: string; status?: string; outcome?: string; limit?: number } = {}) => {
-  const runs = (await get<{ runs: Run[] }>(`/api/runs${query({ sessionId: filter.sessionId, status: filter.status, outcome: filter.outcome, limit: filter.limit ?? 100 })}`)).runs;
-  return filter.outcome ? runs.filter((run) => run.outcome === filter.outcome) : runs;
-};
+export const listRuns = async (filter: { sessionId?: string; status?: string; outcome?: string; limit?: number } = {}) =>
+  (await get(`/api/runs${query({ sessionId: filter.sessionId, status: filter.status, outcome: filter.outcome, limit: filter.limit ?? 100 })}`, RunListSchema)).runs;
+/** The run, its tool calls and, once sealed, its receipt (`GET /api/receipts/:receiptId`). */
 export const getRun = async (id: string): Promise<RunDetail> => {
-  const detail = await get<RunDetail>(`/api/runs/${enc(id)}`);
-  if (!detail.receipt && detail.run.receiptId) detail.receipt = await getReceipt(detail.run.receiptId).catch(() => null);
-  return { ...detail, toolCalls: detail.toolCalls ?? [] };
+  const detail: RunDetail = await get(`/api/runs/${enc(id)}`, RunDetailSchema);
+  if (detail.run.receiptId) detail.receipt = await getReceipt(detail.run.receiptId).catch(() => null);
+  return detail;
 };
 export const runLogDownloadUrl = (id: string, stream: LogStream) => `/api/runs/${enc(id)}/logs${query({ stream, download: 1 })}`;
-export const getRunLogs = async (id: string, stream: LogStream, offset = 0, limit = 65_536) =>
-  get<LogPage>(`/api/runs/${enc(id)}/logs${query({ stream, offset, limit })}`);
+/** A page of one log: `offset` and `limit` are bytes; `done` once the run has ended and `nextOffset` is the end. */
+/** `timestamps`: the page also says when its bytes arrived (`times`). */
+export const getRunLogs = (id: string, stream: LogStream, offset = 0, limit = 65_536, timestamps = false): Promise<LogPage> =>
+  get(`/api/runs/${enc(id)}/logs${query({ stream, offset, limit, ...(timestamps ? { timestamps: 1 } : {}) })}`, RunLogPageSchema);
 
 /** Every byte of one stream, page by page. */
 export async function getAllRunLogs(id: string, stream: LogStream): Promise<LogPage> {
@@ -268,109 +261,81 @@ export async function getAllRunLogs(id: string, stream: LogStream): Promise<LogP
   }
   return { content, offset: 0, nextOffset: offset, done: false };
 }
+/** Stop: aborts a running run (its outcome is aborted). */
+export const cancelRun = (id: string) => request("POST", `/api/runs/${enc(id)}/cancel`, RunCancelResultSchema);
 
 // ---- receipts ----
-export const getReceipt = async (id: string) => {
-  const data = await get<Receipt | { receipt: Receipt }>(`/api/receipts/${enc(id)}`);
-  return "receipt" in data ? data.receipt : data;
-};
-export const verifyReceipt = async (receipt: unknown) => (await request<Verification>("POST", "/api/receipts/verify", { receipt })).data;
-export const shareReceipt = async (id: string) => (await request<{ token: string; url: string }>("POST", `/api/receipts/${enc(id)}/share`)).data;
-export const unshareReceipt = async (id: string) => void (await request<unknown>("DELETE", `/api/receipts/${enc(id)}/share`));
+export const getReceipt = (id: string) => get(`/api/receipts/${enc(id)}`, ReceiptSchema);
+export const verifyReceipt = (receipt: unknown) => request("POST", "/api/receipts/verify", VerifyResultSchema, { receipt });
+export const shareReceipt = (id: string) => request("POST", `/api/receipts/${enc(id)}/share`, ShareLinkSchema);
+export const unshareReceipt = (id: string) => act("DELETE", `/api/receipts/${enc(id)}/share`);
 
 // ---- approvals ----
-export const listApprovals = async (status?: string) => (await get<{ approvals: ApprovalRequest[] }>(`/api/approvals${query({ status })}`)).approvals;
+/** No `status`: every approval, newest first. */
+export const listApprovals = async (status?: string) => (await get(`/api/approvals${query({ status })}`, ApprovalListSchema)).approvals;
 /** Withdraws one's own parked call (only whoever asked may); the waiting call ends as cancelled. */
-export const cancelApproval = async (id: string, sha256: string) => (await request<ApprovalRequest>("POST", `/api/approvals/${enc(id)}`, { decision: "cancel", sha256 })).data;
-/** Stop: aborts a running run (its outcome is aborted). */
-export const cancelRun = async (id: string) => (await request<unknown>("POST", `/api/runs/${enc(id)}/cancel`)).data;
-export const decideApproval = async (id: string, decision: "approve" | "deny", sha256: string, note?: string) =>
-  (await request<unknown>("POST", `/api/approvals/${enc(id)}`, { decision, sha256, ...(note ? { note } : {}) })).data;
+export const cancelApproval = (id: string, sha256: string) => request("POST", `/api/approvals/${enc(id)}`, ApprovalRequestSchema, { decision: "cancel", sha256 });
+export const decideApproval = (id: string, decision: "approve" | "deny", sha256: string, note?: string) =>
+  request("POST", `/api/approvals/${enc(id)}`, ApprovalRequestSchema, { decision, sha256, ...(note ? { note } : {}) });
 
 // ---- skills ----
-export const listSkills = async () => (await get<{ skills: Skill[] }>("/api/skills")).skills;
-export const getSkill = async (name: string): Promise<Skill> => {
-  const data = await get<Skill | { skill: Skill }>(`/api/skills/${enc(name)}`);
-  return "skill" in data ? data.skill : data;
-};
+export const listSkills = async () => (await get("/api/skills", SkillListSchema)).skills;
+export const getSkill = (name: string) => get(`/api/skills/${enc(name)}`, SkillViewSchema);
 // The runner's skill bodies are strict: exactly these fields (and no name on PUT).
-export const createSkill = async (skill: Skill) =>
-  (await request<Skill>("POST", "/api/skills", { name: skill.name, description: skill.description, body: skill.body, allowedTools: skill.allowedTools ?? [] })).data;
-export const updateSkill = async (name: string, skill: Skill) =>
-  (await request<Skill>("PUT", `/api/skills/${enc(name)}`, { description: skill.description, body: skill.body, allowedTools: skill.allowedTools ?? [] })).data;
-export const deleteSkill = async (name: string) => void (await request<unknown>("DELETE", `/api/skills/${enc(name)}`));
+export const createSkill = (skill: Skill) =>
+  request("POST", "/api/skills", SkillViewSchema, { name: skill.name, description: skill.description, body: skill.body, allowedTools: skill.allowedTools ?? [] });
+export const updateSkill = (name: string, skill: Skill) =>
+  request("PUT", `/api/skills/${enc(name)}`, SkillViewSchema, { description: skill.description, body: skill.body, allowedTools: skill.allowedTools ?? [] });
+export const deleteSkill = (name: string) => act("DELETE", `/api/skills/${enc(name)}`);
 
 // ---- users and tokens (admin) ----
-export const ROLES = ["admin", "operator", "developer", "viewer"] as const;
-export type Role = (typeof ROLES)[number];
-export type User = { id: string; name: string; role: Role; createdAt: string; disabled?: boolean };
-export type ApiTokenInfo = { id: string; userId: string; userName: string; name: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null };
-export const listUsers = async () => (await get<{ users: User[] }>("/api/users")).users;
-export const createUser = async (name: string, role: Role) => (await request<User>("POST", "/api/users", { name, role })).data;
-export const listTokens = async () => (await get<{ tokens: ApiTokenInfo[] }>("/api/tokens")).tokens;
+export { ROLES };
+export type User = UserView;
+export type ApiTokenInfo = ApiTokenView;
+export const listUsers = async () => (await get("/api/users", UserListSchema)).users;
+export const createUser = (name: string, role: Role) => request("POST", "/api/users", CreatedUserSchema, { name, role });
+export const listTokens = async () => (await get("/api/tokens", ApiTokenListSchema)).tokens;
 /** The token itself is in this answer only: the runner keeps its hash. */
-export const issueToken = async (userId: string, name: string) =>
-  (await request<{ id: string; token: string }>("POST", "/api/tokens", { userId, ...(name ? { name } : {}) })).data;
-export const revokeToken = async (id: string) => void (await request<unknown>("DELETE", `/api/tokens/${enc(id)}`));
+export const issueToken = (userId: string, name: string) => request("POST", "/api/tokens", IssuedTokenSchema, { userId, ...(name ? { name } : {}) });
+export const revokeToken = (id: string) => act("DELETE", `/api/tokens/${enc(id)}`);
 /** Disabled: their tokens are refused and their open sockets end; enabling lets the same tokens work again. */
-export const setUserDisabled = async (id: string, disabled: boolean) => (await request<User>("PATCH", `/api/users/${enc(id)}`, { disabled })).data;
+export const setUserDisabled = (id: string, disabled: boolean) => request("PATCH", `/api/users/${enc(id)}`, UserViewSchema, { disabled });
 /** Their sessions are deleted and their tokens revoked; their runs and receipts stay, under their name. */
-export const deleteUser = async (id: string) => void (await request<unknown>("DELETE", `/api/users/${enc(id)}`));
+export const deleteUser = (id: string) => act("DELETE", `/api/users/${enc(id)}`);
 
 // ---- browser sessions (sign-ins) ----
-export type BrowserSessionInfo = {
-  id: string;
-  userId: string;
-  userName: string;
-  userAgent: string;
-  createdAt: string;
-  expiresAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-  /** The sign-in making this request. */
-  current: boolean;
-};
+export type BrowserSessionInfo = BrowserSessionView;
 /** One's own sign-ins (an admin's list has everyone's). */
-export const listBrowserSessions = async () => (await get<{ sessions: BrowserSessionInfo[] }>("/api/browser-sessions")).sessions;
+export const listBrowserSessions = async () => (await get("/api/browser-sessions", BrowserSessionListSchema)).sessions;
 /** Ends a sign-in at once: its cookie is refused and its open connections close. */
-export const revokeBrowserSession = async (id: string) => (await request<BrowserSessionInfo>("DELETE", `/api/browser-sessions/${enc(id)}`)).data;
+export const revokeBrowserSession = (id: string) => request("DELETE", `/api/browser-sessions/${enc(id)}`, BrowserSessionViewSchema);
 
 // ---- policy rules (operators) ----
-export type PolicyEffect = "allow" | "ask" | "deny";
+export type PolicyEffect = Decision;
 /** Whom a rule governs: agents and scripts (MCP, API tokens), people in the browser, or both. */
-export const POLICY_TARGETS = ["everyone", "agents", "people"] as const;
-export type PolicyTarget = (typeof POLICY_TARGETS)[number];
-export type PolicyRule = { id: string; tool: string; commandPrefix?: string | null; effect: PolicyEffect; appliesTo?: PolicyTarget; mustMatch: string[]; mustNotMatch: string[]; createdBy?: string; createdAt?: string };
-export const listPolicyRules = async () => (await get<{ rules: PolicyRule[] }>("/api/policy-rules")).rules;
-export const createPolicyRule = async (rule: { tool: string; commandPrefix?: string; matchAll?: boolean; effect: PolicyEffect; appliesTo: PolicyTarget; mustMatch: string[]; mustNotMatch: string[] }) =>
-  (await request<PolicyRule>("POST", "/api/policy-rules", rule)).data;
-export const deletePolicyRule = async (id: string) => void (await request<unknown>("DELETE", `/api/policy-rules/${enc(id)}`));
+export type { PolicyTarget };
+/** In the order the form offers them: everyone, the default, first. */
+export const POLICY_TARGETS: readonly PolicyTarget[] = ["everyone", ...PROTOCOL_POLICY_TARGETS.filter((target) => target !== "everyone")];
+export type PolicyRule = PolicyRuleView;
+export const listPolicyRules = async () => (await get("/api/policy-rules", PolicyRuleListSchema)).rules;
+/** Answers the rule as validated (the stored one is listed by listPolicyRules). */
+export const createPolicyRule = (rule: CreatePolicyRuleBody) => act("POST", "/api/policy-rules", rule);
+export const deletePolicyRule = (id: string) => act("DELETE", `/api/policy-rules/${enc(id)}`);
 
 // ---- MCP servers ----
-export type McpServer = {
-  id: string;
-  name: string;
-  transport: "http" | "stdio";
-  scope: "global" | "user";
-  url?: string;
-  command?: string;
-  args?: string[];
-  headerNames?: string[];
-  ownerUserId: string;
-  createdAt: string;
-};
-export type McpServerInput = { name: string; transport: "http" | "stdio"; scope: "global" | "user"; url?: string; headers?: Record<string, string>; command?: string; args?: string[] };
-export type McpToolPin = { serverId: string; toolName: string; schemaHash: string; acceptedHash: string; status: "accepted" | "held" };
-export const listMcpServers = async () => (await get<{ servers: McpServer[] }>("/api/mcp-servers")).servers;
-export const registerMcpServer = async (input: McpServerInput) => (await request<McpServer>("POST", "/api/mcp-servers", input)).data;
-export const removeMcpServer = async (id: string) => void (await request<unknown>("DELETE", `/api/mcp-servers/${enc(id)}`));
-export const listMcpToolPins = async (id: string) => (await get<{ pins: McpToolPin[] }>(`/api/mcp-servers/${enc(id)}/pins`)).pins;
+export type McpServer = McpServerView;
+export type McpServerInput = McpServerConfig;
+export type McpToolPin = McpToolPinView;
+export const listMcpServers = async () => (await get("/api/mcp-servers", McpServerListSchema)).servers;
+export const registerMcpServer = (input: McpServerInput) => request("POST", "/api/mcp-servers", McpServerViewSchema, input);
+export const removeMcpServer = (id: string) => act("DELETE", `/api/mcp-servers/${enc(id)}`);
+export const listMcpToolPins = async (id: string) => (await get(`/api/mcp-servers/${enc(id)}/pins`, McpToolPinListSchema)).pins;
 /** Accepts the schema the operator reviewed (by its hash): a newer change is refused, not accepted blind. */
-export const acceptMcpTool = async (id: string, toolName: string, schemaHash: string) =>
-  (await request<McpToolPin>("POST", `/api/mcp-servers/${enc(id)}/accept`, { toolName, schemaHash })).data;
+export const acceptMcpTool = (id: string, toolName: string, schemaHash: string) =>
+  request("POST", `/api/mcp-servers/${enc(id)}/accept`, McpToolPinViewSchema, { toolName, schemaHash });
 
-/** Built-in tool names (docs/tools.md) offered as a skill's allowed tools. */
-export const BUILTIN_TOOLS = ["read_file", "write_file", "edit", "apply_patch", "glob", "grep", "bash", "run_script", "gateway", "monitor", "dispatch", "update_agents_md"] as const;
+/** Built-in tool names (docs/tools.md) offered as a skill's allowed tools and a policy rule's tool. */
+export const BUILTIN_TOOLS = BUILTIN_TOOL_NAMES;
 
 export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) return error.message;

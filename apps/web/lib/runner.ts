@@ -1,6 +1,6 @@
 import "server-only";
-import type { ToolResult } from "@berth/protocol";
-import { FILE_TREE_GLOB, type Session } from "./api";
+import { ApiErrorBodySchema, MeSchema, MintedBrowserSessionSchema, SessionDetailSchema, SharedReceiptSchema, ToolResultSchema, type Me, type MintedBrowserSession, type SharedReceipt } from "@berth/protocol";
+import { FILE_TREE_GLOB, type ResponseSchema, type Session } from "./api";
 import { webEnv } from "./env";
 import { SESSION_COOKIE } from "./session-cookie";
 
@@ -49,8 +49,12 @@ export async function fetchHealth(): Promise<{ reachable: true; health: Health }
   }
 }
 
-export type Role = "admin" | "operator" | "developer" | "viewer";
-export type Me = { userId: string; name: string; role: Role; tokenId?: string };
+export type { Me };
+/** The runner's JSON answer parsed with its protocol schema; what does not parse is the runner being down. */
+async function parsedJson<T>(response: Response, schema: ResponseSchema<T>): Promise<T | null> {
+  const parsed = schema.safeParse(await response.json().catch(() => null));
+  return parsed.success ? parsed.data : null;
+}
 
 export type MeResult = { kind: "ok"; me: Me } | { kind: "unauthorized" } | { kind: "down"; error: string };
 
@@ -64,10 +68,11 @@ export async function fetchMe(session: string): Promise<MeResult> {
   }
   if (response.status === 401 || response.status === 403) return { kind: "unauthorized" };
   if (!response.ok) return { kind: "down", error: `the runner answered ${response.status}` };
-  return { kind: "ok", me: (await response.json()) as Me };
+  const me = await parsedJson(response, MeSchema);
+  return me ? { kind: "ok", me } : { kind: "down", error: "the runner's /api/me answer does not match MeSchema" };
 }
 
-export type BrowserSignIn = { id: string; secret: string; expiresAt: string; user: Me };
+export type BrowserSignIn = MintedBrowserSession;
 
 /**
  * Sign-in: the runner checks the token and mints a browser session for its user (the token itself is
@@ -82,7 +87,8 @@ export async function mintBrowserSession(token: string, userAgent: string): Prom
   }
   if (response.status === 401 || response.status === 403) return { kind: "unauthorized" };
   if (!response.ok) return { kind: "down", error: `the runner answered ${response.status}` };
-  return { kind: "ok", signIn: (await response.json()) as BrowserSignIn };
+  const signIn = await parsedJson(response, MintedBrowserSessionSchema);
+  return signIn ? { kind: "ok", signIn } : { kind: "down", error: "the runner's sign-in answer does not match MintedBrowserSessionSchema" };
 }
 
 /** Sign-out: the runner revokes the session (and ends its sockets). Best effort: the cookie goes anyway. */
@@ -91,12 +97,17 @@ export async function revokeBrowserSession(session: string): Promise<void> {
 }
 
 /** Public fetch of a shared receipt (`GET /api/shared/:token`, no auth). */
-export async function fetchShared(token: string): Promise<{ ok: true; data: unknown } | { ok: false; status: number; message: string }> {
+export async function fetchShared(token: string): Promise<{ ok: true; data: SharedReceipt } | { ok: false; status: number; message: string }> {
   try {
     const response = await runnerFetch(`/api/shared/${encodeURIComponent(token)}`, { timeoutMs: 10_000 });
-    const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
-    if (!response.ok) return { ok: false, status: response.status, message: body?.error?.message ?? `the runner answered ${response.status}` };
-    return { ok: true, data: body };
+    const body: unknown = await response.json().catch(() => null);
+    if (!response.ok) {
+      const error = ApiErrorBodySchema.safeParse(body);
+      return { ok: false, status: response.status, message: error.success ? error.data.error.message : `the runner answered ${response.status}` };
+    }
+    const shared = SharedReceiptSchema.safeParse(body);
+    if (!shared.success) return { ok: false, status: 502, message: `the runner's share answer does not match SharedReceiptSchema at ${shared.error.issues[0]?.path.join(".") ?? "the body"}` };
+    return { ok: true, data: shared.data };
   } catch (error) {
     return { ok: false, status: 502, message: (error as Error).message };
   }
@@ -112,15 +123,15 @@ export type IdeFirstView = { session: Session | null; files: string[] | null };
  */
 export async function fetchIdeFirstView(browserSession: string, sessionId: string): Promise<IdeFirstView> {
   const base = `/api/sessions/${encodeURIComponent(sessionId)}`;
-  const ask = async <T,>(path: string, opts: { method?: string; json?: unknown } = {}): Promise<T | null> => {
+  const ask = async <T,>(path: string, schema: ResponseSchema<T>, opts: { method?: string; json?: unknown } = {}): Promise<T | null> => {
     try {
       const response = await runnerFetch(`${base}${path}`, { ...opts, session: browserSession });
-      return response.ok ? ((await response.json()) as T) : null;
+      return response.ok ? await parsedJson(response, schema) : null;
     } catch {
       return null;
     }
   };
-  const [session, listing] = await Promise.all([ask<Session>(""), ask<ToolResult>("/tools/glob", { method: "POST", json: { args: FILE_TREE_GLOB } })]);
+  const [session, listing] = await Promise.all([ask("", SessionDetailSchema), ask("/tools/glob", ToolResultSchema, { method: "POST", json: { args: FILE_TREE_GLOB } })]);
   const files = listing?.ok ? ((listing.details as { files?: string[] } | undefined)?.files ?? null) : null;
   return { session, files };
 }
