@@ -1,6 +1,11 @@
 // What the browser benches (terminal, log, workbench) share: progress lines, the load average, and polling.
 import os from "node:os";
 
+/** `npm run bench`'s machine-readable lines: scripts/bench.mjs collects them into its closing table. */
+export function printFigures(figures) {
+  for (const figure of figures) console.log(`bench-figure ${JSON.stringify(figure)}`);
+}
+
 export const step = (what) => process.stderr.write(`• ${what}\n`);
 
 export const loadavg = () =>

@@ -16,7 +16,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "@playwright/test";
 import { CHROMIUM_PATH, chromiumArgs } from "../../../scripts/lib/chromium.mjs";
-import { loadavg, step, waitFor } from "./bench-kit.mjs";
+import { loadavg, printFigures, step, waitFor } from "./bench-kit.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const env = process.env;
@@ -143,6 +143,10 @@ try {
     `  scroll frame  p50 ${pct(bigFrames, 50).toFixed(1)} ms, p95 ${pct(bigFrames, 95).toFixed(1)} ms  vs baseline p50 ${pct(smallFrames, 50).toFixed(1)} ms, p95 ${pct(smallFrames, 95).toFixed(1)} ms  (p95 ratio ${(pct(bigFrames, 95) / pct(smallFrames, 95)).toFixed(2)}x)`,
   );
   console.log(`  rows in the DOM while scrolling the big log: ${rows} (of ${LINES})`);
+  printFigures([
+    { figure: `log view first lines, ${LINES} lines`, value: mBig, unit: "ms", baseline: `${LINES / 100}-line log`, baselineValue: mSmall, target: "≤ 1000 ms", ok: mBig <= 1000 },
+    { figure: "log view scroll frame p95", value: pct(bigFrames, 95), unit: "ms", baseline: `${LINES / 100}-line log`, baselineValue: pct(smallFrames, 95) },
+  ]);
 } finally {
   await browser?.close();
   if (session) await fetch(`${web}/api/sessions/${session.id}`, { method: "DELETE", headers }).catch(() => undefined);

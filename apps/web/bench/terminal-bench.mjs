@@ -26,7 +26,7 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "@playwright/test";
 import { WebSocketServer } from "ws";
 import { CHROMIUM_PATH, chromiumArgs } from "../../../scripts/lib/chromium.mjs";
-import { loadavg, step, waitFor as pollUntil } from "./bench-kit.mjs";
+import { loadavg, printFigures, step, waitFor as pollUntil } from "./bench-kit.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const env = process.env;
@@ -206,6 +206,9 @@ try {
   );
   console.log(`keystroke → echo, bare WebSocket   p50 ${ms(b50)} ms   p95 ${ms(b95)} ms   (baseline)`);
   console.log(`ratio terminal / baseline          p50 ${(t50 / b50).toFixed(2)}×   p95 ${(t95 / b95).toFixed(2)}×`);
+  printFigures([
+    { figure: "terminal keystroke → echo p50", value: t50, unit: "ms", baseline: "bare WebSocket echo", baselineValue: b50, target: "≤ 15 ms", ok: t50 <= 15 },
+  ]);
   await basePage.close();
 
   // 50 MB through one terminal, the page taking every byte (xterm parses it; acks pace the runner).
@@ -229,6 +232,11 @@ try {
   console.log(
     `${MEGABYTES} MB through one terminal: ${seconds.toFixed(1)} s (${(bytes / 1e6 / seconds).toFixed(1)} MB/s); runner RSS ${mb(rssBefore)} MB before, ${mb(rssPeak)} MB at peak: growth ${mb(rssPeak - rssBefore)} MB (target < 50 MB: ${rssPeak - rssBefore < 50 * 1024 * 1024 ? "met" : "missed"})`,
   );
+
+  printFigures([
+    { figure: `${MEGABYTES} MB through one terminal`, value: bytes / 1e6 / seconds, unit: "MB/s" },
+    { figure: "runner RSS growth, 50 MB through a terminal", value: (rssPeak - rssBefore) / 1048576, unit: "MB", target: "< 50 MB", ok: rssPeak - rssBefore < 50 * 1024 * 1024 },
+  ]);
 
   // A terminal nobody reads: `yes` runs on, its page closed.
   await page.keyboard.type("clear; yes unread-terminal\n");

@@ -219,4 +219,8 @@ table(`IDE page load, returning visit: ${runs} visits in one context (after two 
 console.log(`baseline, Monaco alone on an empty page (fresh context): median ${fmt(median(alone)).trim()}, min ${fmt(Math.min(...alone)).trim()}, max ${fmt(Math.max(...alone)).trim()}`);
 console.log(`Monaco ready in the IDE / Monaco alone: first visit ${(median(first.monaco) / median(alone)).toFixed(2)}x, returning ${(median(returning.monaco) / median(alone)).toFixed(2)}x`);
 console.log(`requests outside ${url.hostname}: ${external.size === 0 ? "none" : [...external].join(", ")}`);
+for (const [visit, samples] of [["first", first], ["returning", returning]]) {
+  const figure = { figure: `IDE ${visit} visit, Monaco ready`, value: median(samples.monaco), unit: "ms", baseline: "Monaco alone", baselineValue: median(alone) };
+  console.log(`bench-figure ${JSON.stringify(figure)}`);
+}
 if (external.size > 0) process.exit(1);

@@ -23,13 +23,28 @@ function rssOf(pid: number): number {
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-stream-bench-"));
 migrate(dataDir);
 const runner = spawn(process.execPath, [path.join(ROOT, "apps/runner/dist/main.mjs")], {
-  env: { ...process.env, BERTH_DATA_DIR: dataDir, BERTH_RUNNER_PORT: String(PORT), BERTH_ADMIN_TOKEN: TOKEN, BERTH_WARM_POOL: "0", BERTH_LOG_LEVEL: "warn", BERTH_RUNNER_ID: "stream-bench" },
+  env: {
+    ...process.env,
+    BERTH_DATA_DIR: dataDir,
+    BERTH_RUNNER_PORT: String(PORT),
+    BERTH_ADMIN_TOKEN: TOKEN,
+    BERTH_WARM_POOL: "0",
+    BERTH_LOG_LEVEL: "warn",
+    BERTH_RUNNER_ID: "stream-bench",
+  },
   stdio: ["ignore", "pipe", "inherit"],
 });
 const base = `http://127.0.0.1:${PORT}`;
 const api = async <T>(method: string, route: string, body?: unknown): Promise<T> => {
-  const response = await fetch(`${base}${route}`, { method, headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) });
-  return (await response.json()) as T;
+  const response = await fetch(`${base}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  // DELETE answers 204 with no body: only a body is JSON.
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text.slice(0, 200)}`);
+  return (text ? JSON.parse(text) : undefined) as T;
 };
 
 try {
@@ -49,7 +64,10 @@ try {
   // The command waits for the watchers to subscribe, then prints 100 MB.
   const requestedAt = performance.now();
   const started = await api<{ runId: string }>("POST", `/api/sessions/${session.id}/tools/bash`, {
-    args: { action: "start", command: `sleep 3; yes 0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU | head -c ${BYTES}` },
+    args: {
+      action: "start",
+      command: `sleep 3; yes 0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU | head -c ${BYTES}`,
+    },
   });
   const runId = started.runId;
 
@@ -60,14 +78,17 @@ try {
     watcher.done = new Promise<void>((resolve, reject) => {
       socket.on("run:output", (event: { stream: string; offset: number; data: string }) => {
         if (event.stream !== "stdout") return;
-        if (event.offset !== watcher.received) reject(new Error(`gap or duplicate: got offset ${event.offset}, expected ${watcher.received}`));
+        if (event.offset !== watcher.received)
+          reject(new Error(`gap or duplicate: got offset ${event.offset}, expected ${watcher.received}`));
         const bytes = Buffer.from(event.data);
         watcher.firstByteAt ??= performance.now();
         watcher.hash.update(bytes);
         watcher.received += bytes.length;
         if (watcher.received >= BYTES) resolve();
       });
-      socket.on("connect", () => socket.emit("run:subscribe", { runId, offset: { stdout: watcher.received, stderr: 0 } }, () => undefined));
+      socket.on("connect", () =>
+        socket.emit("run:subscribe", { runId, offset: { stdout: watcher.received, stderr: 0 } }, () => undefined),
+      );
     });
     return watcher;
   };
@@ -90,18 +111,46 @@ try {
   const finishedAt = performance.now();
   clearInterval(sampler);
 
-  const stored = crypto.createHash("sha256").update(fs.readFileSync(path.join(dataDir, "runs", runId, "stdout.log"))).digest("hex");
+  const stored = crypto
+    .createHash("sha256")
+    .update(fs.readFileSync(path.join(dataDir, "runs", runId, "stdout.log")))
+    .digest("hex");
   const digests = new Set(all.map((w) => w.hash.digest("hex")));
   // The command sleeps 3 s before printing, so a first byte is due 3 s after the start request.
   const firstBytes = all.map((w) => (w.firstByteAt ?? finishedAt) - requestedAt - 3000).sort((a, b) => a - b);
   const seconds = (finishedAt - requestedAt - 3000) / 1000;
 
   console.log("\nBerth stream bench: 100 MB run output, 50 live socket.io clients (runner in its own process)\n");
-  console.log(`every client got every byte in order:   ${digests.size === 1 && digests.has(stored) ? "yes" : "NO"} (sha256 ${stored.slice(0, 16)}…, ${all.length} clients)`);
-  console.log(`client that disconnected and resumed:   ${replacement.hash === dropper.hash ? "resumed from its offset, same checksum" : "?"}`);
-  console.log(`throughput per client:                  ${(BYTES / 1024 / 1024 / seconds).toFixed(1)} MB/s (${((BYTES * CLIENTS) / 1024 / 1024 / seconds).toFixed(0)} MB/s fan-out)`);
-  console.log(`time to first byte (median, start request + 3 s sleep → client): ${firstBytes[Math.floor(firstBytes.length / 2)]!.toFixed(0)} ms`);
-  console.log(`runner RSS: before ${(rssBefore / 1048576).toFixed(0)} MB, peak ${(peakRss / 1048576).toFixed(0)} MB, growth ${((peakRss - rssBefore) / 1048576).toFixed(0)} MB (target < 100 MB)`);
+  console.log(
+    `every client got every byte in order:   ${digests.size === 1 && digests.has(stored) ? "yes" : "NO"} (sha256 ${stored.slice(0, 16)}…, ${all.length} clients)`,
+  );
+  console.log(
+    `client that disconnected and resumed:   ${replacement.hash === dropper.hash ? "resumed from its offset, same checksum" : "?"}`,
+  );
+  console.log(
+    `throughput per client:                  ${(BYTES / 1024 / 1024 / seconds).toFixed(1)} MB/s (${((BYTES * CLIENTS) / 1024 / 1024 / seconds).toFixed(0)} MB/s fan-out)`,
+  );
+  console.log(
+    `time to first byte (median, start request + 3 s sleep → client): ${firstBytes[Math.floor(firstBytes.length / 2)]!.toFixed(0)} ms`,
+  );
+  console.log(
+    `runner RSS: before ${(rssBefore / 1048576).toFixed(0)} MB, peak ${(peakRss / 1048576).toFixed(0)} MB, growth ${((peakRss - rssBefore) / 1048576).toFixed(0)} MB (target < 100 MB)`,
+  );
+  const inOrder = digests.size === 1 && digests.has(stored);
+  const growthMb = (peakRss - rssBefore) / 1048576;
+  for (const figure of [
+    {
+      figure: "every client got every byte in order",
+      value: inOrder ? 1 : 0,
+      unit: "",
+      target: "1 (all 50 clients)",
+      ok: inOrder,
+    },
+    { figure: "throughput per client", value: BYTES / 1024 / 1024 / seconds, unit: "MB/s" },
+    { figure: "time to first byte (median)", value: firstBytes[Math.floor(firstBytes.length / 2)]!, unit: "ms" },
+    { figure: "runner RSS growth", value: growthMb, unit: "MB", target: "< 100 MB", ok: growthMb < 100 },
+  ])
+    console.log(`bench-figure ${JSON.stringify(figure)}`);
   for (const w of all) w.socket.disconnect();
   await api("DELETE", `/api/sessions/${session.id}`);
 } finally {

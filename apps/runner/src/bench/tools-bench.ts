@@ -38,7 +38,10 @@ try {
     const viaTool = await call("grep", { pattern: "needle_marker", path: "big", maxResults: 100 });
     grepTool.push(performance.now() - started);
     if (!viaTool.ok) throw new Error(viaTool.output);
-    const direct = await call("bash", { command: "TIMEFORMAT=%R; time rg --json needle_marker big > /dev/null", timeoutMs: 120_000 });
+    const direct = await call("bash", {
+      command: "TIMEFORMAT=%R; time rg --json needle_marker big > /dev/null",
+      timeoutMs: 120_000,
+    });
     rgDirect.push(Number.parseFloat(String(direct.details?.stderr).trim()) * 1000);
   }
 
@@ -48,11 +51,16 @@ try {
   const write4k = await timeMany(50, (i) => call("write_file", { path: `w/${i % 5}.txt`, content: "y".repeat(4096) }));
 
   const original = Array.from({ length: 1000 }, (_, i) => `line ${i}`).join("\n") + "\n";
-  const hunks = Array.from({ length: 50 }, (_, h) => `@@\n line ${h * 20 + 5}\n-line ${h * 20 + 6}\n+changed ${h * 20 + 6}\n line ${h * 20 + 7}`).join("\n");
+  const hunks = Array.from(
+    { length: 50 },
+    (_, h) => `@@\n line ${h * 20 + 5}\n-line ${h * 20 + 6}\n+changed ${h * 20 + 6}\n line ${h * 20 + 7}`,
+  ).join("\n");
   const patchTimes = await timeMany(5, async (i) => {
     await call("write_file", { path: `patch${i}.txt`, content: original });
     const started = performance.now();
-    const result = await call("apply_patch", { patch: `*** Begin Patch\n*** Update File: patch${i}.txt\n${hunks}\n*** End Patch` });
+    const result = await call("apply_patch", {
+      patch: `*** Begin Patch\n*** Update File: patch${i}.txt\n${hunks}\n*** End Patch`,
+    });
     if (!result.ok) throw new Error(result.output);
     return performance.now() - started;
   });
@@ -60,12 +68,34 @@ try {
   console.log("\nBerth tools bench (through the runner's HTTP API, real Docker)\n");
   console.log(row("grep tool, 20k files / 200 MB", grepTool));
   console.log(row("rg run directly in the same container", rgDirect));
-  console.log(`${"  ratio grep tool / rg direct (target ≤ 1.3)".padEnd(44)} ${(percentile(grepTool, 50) / percentile(rgDirect, 50)).toFixed(2)}`);
+  console.log(
+    `${"  ratio grep tool / rg direct (target ≤ 1.3)".padEnd(44)} ${(percentile(grepTool, 50) / percentile(rgDirect, 50)).toFixed(2)}`,
+  );
   console.log(row("bash exec `true`", bashTrue));
   console.log(row("read_file 4 KiB", read4k));
   console.log(row("write_file 4 KiB", write4k));
   console.log(row("apply_patch, 50 hunks (HTTP incl.)", patchTimes));
-  console.log("\nNote: the grep tool time includes the HTTP round trip, admission and the agent RPC; rg direct is rg's own wall time.");
+  console.log(
+    "\nNote: the grep tool time includes the HTTP round trip, admission and the agent RPC; rg direct is rg's own wall time.",
+  );
+  const grepRatio = percentile(grepTool, 50) / percentile(rgDirect, 50);
+  const p50 = (samples: number[]) => percentile(samples, 50);
+  for (const figure of [
+    {
+      figure: "grep tool p50, 20k files / 200 MB",
+      value: p50(grepTool),
+      unit: "ms",
+      baseline: "rg direct in the container",
+      baselineValue: p50(rgDirect),
+      target: "ratio ≤ 1.3",
+      ok: grepRatio <= 1.3,
+    },
+    { figure: "bash exec `true` p50", value: p50(bashTrue), unit: "ms" },
+    { figure: "read_file 4 KiB p50", value: p50(read4k), unit: "ms" },
+    { figure: "write_file 4 KiB p50", value: p50(write4k), unit: "ms" },
+    { figure: "apply_patch 50 hunks p50", value: p50(patchTimes), unit: "ms" },
+  ])
+    console.log(`bench-figure ${JSON.stringify(figure)}`);
 } finally {
   await kit.close();
 }

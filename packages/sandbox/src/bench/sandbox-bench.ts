@@ -22,6 +22,10 @@ interface Row {
   unit: string;
   target?: string;
   pass?: boolean;
+  /** The row measured beside it in this run that it is compared with (npm run bench's table). */
+  baseline?: string;
+  /** The statistic the target is on; p50 unless said. */
+  stat?: "p50" | "p95";
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -98,7 +102,7 @@ async function main(): Promise<void> {
       warm.push(ms);
     }
     const warmRow = summarize("warm acquire (pool)", warm);
-    rows.push({ ...warmRow, target: "p50 ≤ 20 ms", pass: warmRow.p50 <= 20 });
+    rows.push({ ...warmRow, target: "p50 ≤ 20 ms", pass: warmRow.p50 <= 20, baseline: "cold start → agent ready" });
     await Promise.all(Array.from({ length: 20 }, (_, i) => driver.destroy(`warm-${i}`)));
 
     // 3. RPC round trip reading a 4 KiB file vs docker exec cat of the same file.
@@ -134,7 +138,12 @@ async function main(): Promise<void> {
 
     const ratioApi = apiRow.p50 / rpcRow.p50;
     const ratioCli = cliRow.p50 / rpcRow.p50;
-    rows.push({ ...rpcRow, target: "p50 ≤ 1 ms, ≥ 50x exec", pass: rpcRow.p50 <= 1 && ratioApi >= 50 });
+    rows.push({
+      ...rpcRow,
+      target: "p50 ≤ 1 ms, ≥ 50x exec",
+      pass: rpcRow.p50 <= 1 && ratioApi >= 50,
+      baseline: "docker exec cat (engine API)",
+    });
     rows.push(apiRow, cliRow);
     notes.push(
       `ratio docker exec / RPC (p50): ${ratioApi.toFixed(0)}x via engine API, ${ratioCli.toFixed(0)}x via CLI`,
@@ -176,7 +185,7 @@ async function main(): Promise<void> {
       if (kb?.[1]) anon.push(Number(kb[1]) / 1024);
     }
     const cgroupRow = summarize("idle container memory (cgroup, as docker stats)", cgroup, "MiB");
-    rows.push({ ...cgroupRow, target: "≤ 40 MB", pass: cgroupRow.p95 <= 40 });
+    rows.push({ ...cgroupRow, target: "≤ 40 MB", pass: cgroupRow.p95 <= 40, stat: "p95" });
     rows.push(summarize("idle agent private memory (RssAnon)", anon, "MiB"));
     rows.push(summarize("idle agent RSS incl. shared node binary", rss, "MiB"));
     notes.push("RSS counts the node binary's file pages, shared by every container through the page cache;");
@@ -208,6 +217,19 @@ async function main(): Promise<void> {
   for (const row of table) console.log(line(row));
   console.log("");
   for (const note of notes) console.log(note);
+  for (const r of rows) {
+    const stat = r.stat ?? "p50";
+    const base = rows.find((b) => b.name === r.baseline);
+    const figure = {
+      figure: `${r.name.trim()} ${stat}`,
+      value: r[stat],
+      unit: r.unit,
+      ...(base ? { baseline: base.name, baselineValue: base[stat] } : {}),
+      ...(r.target ? { target: r.target } : {}),
+      ...(r.pass === undefined ? {} : { ok: r.pass }),
+    };
+    console.log(`bench-figure ${JSON.stringify(figure)}`);
+  }
   if (rows.some((r) => r.pass === false)) process.exitCode = 1;
 }
 

@@ -186,6 +186,16 @@ export function runAdmissionBench(options: { commands?: number; print?: boolean 
         .map(([k, v]) => `${k} ${v}`)
         .join(", ")}`,
     );
+    printFigures([
+      { figure: "classification of generated commands", value: result.classifyPerSecond, unit: "commands/s" },
+      {
+        figure: "admit() overhead per call p50",
+        value: result.admitP50Ms,
+        unit: "ms",
+        target: "≤ 0.2 ms",
+        ok: result.admitP50Ms <= 0.2,
+      },
+    ]);
   }
   return result;
 }
@@ -305,8 +315,24 @@ export function runCorpusBench(
     console.log(
       `  of the ${result.withSubstitutions} with substitutions, asking at default: before ${sub.before}, after ${sub.after}`,
     );
+    printFigures([
+      {
+        figure: "classify per corpus command p50",
+        value: result.classifyP50Ms,
+        unit: "ms",
+        baseline: "unbash parse alone",
+        baselineValue: result.parseP50Ms,
+        target: "≤ 0.2 ms",
+        ok: result.classifyP50Ms <= 0.2,
+      },
+    ]);
   }
   return result;
+}
+
+/** `npm run bench`'s machine-readable lines (scripts/bench.mjs collects them into its table). */
+function printFigures(figures: Record<string, unknown>[]): void {
+  for (const figure of figures) console.log(`bench-figure ${JSON.stringify(figure)}`);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
