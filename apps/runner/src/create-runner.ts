@@ -1,4 +1,4 @@
-import { createDatabase, restrictDataDir } from "@berth/db";
+import { createDatabase, createRepositories, restrictDataDir } from "@berth/db";
 import { DockerSandboxDriver } from "@berth/sandbox";
 import { McpClientGateway, createMcpToolProviders } from "@berth/mcp";
 import { ApprovalService, BUILTIN_TOOLS, LoopGuard, ToolRouter } from "@berth/tools";
@@ -10,7 +10,6 @@ import { authorize } from "./auth/authorize";
 import { buildServer, requirePrincipal } from "./http/build-server";
 import { createDockerHealth } from "./docker-health";
 import { RunnerEvents } from "./events/runner-events";
-import { PrismaApprovalStore } from "./approvals/prisma-approval-store";
 import { ReceiptService } from "./receipts/receipt-service";
 import { RunService } from "./runs/run-service";
 import { ActiveRuns } from "./runs/active-runs";
@@ -37,7 +36,6 @@ import { registerMcpServerRoutes } from "./http/routes/mcp-servers-routes";
 import { registerPortRoutes } from "./ports/register-port-routes";
 import { ContainerStdioLauncher } from "./mcp/container-stdio-launcher";
 import { McpServersService } from "./mcp/mcp-servers-service";
-import { PrismaSchemaPinStore } from "./mcp/prisma-schema-pin-store";
 import { needsMcpTools, toResolvedMcpTool } from "./mcp/to-resolved-mcp-tool";
 
 export interface Runner {
@@ -55,12 +53,12 @@ export interface Runner {
  * service, REST, socket.io and metrics. `main.ts` runs it from the environment; tests run it in-process.
  */
 export async function createRunner(env: Env): Promise<Runner> {
-  const db = await createDatabase({ dataDir: env.dataDir, databaseUrl: env.DATABASE_URL });
-  const admin = await ensureAdminToken(db, { dataDir: env.dataDir, envToken: env.BERTH_ADMIN_TOKEN });
+  const repos = createRepositories(await createDatabase({ dataDir: env.dataDir, databaseUrl: env.DATABASE_URL }));
+  const admin = await ensureAdminToken(repos.users, { dataDir: env.dataDir, envToken: env.BERTH_ADMIN_TOKEN });
   const dockerHealth = createDockerHealth();
   const docker = await dockerHealth();
   if (!docker.ok) {
-    await db.$disconnect();
+    await repos.close();
     throw new AppError({ code: "sandbox_unavailable", message: `no Docker engine answers (${docker.error}): start dockerd or set DOCKER_HOST` });
   }
   const events = new RunnerEvents();
@@ -72,13 +70,13 @@ export async function createRunner(env: Env): Promise<Runner> {
     workspaceQuota: { dir: `${env.dataDir}/workspaces/${env.BERTH_RUNNER_ID}`, sizeBytes: env.BERTH_WORKSPACE_SIZE },
   });
   driver.on("warning", (warning) => process.stderr.write(`berth-runner: sandbox ${warning.sessionId ?? "pool"}: ${warning.message}\n`));
-  const receipts = await ReceiptService.open(db, env.dataDir, (sessionId) => {
+  const receipts = await ReceiptService.open(repos.receipts, env.dataDir, (sessionId) => {
     const info = driver.get(sessionId);
     return info?.imageId ? { imageId: info.imageId, posture: driver.posture(sessionId) } : null;
   });
   // Everything made so far (database, keys, the admin token, files from before) private to this user.
   restrictDataDir(env.dataDir);
-  const runs = new RunService({ db, dataDir: env.dataDir, events, driver, receipts });
+  const runs = new RunService({ repos, dataDir: env.dataDir, events, driver, receipts });
   const activeRuns = new ActiveRuns();
   const builtins = BUILTIN_TOOLS;
   // Fail closed: a declared built-in without its spec would be listed to callers and then not run.
@@ -86,11 +84,11 @@ export async function createRunner(env: Env): Promise<Runner> {
   const builtinNames = new Set(builtins.map((spec) => spec.name));
   // MCP client gateway: http servers contacted by the runner, stdio servers started inside each session's container.
   const gateway = new McpClientGateway({
-    pins: new PrismaSchemaPinStore(db),
+    pins: repos.mcpToolPins,
     allowPrivateUserServers: env.BERTH_MCP_ALLOW_PRIVATE_USER_URLS,
     stdio: new ContainerStdioLauncher({
       driver,
-      sessionEnv: async (sessionId) => JSON.parse((await db.session.findUniqueOrThrow({ where: { id: sessionId }, select: { envJson: true } })).envJson) as Record<string, string>,
+      sessionEnv: (sessionId) => repos.sessions.envOf(sessionId),
     }),
     reservedNames: () => builtinNames,
     // Never carries header values (the gateway's promise); the server is named so an operator can act.
@@ -103,12 +101,12 @@ export async function createRunner(env: Env): Promise<Runner> {
     },
   });
   const mcpServers = new McpServersService({
-    db,
+    repos,
     gateway,
     onInvalid: (serverId, message) => process.stderr.write(`berth-runner: MCP server ${serverId} skipped: ${message}\n`),
   });
   const sessions = new SessionService({
-    db,
+    repos,
     driver,
     events,
     onTerminated: async (t) => {
@@ -117,23 +115,20 @@ export async function createRunner(env: Env): Promise<Runner> {
     },
     onRemoved: (sessionId) => gateway.closeSession(sessionId),
   });
-  const approvalStore = new PrismaApprovalStore(db);
+  const approvalStore = repos.approvals;
   const approvals = new ApprovalService({ store: approvalStore });
   approvals.on("approval:created", (request) => events.emit("approval:created", request));
   approvals.on("approval:decided", (request) => events.emit("approval:decided", request));
   const metrics = new RunnerMetrics({
-    sessions: () => db.session.count({ where: { status: { not: "deleted" } } }),
-    runsByOutcome: async () => {
-      const groups = await db.run.groupBy({ by: ["outcome"], _count: { _all: true } });
-      return Object.fromEntries(groups.map((g) => [g.outcome ?? "running", g._count._all]));
-    },
-    approvalsPending: () => db.approval.count({ where: { status: "pending" } }),
+    sessions: () => repos.sessions.countLive(),
+    runsByOutcome: () => repos.runs.countByOutcome(),
+    approvalsPending: () => repos.approvals.countPending(),
   });
   // Precedence (docs/tools.md): built-in → user MCP → (local function tools: none yet) → session MCP → global MCP.
   const mcp = createMcpToolProviders(gateway, (tool, scope) => toResolvedMcpTool(gateway, tool, scope));
   const router = new ToolRouter(builtins, [mcp.user, mcp.session, mcp.global]);
   const tools = new ToolService({
-    db,
+    repos,
     driver,
     router,
     sessions,
@@ -155,33 +150,33 @@ export async function createRunner(env: Env): Promise<Runner> {
   await mcpServers.load();
   await sessions.reconcile();
   // After reconcile: what a crashed runner left running in an adopted container is stopped there and recorded.
-  const recovery = await recoverInterruptedRuns({ db, dataDir: env.dataDir, driver, receipts });
+  const recovery = await recoverInterruptedRuns({ repos, dataDir: env.dataDir, driver, receipts });
   await driver.start();
 
   // The runner's own port is known once it listens (tests listen on port 0).
   let listeningPort = env.BERTH_RUNNER_PORT;
   const hosts = hostAllowList({ allowedHosts: env.BERTH_ALLOWED_HOSTS, ports: () => [env.BERTH_WEB_PORT, listeningPort] });
   const revocation = new CredentialRevocation();
-  const browserSessions = new BrowserSessions({ db, ttlMs: env.BERTH_BROWSER_SESSION_HOURS * 3_600_000, revocation });
-  const app = buildServer({ db, dockerHealth, logLevel: env.BERTH_LOG_LEVEL, browserSessions, hosts });
-  registerUserRoutes(app, { db, revocation, sessions });
+  const browserSessions = new BrowserSessions({ repos, ttlMs: env.BERTH_BROWSER_SESSION_HOURS * 3_600_000, revocation });
+  const app = buildServer({ repos, dockerHealth, logLevel: env.BERTH_LOG_LEVEL, browserSessions, hosts });
+  registerUserRoutes(app, { repos, revocation, sessions });
   registerSessionRoutes(app, { sessions, tools });
   registerDownloadRoutes(app, { sessions, driver });
-  registerRunRoutes(app, { db, dataDir: env.dataDir, cancel: { db, driver, events, activeRuns } });
-  registerReceiptRoutes(app, { db, dataDir: env.dataDir, receipts, webOrigin: env.webOrigin });
+  registerRunRoutes(app, { repos, dataDir: env.dataDir, cancel: { runs: repos.runs, driver, events, activeRuns } });
+  registerReceiptRoutes(app, { repos, dataDir: env.dataDir, receipts, webOrigin: env.webOrigin });
   registerApprovalRoutes(app, { approvals, store: approvalStore });
-  registerPolicyRoutes(app, { db, onChange: () => tools.invalidatePolicy() });
+  registerPolicyRoutes(app, { repos, onChange: () => tools.invalidatePolicy() });
   registerBrowserSessionRoutes(app, { browserSessions });
-  registerSkillRoutes(app, { db });
+  registerSkillRoutes(app, { repos });
   registerMcpRoutes(app, { sessions, tools, approvalWaitMs: env.BERTH_MCP_APPROVAL_WAIT_MS });
   registerMcpServerRoutes(app, { mcpServers });
-  registerPortRoutes(app, { db, driver, sessions, browserSessions, hosts });
+  registerPortRoutes(app, { repos, driver, sessions, browserSessions, hosts });
   app.get("/metrics", async (request, reply) => {
     authorize(requirePrincipal(request), "metrics", "read");
     return reply.header("content-type", metrics.registry.contentType).send(await metrics.registry.metrics());
   });
-  const terminals = new TerminalService({ db, driver, sessions, runs, dataDir: env.dataDir });
-  const io = createSocketServer(app.server, { db, browserSessions, events, cancel: { db, driver, events, activeRuns }, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin, hosts, revocation, terminals });
+  const terminals = new TerminalService({ repos, driver, sessions, runs, dataDir: env.dataDir });
+  const io = createSocketServer(app.server, { repos, browserSessions, events, cancel: { runs: repos.runs, driver, events, activeRuns }, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin, hosts, revocation, terminals });
   const expiry = setInterval(() => void approvals.expireDue().catch(() => undefined), 30_000);
   expiry.unref();
 
@@ -196,7 +191,7 @@ export async function createRunner(env: Env): Promise<Runner> {
       await gateway.close().catch(() => undefined);
       // Session containers keep running for the next runner to adopt; the warm pool is drained.
       await driver.close().catch(() => undefined);
-      await db.$disconnect();
+      await repos.close();
     })();
     return closing;
   };

@@ -1,10 +1,10 @@
 import crypto from "node:crypto";
-import type { Database } from "@berth/db";
+import type { Repositories } from "@berth/db";
 import { USER_AGENT_MAX_CHARS, type BrowserSessionView, type CallerKind } from "@berth/protocol";
 import { AppError } from "@berth/protocol";
 import { authorize, listScope } from "./authorize";
 import type { CredentialRevocation } from "./credential-revocation";
-import { ROLES, hashToken, newId, type Principal, type Role } from "./tokens";
+import { hashToken, newId, type Principal } from "./tokens";
 
 /**
  * The browser's own credential, in a cookie of its own name (HttpOnly, SameSite=Strict, Path=/). It is
@@ -41,7 +41,7 @@ export function browserSecretFromCookie(cookie: string | undefined): string | nu
 export class BrowserSessions {
   constructor(
     private readonly deps: {
-      db: Database;
+      repos: Pick<Repositories, "browserSessions" | "users">;
       /** How long a sign-in lasts (BERTH_BROWSER_SESSION_HOURS). */
       ttlMs: number;
       revocation?: CredentialRevocation;
@@ -55,15 +55,13 @@ export class BrowserSessions {
       throw new AppError({ code: "forbidden", message: "A browser session cannot mint another: sign in with an API token" });
     }
     const secret = `${SECRET_PREFIX}${crypto.randomBytes(32).toString("base64url")}`;
-    const row = await this.deps.db.browserSession.create({
-      data: {
-        id: newId("bs"),
-        userId: principal.userId,
-        tokenId: principal.tokenId,
-        secretHash: hashToken(secret),
-        userAgent: userAgent.slice(0, USER_AGENT_MAX_CHARS),
-        expiresAt: new Date(Date.now() + this.deps.ttlMs),
-      },
+    const row = await this.deps.repos.browserSessions.create({
+      id: newId("bs"),
+      userId: principal.userId,
+      tokenId: principal.tokenId,
+      secretHash: hashToken(secret),
+      userAgent: userAgent.slice(0, USER_AGENT_MAX_CHARS),
+      expiresAt: new Date(Date.now() + this.deps.ttlMs),
     });
     return { session: view(row, principal.name, row.id), secret };
   }
@@ -71,45 +69,40 @@ export class BrowserSessions {
   /** Resolves a cookie's secret to its user, or null (unknown, expired, revoked, or the user disabled). */
   async authenticate(secret: string): Promise<Principal | null> {
     if (!secret.startsWith(SECRET_PREFIX)) return null;
-    const row = await this.deps.db.browserSession.findUnique({ where: { secretHash: hashToken(secret) } });
+    const row = await this.deps.repos.browserSessions.findBySecretHash(hashToken(secret));
     if (!row || row.revokedAt || row.expiresAt.getTime() <= Date.now()) return null;
-    const user = await this.deps.db.user.findUnique({ where: { id: row.userId } });
+    const user = await this.deps.repos.users.get(row.userId);
     if (!user || user.disabledAt || user.deletedAt) return null;
     // Revoking the token a browser signed in with signs that browser out too.
     if (row.tokenId) {
-      const token = await this.deps.db.apiToken.findUnique({ where: { id: row.tokenId }, select: { revokedAt: true } });
+      const token = await this.deps.repos.users.tokenRevokedAt(row.tokenId);
       if (!token || token.revokedAt) return null;
     }
     if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-      this.deps.db.browserSession.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => undefined);
+      this.deps.repos.browserSessions.touch(row.id).catch(() => undefined);
     }
-    const role = (ROLES as readonly string[]).includes(user.role) ? (user.role as Role) : "viewer";
-    return { userId: user.id, name: user.name, role, tokenId: row.id, credential: "browser", ...(row.tokenId ? { mintedWith: row.tokenId } : {}) };
+    // An unknown role reads as viewer (UserRepository).
+    return { userId: user.id, name: user.name, role: user.role, tokenId: row.id, credential: "browser", ...(row.tokenId ? { mintedWith: row.tokenId } : {}) };
   }
 
   /** The caller's own sign-ins, newest first; an admin sees everyone's. */
   async list(principal: Principal): Promise<BrowserSessionView[]> {
     const { ownerId } = listScope(principal, "browserSession", "list");
-    const rows = await this.deps.db.browserSession.findMany({
-      where: ownerId ? { userId: ownerId } : {},
-      orderBy: { createdAt: "desc" },
-      take: 500,
-    });
-    const users = await this.deps.db.user.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.userId))] } } });
-    const names = new Map(users.map((u) => [u.id, u.name]));
+    const rows = await this.deps.repos.browserSessions.list({ ...(ownerId ? { userId: ownerId } : {}), limit: 500 });
+    const names = await this.deps.repos.users.namesOf(rows.map((r) => r.userId));
     const current = principal.credential === "browser" ? principal.tokenId : null;
     return rows.map((row) => view(row, names.get(row.userId) ?? row.userId, current));
   }
 
   /** Ends a sign-in (one's own, or anyone's for an admin) and its open sockets at once. */
   async revoke(id: string, principal: Principal): Promise<BrowserSessionView> {
-    const row = await this.deps.db.browserSession.findUnique({ where: { id } });
+    const row = await this.deps.repos.browserSessions.get(id);
     if (!row) throw new AppError({ code: "not_found", message: `Browser session not found: ${id}` });
     // Someone else's is "not found" to a non-admin: its id says nothing (docs/api.md, Roles).
     authorize(principal, "browserSession", "revoke", { id, ownerId: row.userId });
-    const revoked = row.revokedAt ? row : await this.deps.db.browserSession.update({ where: { id }, data: { revokedAt: new Date() } });
+    const revoked = row.revokedAt ? row : await this.deps.repos.browserSessions.revoke(id);
     this.deps.revocation?.disconnectCredential(id);
-    const user = await this.deps.db.user.findUnique({ where: { id: row.userId } });
+    const user = await this.deps.repos.users.get(row.userId);
     return view(revoked, user?.name ?? row.userId, principal.credential === "browser" ? principal.tokenId : null);
   }
 }

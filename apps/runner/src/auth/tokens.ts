@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import type { Database } from "@berth/db";
+import type { UserRepository } from "@berth/db";
 import { ROLES, type Role } from "@berth/protocol";
 
 // The roles are a wire type (protocol api/users.ts); auth code keeps importing them from here.
@@ -41,8 +41,8 @@ const ADMIN_USER_ID = "user_admin";
  * generated once and kept in the data dir with mode 0600. Returns where the token comes from; the
  * token itself is never logged.
  */
-export async function ensureAdminToken(db: Database, opts: { dataDir: string; envToken?: string | undefined }): Promise<{ source: "env" | "file"; file?: string }> {
-  await db.user.upsert({ where: { id: ADMIN_USER_ID }, update: {}, create: { id: ADMIN_USER_ID, name: "admin", role: "admin" } });
+export async function ensureAdminToken(users: UserRepository, opts: { dataDir: string; envToken?: string | undefined }): Promise<{ source: "env" | "file"; file?: string }> {
+  await users.ensure({ id: ADMIN_USER_ID, name: "admin", role: "admin" });
   let token = opts.envToken;
   let file: string | undefined;
   if (!token) {
@@ -56,27 +56,23 @@ export async function ensureAdminToken(db: Database, opts: { dataDir: string; en
   }
   const tokenId = opts.envToken ? "tok_env_admin" : "tok_file_admin";
   const tokenHash = hashToken(token);
-  await db.apiToken.upsert({
-    where: { id: tokenId },
-    update: { tokenHash, revokedAt: null },
-    create: { id: tokenId, userId: ADMIN_USER_ID, name: opts.envToken ? "BERTH_ADMIN_TOKEN" : "generated admin token", tokenHash },
-  });
+  await users.upsertToken({ id: tokenId, userId: ADMIN_USER_ID, name: opts.envToken ? "BERTH_ADMIN_TOKEN" : "generated admin token", tokenHash });
   return file ? { source: "file", file } : { source: "env" };
 }
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** Resolves a presented token to its user, or null. */
-export async function authenticate(db: Database, token: string): Promise<Principal | null> {
-  const row = await db.apiToken.findUnique({ where: { tokenHash: hashToken(token) }, include: { user: true } });
+export async function authenticate(users: UserRepository, token: string): Promise<Principal | null> {
+  const row = await users.findTokenByHash(hashToken(token));
   // A disabled or deleted user's tokens are refused like revoked ones (users-routes.ts).
   if (!row || row.revokedAt || row.user.disabledAt || row.user.deletedAt) return null;
   // For the admin's token list; at most one write a minute per token, off the request's path.
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => undefined);
+    users.touchToken(row.id).catch(() => undefined);
   }
-  const role = (ROLES as readonly string[]).includes(row.user.role) ? (row.user.role as Role) : "viewer";
-  return { userId: row.userId, name: row.user.name, role, tokenId: row.id, credential: "token" };
+  // An unknown role reads as viewer (UserRepository).
+  return { userId: row.userId, name: row.user.name, role: row.user.role, tokenId: row.id, credential: "token" };
 }
 
 /**

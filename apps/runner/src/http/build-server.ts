@@ -1,7 +1,7 @@
 import http from "node:http";
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { AppError, toApiError } from "@berth/protocol";
-import { pingDatabase, type Database } from "@berth/db";
+import type { Repositories } from "@berth/db";
 import type { Principal } from "../auth/tokens";
 import type { BrowserSessions } from "../auth/browser-sessions";
 import { authorize } from "../auth/authorize";
@@ -18,7 +18,7 @@ declare module "fastify" {
 export type DockerHealth = () => Promise<{ ok: boolean; version?: string; error?: string }>;
 
 export type ServerDeps = {
-  db: Database;
+  repos: Pick<Repositories, "users" | "ping">;
   dockerHealth: DockerHealth;
   logLevel: string;
   /** Browser sign-ins: their cookie is the one credential besides a bearer token (auth/authenticate-request.ts). */
@@ -81,7 +81,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
 
   app.addHook("onRequest", requestGuardHook(deps.hosts));
 
-  const authenticateRequest = createRequestAuthenticator(deps.db, deps.browserSessions);
+  const authenticateRequest = createRequestAuthenticator(deps.repos.users, deps.browserSessions);
   app.addHook("onRequest", async (request) => {
     const { principal, presented } = await authenticateRequest(request.headers);
     request.principal = principal;
@@ -110,7 +110,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   });
 
   app.get("/healthz", async (_request, reply) => {
-    const [docker, db] = await Promise.all([deps.dockerHealth(), pingDatabase(deps.db)]);
+    const [docker, db] = await Promise.all([deps.dockerHealth(), deps.repos.ping()]);
     const ok = docker.ok && db.ok;
     return reply.status(ok ? 200 : 503).send({ ok, docker, db });
   });

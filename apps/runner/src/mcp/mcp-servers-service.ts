@@ -1,13 +1,11 @@
-import type { Database } from "@berth/db";
+import type { Repositories, StoredMcpServer } from "@berth/db";
 import { SchemaPinError } from "@berth/mcp";
 import type { McpClientGateway, McpServerEntry } from "@berth/mcp";
-import { AppError, McpServerConfigSchema, redactMcpServer, redactUrl, secretValues, urlSecrets } from "@berth/protocol";
+import { AppError, redactMcpServer, redactUrl, secretValues, urlSecrets } from "@berth/protocol";
 import type { McpServerConfig, McpServerView, McpToolPinView } from "@berth/protocol";
 import { authorize, listScope } from "../auth/authorize";
 import type { Principal } from "../auth/tokens";
 import { newId } from "../auth/tokens";
-
-type ServerRow = Awaited<ReturnType<Database["mcpServer"]["findUniqueOrThrow"]>>;
 
 // What the API returns (McpServerViewSchema): the config without header values (they may be API keys), only
 // their names, and its URL without userinfo.
@@ -33,7 +31,7 @@ export class McpServersService {
 
   constructor(
     private readonly deps: {
-      db: Database;
+      repos: Pick<Repositories, "mcpServers" | "mcpToolPins">;
       gateway: McpClientGateway;
       /** A stored row that no longer validates (hand-edited, older schema): skipped, reported here. */
       onInvalid?: (serverId: string, message: string) => void;
@@ -42,7 +40,7 @@ export class McpServersService {
 
   /** Loads every stored server into the gateway (boot), replacing what it had. */
   async load(): Promise<void> {
-    const rows = await this.deps.db.mcpServer.findMany({ orderBy: { createdAt: "asc" } });
+    const rows = await this.deps.repos.mcpServers.listAll();
     const entries: McpServerEntry[] = [];
     for (const row of rows) {
       const entry = this.#entryOf(row);
@@ -66,24 +64,9 @@ export class McpServersService {
     const refused = await this.deps.gateway.addressRefusal(body);
     if (refused) throw new AppError({ code: "bad_request", message: `url: ${refused.message}` });
     // Unique per scope: global names among all global servers, user names among the caller's own.
-    const clash = await this.deps.db.mcpServer.findFirst({
-      where: { scope: body.scope, name: body.name, ...(body.scope === "user" ? { ownerId: principal.userId } : {}) },
-      select: { id: true },
-    });
-    if (clash) throw new AppError({ code: "conflict", message: `name: an MCP server named ${JSON.stringify(body.name)} already exists in scope ${body.scope} (${clash.id})` });
-    const row = await this.deps.db.mcpServer.create({
-      data: {
-        id: newId("mcp"),
-        name: body.name,
-        transport: body.transport,
-        command: body.command ?? null,
-        argsJson: JSON.stringify(body.args ?? []),
-        url: body.url ?? null,
-        headersJson: JSON.stringify(body.headers ?? {}),
-        scope: body.scope,
-        ownerId: principal.userId,
-      },
-    });
+    const clash = await this.deps.repos.mcpServers.clashOf(body, principal.userId);
+    if (clash) throw new AppError({ code: "conflict", message: `name: an MCP server named ${JSON.stringify(body.name)} already exists in scope ${body.scope} (${clash})` });
+    const row = await this.deps.repos.mcpServers.create(newId("mcp"), body, principal.userId);
     const entry = this.#entryOf(row);
     if (!entry) throw new AppError({ code: "internal", message: `MCP server ${row.id} did not validate after it was stored` });
     this.deps.gateway.upsertServer(entry);
@@ -94,10 +77,7 @@ export class McpServersService {
   async list(principal: Principal): Promise<McpServerView[]> {
     authorize(principal, "globalMcpServer", "list");
     const { ownerId } = listScope(principal, "mcpServer", "list");
-    const rows = await this.deps.db.mcpServer.findMany({
-      where: ownerId ? { OR: [{ scope: "global" }, { scope: "user", ownerId }] } : {},
-      orderBy: [{ scope: "asc" }, { name: "asc" }],
-    });
+    const rows = await this.deps.repos.mcpServers.list(ownerId ? { visibleTo: ownerId } : {});
     const views: McpServerView[] = [];
     for (const row of rows) {
       const entry = this.#entryOf(row);
@@ -110,21 +90,16 @@ export class McpServersService {
   async remove(id: string, principal: Principal): Promise<void> {
     const row = await this.#authorizedRow(id, principal, "delete");
     // Pins go with the server (onDelete: Cascade).
-    await this.deps.db.mcpServer.delete({ where: { id: row.id } });
+    await this.deps.repos.mcpServers.delete(row.id);
     await this.deps.gateway.removeServer(row.id);
   }
 
   /** The server's tools as last seen with their pin status; an operator reads the hash to accept here. */
   async pins(id: string, principal: Principal): Promise<McpToolPinView[]> {
     const row = await this.#authorizedRow(id, principal, "read");
-    const pins = await this.deps.db.mcpToolPin.findMany({ where: { serverId: row.id }, orderBy: { toolName: "asc" } });
-    return pins.map((pin) => ({
-      serverId: pin.serverId,
-      toolName: pin.toolName,
-      schemaHash: pin.schemaHash,
-      acceptedHash: pin.acceptedHash ?? "",
-      status: pin.schemaHash === pin.acceptedHash ? "accepted" : "held",
-    }));
+    const pins = await this.deps.repos.mcpToolPins.list(row.id);
+    // An acceptedHash never given is "", which no schema hash equals.
+    return pins.map((pin) => ({ ...pin, status: pin.schemaHash === pin.acceptedHash ? "accepted" : "held" }));
   }
 
   /** An operator accepts the changed schema they reviewed (by its hash); the tool stops asking at once. */
@@ -147,44 +122,25 @@ export class McpServersService {
   }
 
   /** The row if the principal may `action` it (docs/api.md, Roles); 404 when they may not even read it. */
-  async #authorizedRow(id: string, principal: Principal, action: "read" | "delete" | "accept"): Promise<ServerRow> {
-    const row = await this.deps.db.mcpServer.findUnique({ where: { id } });
+  async #authorizedRow(id: string, principal: Principal, action: "read" | "delete" | "accept"): Promise<StoredMcpServer> {
+    const row = await this.deps.repos.mcpServers.get(id);
     if (!row) throw new AppError({ code: "not_found", message: `MCP server not found: ${id}` });
     authorize(principal, resourceOf(row.scope), action, { id: row.id, ownerId: row.ownerId });
     return row;
   }
 
-  #entryOf(row: ServerRow): McpServerEntry | undefined {
-    const config = {
-      name: row.name,
-      transport: row.transport,
-      scope: row.scope,
-      ...(row.transport === "stdio"
-        ? { command: row.command ?? undefined, args: parseJson(row.argsJson) }
-        : { url: row.url ?? undefined, ...(row.headersJson === "{}" ? {} : { headers: parseJson(row.headersJson) }) }),
-    };
-    const parsed = McpServerConfigSchema.safeParse(config);
-    if (!parsed.success || !row.ownerId) {
-      const issue = parsed.error?.issues[0];
-      this.deps.onInvalid?.(row.id, issue ? `${issue.path.join(".") || "config"}: ${issue.message}` : "ownerId: missing");
+  #entryOf(row: StoredMcpServer): McpServerEntry | undefined {
+    if (!row.valid) {
+      this.deps.onInvalid?.(row.id, row.problem);
       return undefined;
     }
-    const entry = { ...parsed.data, id: row.id, ownerUserId: row.ownerId };
+    const entry = { ...row.config, id: row.id, ownerUserId: row.ownerId };
     this.#secrets.set(row.id, [...secretValues(entry.headers), ...(entry.url ? urlSecrets(entry.url) : [])]);
     return entry;
   }
 }
 
-/** Stored JSON columns; a broken one fails validation (naming the field) instead of throwing. */
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return null;
-  }
-}
-
-function view(entry: McpServerEntry, row: ServerRow): McpServerView {
-  const shown = redactMcpServer({ ...entry, ownerUserId: row.ownerId ?? "", createdAt: row.createdAt.toISOString() });
+function view(entry: McpServerEntry, row: StoredMcpServer): McpServerView {
+  const shown = redactMcpServer({ ...entry, ownerUserId: row.ownerId ?? "", createdAt: row.createdAt });
   return shown.url === undefined ? shown : { ...shown, url: redactUrl(shown.url) };
 }

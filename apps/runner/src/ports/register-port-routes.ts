@@ -1,7 +1,7 @@
 import type http from "node:http";
 import type { Duplex } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Database } from "@berth/db";
+import type { Repositories } from "@berth/db";
 import { SandboxError, type SandboxDriver } from "@berth/sandbox";
 import { AppError, PortListResultSchema, PortMethod, PortNumberSchema, toApiError } from "@berth/protocol";
 import { allows } from "../auth/authorize";
@@ -18,7 +18,7 @@ import { PortTunnel } from "./port-tunnel";
 export const PORT_PATH = /^\/sessions\/([^/?]+)\/ports\/([^/?]*)(\/[^?]*)?(\?.*)?$/;
 
 export interface PortRouteDeps {
-  db: Database;
+  repos: Pick<Repositories, "users">;
   driver: SandboxDriver;
   sessions: SessionService;
   browserSessions?: BrowserSessions;
@@ -40,7 +40,7 @@ class PortProblem extends Error {
  * that does not exist.
  */
 export function registerPortRoutes(app: FastifyInstance, deps: PortRouteDeps): void {
-  const authenticate = createRequestAuthenticator(deps.db, deps.browserSessions);
+  const authenticate = createRequestAuthenticator(deps.repos.users, deps.browserSessions);
 
   async function resolve(principal: Principal | null, url: string) {
     const match = PORT_PATH.exec(url);

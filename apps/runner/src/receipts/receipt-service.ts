@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import type { Database } from "@berth/db";
+import type { ReceiptRepository } from "@berth/db";
 import { Ledger, loadOrCreateSigningKey, verifyReceipt } from "@berth/receipts";
 import type { ReceiptSigner } from "@berth/receipts";
 import type { CallerKind, Receipt, RunOutcome, SandboxPosture } from "@berth/protocol";
@@ -34,17 +34,16 @@ export class ReceiptService {
   private queue: Promise<unknown> = Promise.resolve();
 
   private constructor(
-    private readonly db: Database,
+    private readonly receipts: ReceiptRepository,
     readonly signer: ReceiptSigner,
     private readonly ledger: Ledger,
     private readonly sandboxFacts: SandboxFacts,
   ) {}
 
-  static async open(db: Database, dataDir: string, sandboxFacts: SandboxFacts): Promise<ReceiptService> {
+  static async open(receipts: ReceiptRepository, dataDir: string, sandboxFacts: SandboxFacts): Promise<ReceiptService> {
     const { signer } = await loadOrCreateSigningKey(dataDir);
-    const last = await db.receipt.findFirst({ where: { keyId: signer.keyId }, orderBy: { seq: "desc" } });
-    const head = last ? { seq: last.seq, digest: last.digest } : null;
-    return new ReceiptService(db, signer, new Ledger({ signer, head }), sandboxFacts);
+    const head = await receipts.chainHead(signer.keyId);
+    return new ReceiptService(receipts, signer, new Ledger({ signer, head }), sandboxFacts);
   }
 
   publicKey(): { keyId: string; publicKey: string } {
@@ -101,17 +100,7 @@ export class ReceiptService {
       approvals: input.approvals,
     });
     try {
-      await this.db.receipt.create({
-        data: {
-          id: receipt.body.id,
-          runId: input.run.id,
-          seq: receipt.body.seq,
-          digest: receipt.digest,
-          prevDigest: receipt.body.prevDigest,
-          keyId: receipt.signature.keyId,
-          json: JSON.stringify(receipt),
-        },
-      });
+      await this.receipts.store(input.run.id, receipt);
     } catch (error) {
       this.ledger.reset(previousHead);
       throw error;
@@ -120,17 +109,14 @@ export class ReceiptService {
   }
 
   async get(id: string): Promise<{ receipt: Receipt; runId: string; sessionId: string } | null> {
-    const row = await this.db.receipt.findUnique({ where: { id }, include: { run: { select: { sessionId: true } } } });
-    if (!row) return null;
-    return { receipt: JSON.parse(row.json) as Receipt, runId: row.runId, sessionId: row.run.sessionId };
+    return this.receipts.get(id);
   }
 
   /** Verifies with this runner's key, including the link to the previous receipt when it is stored. */
   async verify(receipt: unknown): Promise<{ valid: boolean; reason?: string }> {
     const body = (receipt as { body?: { prevDigest?: unknown } } | null)?.body;
     const prevDigest = typeof body?.prevDigest === "string" ? body.prevDigest : null;
-    const previousRow = prevDigest ? await this.db.receipt.findUnique({ where: { digest: prevDigest } }) : null;
-    const previous = previousRow ? (JSON.parse(previousRow.json) as Receipt) : undefined;
+    const previous = (prevDigest ? await this.receipts.getByDigest(prevDigest) : null) ?? undefined;
     if (prevDigest && !previous) return { valid: false, reason: `chain link broken: no stored receipt with digest ${prevDigest}` };
     return verifyReceipt(receipt, this.signer.publicKeyPem, previous ? { previous } : {});
   }
@@ -138,18 +124,17 @@ export class ReceiptService {
   /** A new unguessable share token; only its hash is stored. */
   async share(receiptId: string): Promise<{ token: string }> {
     const token = crypto.randomBytes(24).toString("base64url");
-    await this.db.shareLink.create({ data: { id: newId("share"), receiptId, tokenHash: hashToken(token) } });
+    await this.receipts.createShareLink({ id: newId("share"), receiptId, tokenHash: hashToken(token) });
     return { token };
   }
 
   async revokeShares(receiptId: string): Promise<number> {
-    const { count } = await this.db.shareLink.updateMany({ where: { receiptId, revokedAt: null }, data: { revokedAt: new Date() } });
-    return count;
+    return this.receipts.revokeShareLinks(receiptId);
   }
 
   async resolveShare(token: string): Promise<{ receipt: Receipt; runId: string }> {
-    const link = await this.db.shareLink.findUnique({ where: { tokenHash: hashToken(token) }, include: { receipt: true } });
-    if (!link || link.revokedAt) throw new AppError({ code: "not_found", message: "This share link does not exist or was revoked" });
-    return { receipt: JSON.parse(link.receipt.json) as Receipt, runId: link.receipt.runId };
+    const link = await this.receipts.resolveShareLink(hashToken(token));
+    if (!link) throw new AppError({ code: "not_found", message: "This share link does not exist or was revoked" });
+    return link;
   }
 }

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
-import type { Database } from "@berth/db";
+import type { Repositories, UnfinishedRun } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
 import type { BackgroundProcessInfo, CallerKind, ToolResult } from "@berth/protocol";
 import type { ReceiptService } from "../receipts/receipt-service";
@@ -25,24 +25,20 @@ export interface RecoveryReport {
  * receipt is sealed from its logs as stored (their sizes and sha256 read from the files).
  */
 export async function recoverInterruptedRuns(deps: {
-  db: Database;
+  repos: Repositories;
   dataDir: string;
   driver: SandboxDriver;
   receipts: ReceiptService;
 }): Promise<RecoveryReport> {
-  const { db, driver } = deps;
+  const { repos, driver } = deps;
   const report: RecoveryReport = { interrupted: 0, killed: { runs: 0, processes: 0 }, sealedLate: 0 };
-  const inFlight = await db.run.findMany({
-    where: { status: "running" },
-    orderBy: { startedAt: "asc" },
-    include: WITH_ACTION_CLASS,
-  });
+  const inFlight = await repos.runs.listInFlight();
   const attached = (sessionId: string) => driver.get(sessionId)?.status === "ready";
 
   for (const run of inFlight) {
     let cause = "runner_restart: its sandbox is gone";
     if (attached(run.sessionId)) {
-      const processId = processIdOf(run.detailsJson);
+      const processId = processIdOf(run.details);
       const killed = processId
         ? await stopProcess(driver, run.sessionId, processId)
         : await driver.abort(run.sessionId, run.id).catch(() => false);
@@ -58,8 +54,7 @@ export async function recoverInterruptedRuns(deps: {
   // A background process whose run ended above, or whose start the crash cut before its run knew its id: no run
   // follows it, so it is stopped rather than left running unrecorded.
   const sessions = new Set(inFlight.map((run) => run.sessionId));
-  for (const row of await db.session.findMany({ where: { status: { not: "deleted" } }, select: { id: true } }))
-    sessions.add(row.id);
+  for (const row of await repos.sessions.listLive()) sessions.add(row.id);
   for (const sessionId of sessions) {
     if (!attached(sessionId)) continue;
     for (const info of await listProcesses(driver, sessionId)) {
@@ -69,11 +64,7 @@ export async function recoverInterruptedRuns(deps: {
   }
 
   // Runs interrupted by a runner from before this one sealed none: their receipt comes from what was stored.
-  const unsealed = await db.run.findMany({
-    where: { status: "interrupted", receipt: null },
-    orderBy: { startedAt: "asc" },
-    include: WITH_ACTION_CLASS,
-  });
+  const unsealed = await repos.runs.listUnsealedInterrupted();
   for (const run of unsealed) {
     await endAndSeal(deps, run, run.cause ?? "runner_restart");
     report.sealedLate++;
@@ -81,25 +72,10 @@ export async function recoverInterruptedRuns(deps: {
   return report;
 }
 
-/** The action class is not on the run row; the tool call that made the run recorded it. */
-const WITH_ACTION_CLASS = { toolCalls: { select: { actionClass: true }, take: 1 } } as const;
-type RunRow = {
-  id: string;
-  sessionId: string;
-  userId: string;
-  tool: string;
-  caller: string | null;
-  argsJson: string;
-  detailsJson: string;
-  startedAt: Date;
-  endedAt: Date | null;
-  toolCalls: { actionClass: string }[];
-};
-
 /** Ends the row as interrupted with its stored logs' sizes, then seals its receipt from the same digests. */
 async function endAndSeal(
-  deps: { db: Database; dataDir: string; receipts: ReceiptService },
-  run: RunRow,
+  deps: { repos: Repositories; dataDir: string; receipts: ReceiptService },
+  run: UnfinishedRun,
   cause: string,
 ): Promise<void> {
   const logs = (["stdout", "stderr"] as const).map((name) => ({
@@ -108,18 +84,12 @@ async function endAndSeal(
   }));
   const endedAt = run.endedAt ?? new Date();
   const durationMs = Math.max(0, endedAt.getTime() - run.startedAt.getTime());
-  const details = parseObject(run.detailsJson);
-  await deps.db.run.update({
-    where: { id: run.id },
-    data: {
-      status: "interrupted",
-      outcome: "interrupted",
-      cause,
-      endedAt,
-      durationMs,
-      stdoutBytes: logs[0]?.bytes ?? 0,
-      stderrBytes: logs[1]?.bytes ?? 0,
-    },
+  await deps.repos.runs.markInterrupted(run.id, {
+    cause,
+    endedAt,
+    durationMs,
+    stdoutBytes: logs[0]?.bytes ?? 0,
+    stderrBytes: logs[1]?.bytes ?? 0,
   });
   await deps.receipts.sealRun({
     run: {
@@ -127,12 +97,12 @@ async function endAndSeal(
       sessionId: run.sessionId,
       userId: run.userId,
       tool: run.tool,
-      actionClass: actionClassOf(run),
+      actionClass: run.actionClass,
       caller: (run.caller as CallerKind | null) ?? null,
     },
-    args: parseObject(run.argsJson),
+    args: run.args,
     env: {},
-    details,
+    details: run.details,
     outcome: "interrupted",
     exitCode: null,
     startedAt: run.startedAt,
@@ -183,22 +153,6 @@ function callBash(driver: SandboxDriver, sessionId: string, args: Record<string,
     .catch(() => null);
 }
 
-function processIdOf(detailsJson: string): string | null {
-  const id = parseObject(detailsJson).processId;
-  return typeof id === "string" ? id : null;
-}
-
-function actionClassOf(run: RunRow): string {
-  return run.toolCalls[0]?.actionClass ?? "unknown";
-}
-
-function parseObject(json: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(json);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
-  }
+function processIdOf(details: Record<string, unknown>): string | null {
+  return typeof details.processId === "string" ? details.processId : null;
 }

@@ -1,4 +1,4 @@
-import type { Database } from "@berth/db";
+import type { RunRepository } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
 import { AppError, type RunCancelResult } from "@berth/protocol";
 import { authorize } from "../auth/authorize";
@@ -10,7 +10,7 @@ import type { ActiveRuns } from "./active-runs";
 const SETTLE_WAIT_MS = 5_000;
 
 export interface CancelRunDeps {
-  db: Database;
+  runs: RunRepository;
   driver: SandboxDriver;
   events: RunnerEvents;
   activeRuns: ActiveRuns;
@@ -23,16 +23,17 @@ export interface CancelRunDeps {
  * or an admin may cancel; a run that is not running is a 409.
  */
 export async function cancelRun(deps: CancelRunDeps, runId: string, principal: Principal, via: "http" | "socket"): Promise<RunCancelResult> {
-  const run = await deps.db.run.findUnique({ where: { id: runId }, include: { session: { select: { ownerId: true } } } });
-  if (!run) throw new AppError({ code: "not_found", message: `Run not found: ${runId}` });
-  authorize(principal, "run", "cancel", { id: run.id, ownerId: run.session.ownerId });
+  const found = await deps.runs.getWithOwner(runId);
+  if (!found) throw new AppError({ code: "not_found", message: `Run not found: ${runId}` });
+  const { run, ownerId } = found;
+  authorize(principal, "run", "cancel", { id: run.id, ownerId });
   if (run.status !== "running") {
     throw new AppError({ code: "conflict", message: `Run ${run.id} is not running (status ${run.status}, outcome ${run.outcome ?? "none"}): nothing to cancel` });
   }
   const ended = waitForEnd(deps.events, run.id, SETTLE_WAIT_MS);
   let cancelled = false;
   try {
-    cancelled = deps.activeRuns.cancel(run.id, { by: principal.name, via }) || (await stopProcess(deps, run.sessionId, run.kind, run.detailsJson));
+    cancelled = deps.activeRuns.cancel(run.id, { by: principal.name, via }) || (await stopProcess(deps, run.sessionId, run.kind, run.details));
   } finally {
     if (!cancelled) ended.cancel();
   }
@@ -45,9 +46,9 @@ export async function cancelRun(deps: CancelRunDeps, runId: string, principal: P
   return { runId: run.id, status: end ? "finished" : "running", outcome: end?.outcome ?? null };
 }
 
-async function stopProcess(deps: CancelRunDeps, sessionId: string, kind: string, detailsJson: string): Promise<boolean> {
+async function stopProcess(deps: CancelRunDeps, sessionId: string, kind: string, details: Record<string, unknown>): Promise<boolean> {
   if (kind !== "process") return false;
-  const processId = (JSON.parse(detailsJson) as { processId?: unknown }).processId;
+  const processId = details.processId;
   if (typeof processId !== "string") return false;
   const result = await deps.driver.call(sessionId, { tool: "bash", args: { action: "stop", processId }, callId: newId("call") });
   return result.ok;

@@ -1,7 +1,6 @@
-import type { Database } from "@berth/db";
+import type { Repositories } from "@berth/db";
 import type { SandboxDriver, SessionOutputEvent, SessionProcessStatusEvent } from "@berth/sandbox";
 import type { CallerKind, RunOutcome, ToolResult } from "@berth/protocol";
-import { redactSecrets } from "@berth/protocol";
 import { runImagesOf } from "@berth/protocol";
 import type { RunnerEvents } from "../events/runner-events";
 import type { ReceiptService } from "../receipts/receipt-service";
@@ -71,7 +70,7 @@ export class RunService {
   private readonly recentlyStopped = new Map<string, { runId: string; at: number; closed: Promise<unknown> }[]>();
 
   constructor(
-    private readonly deps: { db: Database; dataDir: string; events: RunnerEvents; driver: SandboxDriver; receipts: ReceiptService },
+    private readonly deps: { repos: Repositories; dataDir: string; events: RunnerEvents; driver: SandboxDriver; receipts: ReceiptService },
   ) {
     deps.driver.on("output", (event) => this.onOutput(event));
     deps.driver.on("process.status", (event) => void this.onProcessStatus(event));
@@ -82,18 +81,16 @@ export class RunService {
     const logs = new RunLogs(RunLogs.dirFor(this.deps.dataDir, id));
     logs.open();
     const startedAt = new Date();
-    await this.deps.db.run.create({
-      data: {
-        id,
-        sessionId: input.sessionId,
-        userId: input.userId,
-        tool: input.tool,
-        kind: input.kind,
-        status: "running",
-        argsJson: JSON.stringify(redactSecrets(input.args, knownSecrets(input))),
-        caller: input.caller ?? null,
-        startedAt,
-      },
+    await this.deps.repos.runs.create({
+      id,
+      sessionId: input.sessionId,
+      userId: input.userId,
+      tool: input.tool,
+      kind: input.kind,
+      args: input.args,
+      secrets: knownSecrets(input),
+      caller: input.caller ?? null,
+      startedAt,
     });
     const masks = { stdout: new SecretMaskStream(knownSecrets(input)), stderr: new SecretMaskStream(knownSecrets(input)) };
     this.active.set(id, { id, input, logs, masks, startedAt, carry: new Map() });
@@ -127,7 +124,7 @@ export class RunService {
     run.processId = processId;
     this.byProcess.set(processId, runId);
     // Stored at once so a reloaded page (or a restarted runner) finds the process's run.
-    await this.deps.db.run.update({ where: { id: runId }, data: { detailsJson: JSON.stringify({ processId }) } });
+    await this.deps.repos.runs.setDetails(runId, { processId });
   }
 
   runIdOfProcess(processId: string): string | undefined {
@@ -169,19 +166,16 @@ export class RunService {
     const durationMs = endedAt.getTime() - run.startedAt.getTime();
     const logDigests = run.logs.digests();
     run.logs.close();
-    await this.deps.db.run.update({
-      where: { id: run.id },
-      data: {
-        status: end.outcome === "interrupted" ? "interrupted" : "finished",
-        outcome: end.outcome,
-        cause: end.cause,
-        exitCode: end.exitCode,
-        detailsJson: JSON.stringify({ ...trimDetails(end.details), ...(run.processId ? { processId: run.processId } : {}) }),
-        stdoutBytes: logDigests[0]?.bytes ?? 0,
-        stderrBytes: logDigests[1]?.bytes ?? 0,
-        endedAt,
-        durationMs,
-      },
+    await this.deps.repos.runs.finish(run.id, {
+      status: end.outcome === "interrupted" ? "interrupted" : "finished",
+      outcome: end.outcome,
+      cause: end.cause,
+      exitCode: end.exitCode,
+      details: { ...trimDetails(end.details), ...(run.processId ? { processId: run.processId } : {}) },
+      stdoutBytes: logDigests[0]?.bytes ?? 0,
+      stderrBytes: logDigests[1]?.bytes ?? 0,
+      endedAt,
+      durationMs,
     });
     const receiptId = await this.deps.receipts.sealRun({
       run: { id: run.id, sessionId: run.input.sessionId, userId: run.input.userId, tool: run.input.tool, actionClass: run.input.actionClass, caller: run.input.caller ?? null },
@@ -233,7 +227,7 @@ export class RunService {
       // Their rows are written first, so the cause is not overwritten by the close still under way.
       await Promise.all(stopped.map((s) => s.closed.catch(() => undefined)));
       const ids = stopped.map((s) => s.runId);
-      await this.deps.db.run.updateMany({ where: { id: { in: ids }, outcome: "aborted", cause: null }, data: { cause: why } });
+      await this.deps.repos.runs.explainAborted(ids, why);
     }
     for (const run of [...this.active.values()]) {
       if (run.input.sessionId !== sessionId) continue;

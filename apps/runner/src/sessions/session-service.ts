@@ -1,6 +1,6 @@
-import type { Database } from "@berth/db";
+import { sessionView, type Repositories } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
-import { AppError, AUTONOMY_LEVELS, type Autonomy, type CreateSessionBody, type Network, type SessionView } from "@berth/protocol";
+import { AppError, AUTONOMY_LEVELS, type Autonomy, type CreateSessionBody, type SessionView } from "@berth/protocol";
 import type { SandboxTermination } from "@berth/protocol";
 import { allows, authorize, listScope, type Target } from "../auth/authorize";
 import type { Principal } from "../auth/tokens";
@@ -9,25 +9,6 @@ import type { RunnerEvents } from "../events/runner-events";
 
 /** The highest autonomy a developer may give their own session after creation: yolo is an operator's call. */
 export const DEVELOPER_MAX_AUTONOMY: Autonomy = "trusted";
-
-type SessionRow = Awaited<ReturnType<Database["session"]["findUniqueOrThrow"]>>;
-
-function view(row: SessionRow): SessionView {
-  return {
-    id: row.id,
-    name: row.name,
-    ownerId: row.ownerId,
-    status: row.status,
-    // Both are written through CreateSessionBodySchema / UpdateSessionBodySchema only.
-    autonomy: row.autonomy as Autonomy,
-    network: row.network as Network,
-    terminationCause: row.terminationCause,
-    terminatedAt: row.terminatedAt?.toISOString() ?? null,
-    autonomyChangedBy: row.autonomyChangedBy,
-    autonomyChangedAt: row.autonomyChangedAt?.toISOString() ?? null,
-    createdAt: row.createdAt.toISOString(),
-  };
-}
 
 /** Above trusted is the table's `session yolo` cell (docs/api.md, Roles): operators and admins only. */
 function assertAutonomyAllowed(principal: Principal, autonomy: Autonomy, session: Target): void {
@@ -43,7 +24,7 @@ function assertAutonomyAllowed(principal: Principal, autonomy: Autonomy, session
 export class SessionService {
   constructor(
     private readonly deps: {
-      db: Database;
+      repos: Pick<Repositories, "sessions">;
       driver: SandboxDriver;
       events: RunnerEvents;
       onTerminated?: (t: SandboxTermination) => Promise<void>;
@@ -57,10 +38,10 @@ export class SessionService {
 
   /** On runner start: adopt containers of live sessions, reap the rest. */
   async reconcile(): Promise<void> {
-    const live = await this.deps.db.session.findMany({ where: { status: { not: "deleted" } }, select: { id: true, volumeName: true } });
+    const live = await this.deps.repos.sessions.listLive();
     const report = await this.deps.driver.reconcile(live.map((s) => ({ sessionId: s.id, ...(s.volumeName ? { volumeName: s.volumeName } : {}) })));
     for (const sessionId of report.terminated) {
-      await this.deps.db.session.update({ where: { id: sessionId }, data: { status: "stopped", terminationCause: "runner_restart", terminatedAt: new Date() } });
+      await this.deps.repos.sessions.markEnded(sessionId, "stopped", "runner_restart");
     }
   }
 
@@ -69,25 +50,19 @@ export class SessionService {
     // The same ceiling as a later change: a developer cannot start at a level they could not switch to.
     assertAutonomyAllowed(principal, body.autonomy, { id: "new", ownerId: principal.userId });
     const id = newId("ses");
-    await this.deps.db.session.create({
-      data: { id, name: body.name ?? `session ${new Date().toISOString().slice(0, 16).replace("T", " ")}`, ownerId: principal.userId, autonomy: body.autonomy, network: body.network, envJson: JSON.stringify(body.env), status: "starting" },
-    });
+    await this.deps.repos.sessions.create({ id, name: body.name ?? `session ${new Date().toISOString().slice(0, 16).replace("T", " ")}`, ownerId: principal.userId, autonomy: body.autonomy, network: body.network, env: body.env });
     try {
       const info = await this.deps.driver.acquire(id, { egress: body.network === "egress" });
-      const row = await this.deps.db.session.update({ where: { id }, data: { status: "ready", containerId: info.containerId, volumeName: info.volumeName } });
-      return view(row);
+      return sessionView(await this.deps.repos.sessions.markReady(id, { containerId: info.containerId, volumeName: info.volumeName }));
     } catch (error) {
-      await this.deps.db.session.update({ where: { id }, data: { status: "failed", terminationCause: "start_failed", terminatedAt: new Date() } });
+      await this.deps.repos.sessions.markEnded(id, "failed", "start_failed");
       throw new AppError({ code: "sandbox_unavailable", message: `Could not start a sandbox: ${(error as Error).message}`, userMessage: `Could not start a sandbox for the session: ${(error as Error).message}`, cause: error });
     }
   }
 
   async list(principal: Principal): Promise<SessionView[]> {
-    const rows = await this.deps.db.session.findMany({
-      where: { status: { not: "deleted" }, ...listScope(principal, "session", "list") },
-      orderBy: { createdAt: "desc" },
-    });
-    return rows.map(view);
+    const rows = await this.deps.repos.sessions.list(listScope(principal, "session", "list"));
+    return rows.map(sessionView);
   }
 
   /**
@@ -100,16 +75,21 @@ export class SessionService {
     principal: Principal,
     check: (target: Target) => unknown = (target) => authorize(principal, "session", "read", target),
   ): Promise<SessionView & { env: Record<string, string> }> {
-    const row = await this.deps.db.session.findUnique({ where: { id } });
-    if (!row || row.status === "deleted") throw new AppError({ code: "not_found", message: `Session not found: ${id}` });
-    check({ id: row.id, ownerId: row.ownerId });
-    return { ...view(row), env: JSON.parse(row.envJson) as Record<string, string> };
+    const record = await this.record(id, check);
+    return { ...sessionView(record), env: record.env };
+  }
+
+  /** The row with where its sandbox lives, under the same rule as get. */
+  private async record(id: string, check: (target: Target) => unknown) {
+    const record = await this.deps.repos.sessions.get(id);
+    if (!record || record.status === "deleted") throw new AppError({ code: "not_found", message: `Session not found: ${id}` });
+    check({ id: record.id, ownerId: record.ownerId });
+    return record;
   }
 
   async remove(id: string, principal: Principal): Promise<void> {
-    const session = await this.get(id, principal, (target) => authorize(principal, "session", "delete", target));
-    const row = await this.deps.db.session.findUniqueOrThrow({ where: { id: session.id } });
-    await this.deps.db.session.update({ where: { id }, data: { status: "deleted", terminationCause: "deleted", terminatedAt: new Date() } });
+    const row = await this.record(id, (target) => authorize(principal, "session", "delete", target));
+    await this.deps.repos.sessions.markEnded(id, "deleted", "deleted");
     await this.deps.driver.destroy(id, row.volumeName ? { volumeName: row.volumeName } : {});
     await this.deps.onRemoved?.(id);
     this.deps.events.emit("session:status", { sessionId: id, status: "deleted", terminationCause: "deleted" });
@@ -124,42 +104,31 @@ export class SessionService {
     const session = await this.get(id, principal);
     authorize(principal, "session", "update", { id: session.id, ownerId: session.ownerId });
     assertAutonomyAllowed(principal, autonomy, session);
-    const row = await this.deps.db.session.update({
-      where: { id: session.id },
-      data: { autonomy, autonomyChangedBy: principal.name, autonomyChangedAt: new Date() },
-    });
+    const row = await this.deps.repos.sessions.setAutonomy(session.id, autonomy, principal.name);
     this.deps.events.emit("session:status", {
       sessionId: row.id,
       status: row.status,
       terminationCause: row.terminationCause,
       autonomy,
       autonomyChangedBy: principal.name,
-      autonomyChangedAt: row.autonomyChangedAt?.toISOString() ?? null,
+      autonomyChangedAt: row.autonomyChangedAt,
     });
-    return view(row);
+    return sessionView(row);
   }
 
   /** A fresh container on the same workspace volume. */
   async restart(id: string, principal: Principal): Promise<SessionView> {
-    const session = await this.get(id, principal, (target) => authorize(principal, "session", "restart", target));
-    const row = await this.deps.db.session.findUniqueOrThrow({ where: { id: session.id } });
+    const row = await this.record(id, (target) => authorize(principal, "session", "restart", target));
     const info = this.deps.driver.get(id)
       ? await this.deps.driver.restart(id)
       : await this.deps.driver.acquire(id, { egress: row.network === "egress", ...(row.volumeName ? { volumeName: row.volumeName } : {}) });
-    const updated = await this.deps.db.session.update({
-      where: { id },
-      data: { status: "ready", containerId: info.containerId, volumeName: info.volumeName, terminationCause: null, terminatedAt: null },
-    });
+    const updated = await this.deps.repos.sessions.markReady(id, { containerId: info.containerId, volumeName: info.volumeName }, { restarted: true });
     this.deps.events.emit("session:status", { sessionId: id, status: "ready", terminationCause: null });
-    return view(updated);
+    return sessionView(updated);
   }
 
   private async setStatus(sessionId: string, status: string, cause: string | null): Promise<void> {
-    const { count } = await this.deps.db.session.updateMany({
-      where: { id: sessionId, status: { not: "deleted" } },
-      data: { status, ...(cause ? { terminationCause: cause, terminatedAt: new Date() } : {}) },
-    });
-    if (count) this.deps.events.emit("session:status", { sessionId, status, terminationCause: cause });
+    if (await this.deps.repos.sessions.setStatusUnlessDeleted(sessionId, status, cause)) this.deps.events.emit("session:status", { sessionId, status, terminationCause: cause });
   }
 
   private async onTerminated(termination: SandboxTermination): Promise<void> {

@@ -1,20 +1,17 @@
 import { describe, expect, it } from "vitest";
-import type { Database } from "@berth/db";
 import { SessionOwners } from "./session-owners";
 
-/** A fake of the one query SessionOwners makes, counting lookups and failing on demand. */
+/** A fake of the one repository call SessionOwners makes, counting lookups and failing on demand. */
 function fakeDb(owners: Record<string, string>, failFirst = false) {
   let calls = 0;
   const db = {
-    session: {
-      findUnique: async ({ where }: { where: { id: string } }) => {
-        calls += 1;
-        if (failFirst && calls === 1) throw new Error("database busy");
-        return where.id in owners ? { ownerId: owners[where.id] } : null;
-      },
+    ownerOf: async (id: string) => {
+      calls += 1;
+      if (failFirst && calls === 1) throw new Error("database busy");
+      return owners[id] ?? null;
     },
   };
-  return { db: db as unknown as Database, calls: () => calls };
+  return { db, calls: () => calls };
 }
 
 describe("SessionOwners", () => {

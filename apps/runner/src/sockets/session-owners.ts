@@ -1,4 +1,4 @@
-import type { Database } from "@berth/db";
+import type { SessionRepository } from "@berth/db";
 
 /** The room of a developer's `runs:subscribe` (only their own sessions' run:status). */
 export const ownRunsRoom = (userId: string) => `runs:owner:${userId}`;
@@ -14,15 +14,13 @@ const MAX_CACHED = 10_000;
 export class SessionOwners {
   readonly #cache = new Map<string, Promise<string | null>>();
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly sessions: Pick<SessionRepository, "ownerOf">) {}
 
   of(sessionId: string): Promise<string | null> {
     let owner = this.#cache.get(sessionId);
     if (!owner) {
       if (this.#cache.size >= MAX_CACHED) this.#cache.clear();
-      owner = this.db.session
-        .findUnique({ where: { id: sessionId }, select: { ownerId: true } })
-        .then((row) => row?.ownerId ?? null);
+      owner = this.sessions.ownerOf(sessionId);
       // A failed lookup is not remembered: the next event asks again.
       owner.catch(() => this.#cache.delete(sessionId));
       this.#cache.set(sessionId, owner);

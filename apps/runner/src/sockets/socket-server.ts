@@ -1,7 +1,7 @@
 import type http from "node:http";
 import { Server, type Socket } from "socket.io";
 import { z } from "zod";
-import type { Database } from "@berth/db";
+import type { Repositories } from "@berth/db";
 import {
   AppError,
   ProcessSubscribeSchema,
@@ -54,7 +54,7 @@ export type OnClientEvent = <E extends keyof ClientToServerEvents>(event: E, han
 export function createSocketServer(
   server: http.Server,
   deps: {
-    db: Database;
+    repos: Repositories;
     /** Browser sign-ins: their cookie makes a `browser` principal; auth.token and Bearer are API tokens. */
     browserSessions?: BrowserSessions;
     events: RunnerEvents;
@@ -84,7 +84,7 @@ export function createSocketServer(
     destroyUpgrade: false,
   });
 
-  const authenticateRequest = createRequestAuthenticator(deps.db, deps.browserSessions);
+  const authenticateRequest = createRequestAuthenticator(deps.repos.users, deps.browserSessions);
   io.use((socket, next) => {
     const socketToken = typeof socket.handshake.auth?.token === "string" ? socket.handshake.auth.token : undefined;
     authenticateRequest({ ...socket.handshake.headers, socketToken }).then(
@@ -116,7 +116,7 @@ export function createSocketServer(
   // Live events go to whoever may see them (docs/api.md, Roles: liveEvents): the session's room and the
   // "any" rooms at once, and the owner's own room once the session's owner is known (the same socket is
   // not sent an event twice).
-  const owners = new SessionOwners(deps.db);
+  const owners = new SessionOwners(deps.repos.sessions);
   const toOwner = <E extends keyof ServerToClientEvents>(sessionId: string, room: (ownerId: string) => string, except: string[], event: E, ...payload: Parameters<ServerToClientEvents[E]>) => {
     owners.of(sessionId).then(
       (ownerId) => ownerId && io.to(room(ownerId)).except(except).emit(event, ...payload),
@@ -230,7 +230,7 @@ function handleConnection(socket: BerthServerSocket, deps: Parameters<typeof cre
   on("process:subscribe", async (payload) => {
     const input = ProcessSubscribeSchema.parse(payload);
     const session = await deps.sessions.get(input.sessionId, principal);
-    const run = await deps.db.run.findFirst({ where: { sessionId: input.sessionId, kind: "process", detailsJson: { contains: input.processId } } });
+    const run = await deps.repos.runs.findProcessRun(input.sessionId, input.processId);
     if (!run) throw new AppError({ code: "not_found", message: `Unknown processId: ${input.processId}` });
     authorize(principal, "run", "logs", { id: run.id, ownerId: session.ownerId });
     const sent = follow(`process:${input.processId}`, { runId: run.id, stream: "combined" }, input.offset, (offset, data) =>
@@ -244,7 +244,7 @@ function handleConnection(socket: BerthServerSocket, deps: Parameters<typeof cre
 
   on("run:subscribe", async (payload) => {
     const input = RunSubscribeSchema.parse(payload);
-    const run = await deps.db.run.findUnique({ where: { id: input.runId } });
+    const run = await deps.repos.runs.get(input.runId);
     if (!run) throw new AppError({ code: "not_found", message: `Run not found: ${input.runId}` });
     await deps.sessions.get(run.sessionId, principal, (session) => authorize(principal, "run", "logs", { id: run.id, ownerId: session.ownerId }));
     const offsets = typeof input.offset === "number" ? { stdout: input.offset, stderr: input.offset } : input.offset;
@@ -252,7 +252,7 @@ function handleConnection(socket: BerthServerSocket, deps: Parameters<typeof cre
       stdout: follow(`run:${run.id}:stdout`, { runId: run.id, stream: "stdout" }, offsets.stdout, (offset, data) => socket.emit("run:output", { runId: run.id, stream: "stdout", offset, data })),
       stderr: follow(`run:${run.id}:stderr`, { runId: run.id, stream: "stderr" }, offsets.stderr, (offset, data) => socket.emit("run:output", { runId: run.id, stream: "stderr", offset, data })),
     };
-    const current = await deps.db.run.findUniqueOrThrow({ where: { id: run.id } });
+    const current = (await deps.repos.runs.get(run.id)) ?? run;
     return { runId: run.id, offsets: sent, status: current.status, outcome: current.outcome, exitCode: current.exitCode };
   });
 

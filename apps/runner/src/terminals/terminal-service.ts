@@ -1,4 +1,4 @@
-import type { Database } from "@berth/db";
+import type { Repositories } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
 import {
   AgentTerminalInputResultSchema,
@@ -57,7 +57,7 @@ export class TerminalService {
 
   constructor(
     private readonly deps: {
-      db: Database;
+      repos: Repositories;
       driver: SandboxDriver;
       sessions: SessionService;
       runs: RunService;
@@ -130,10 +130,7 @@ export class TerminalService {
     };
     this.terminals.set(opened.terminalId, terminal);
     // The run page finds the terminal by its run (and a reloaded IDE its run by the terminal).
-    await this.deps.db.run.update({
-      where: { id: runId },
-      data: { detailsJson: JSON.stringify({ terminalId: opened.terminalId, name }) },
-    });
+    await this.deps.repos.runs.setDetails(runId, { terminalId: opened.terminalId, name });
     void this.pump(terminal);
     return { ...terminal.info };
   }
@@ -203,10 +200,7 @@ export class TerminalService {
     const terminal = await this.mine(principal, terminalId);
     terminal.info.name = name;
     if (!terminal.ended) {
-      await this.deps.db.run.update({
-        where: { id: terminal.info.runId },
-        data: { detailsJson: JSON.stringify({ terminalId, name }) },
-      });
+      await this.deps.repos.runs.setDetails(terminal.info.runId, { terminalId, name });
     }
     return { ...terminal.info };
   }

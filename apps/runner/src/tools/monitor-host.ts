@@ -1,19 +1,18 @@
-import type { Database } from "@berth/db";
+import type { Repositories, RunRecord } from "@berth/db";
 import type { MonitorHost, MonitoredRun } from "@berth/tools";
 import type { RunnerEvents } from "../events/runner-events";
 import type { ReceiptService } from "../receipts/receipt-service";
 import { logSize, readLog } from "../runs/run-logs";
-import { runView, type RunRow } from "../runs/run-view";
 
 /** What `monitor` shows of a run: the API's run view without its args, details and byte counts. */
-function monitored(run: RunRow): MonitoredRun {
-  const { id, sessionId, tool, status, outcome, exitCode, startedAt, endedAt, durationMs, receiptId } = runView(run);
+function monitored(run: RunRecord): MonitoredRun {
+  const { id, sessionId, tool, status, outcome, exitCode, startedAt, endedAt, durationMs, receiptId } = run;
   return { id, sessionId, tool, status, outcome, exitCode, startedAt, endedAt, durationMs, receiptId };
 }
 
 /** `monitor` for one session: its own runs only; another session's run is refused by name. */
 export function createMonitorHost(deps: {
-  db: Database;
+  repos: Repositories;
   dataDir: string;
   receipts: ReceiptService;
   events: RunnerEvents;
@@ -21,14 +20,14 @@ export function createMonitorHost(deps: {
   tools: () => { name: string; description: string }[];
 }): MonitorHost {
   const getRun = async (runId: string): Promise<MonitoredRun | { refused: string }> => {
-    const run = await deps.db.run.findUnique({ where: { id: runId }, include: { receipt: { select: { id: true } } } });
+    const run = await deps.repos.runs.get(runId);
     if (!run) return { refused: `monitor: run not found: ${runId}` };
     if (run.sessionId !== deps.sessionId) return { refused: `monitor: run ${runId} belongs to another session` };
     return monitored(run);
   };
   return {
     async listRuns(limit) {
-      const runs = await deps.db.run.findMany({ where: { sessionId: deps.sessionId }, orderBy: { startedAt: "desc" }, take: limit, include: { receipt: { select: { id: true } } } });
+      const runs = await deps.repos.runs.list({ sessionId: deps.sessionId, limit });
       return runs.map(monitored);
     },
     getRun,
@@ -40,8 +39,7 @@ export function createMonitorHost(deps: {
       return { stdout: tail("stdout"), stderr: tail("stderr") };
     },
     async receipt(runId) {
-      const row = await deps.db.receipt.findUnique({ where: { runId } });
-      return row ? (JSON.parse(row.json) as unknown) : null;
+      return deps.repos.receipts.getByRun(runId);
     },
     async waitForEnd(runId, timeoutMs) {
       const first = await getRun(runId);

@@ -1,4 +1,4 @@
-import type { Database } from "@berth/db";
+import type { Repositories } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
 import { admit, bindCallText, boundFilesOf, expectedHashes, renderCallText, sha256Hex, type AdmissionRegistry, type AdmissionResult, type ApprovalService, type LoopGuard, type ToolRouter, type ToolScope, type AnyToolSpec, type ToolContext } from "@berth/tools";
 import type { ActionClass, ApprovalRequest, Autonomy, CallerKind, PolicyRule, ToolProgressListener, ToolResult } from "@berth/protocol";
@@ -82,7 +82,7 @@ export class ToolService {
 
   constructor(
     private readonly deps: {
-      db: Database;
+      repos: Repositories;
       driver: SandboxDriver;
       router: ToolRouter;
       sessions: SessionService;
@@ -110,16 +110,7 @@ export class ToolService {
 
   private async policyRules(): Promise<PolicyRule[]> {
     if (this.policyCache) return this.policyCache;
-    const rows = await this.deps.db.policyRule.findMany({ orderBy: { createdAt: "asc" } });
-    this.policyCache = rows.map((row) => ({
-      id: row.id,
-      tool: row.tool,
-      ...(row.commandPrefix ? { commandPrefix: row.commandPrefix } : {}),
-      effect: row.effect as PolicyRule["effect"],
-      appliesTo: row.appliesTo as PolicyRule["appliesTo"],
-      mustMatch: JSON.parse(row.mustMatchJson) as string[],
-      mustNotMatch: JSON.parse(row.mustNotMatchJson) as string[],
-    })) as PolicyRule[];
+    this.policyCache = await this.deps.repos.policyRules.listRules();
     return this.policyCache;
   }
 
@@ -330,7 +321,7 @@ export class ToolService {
         callAdmitted: (tool, toolArgs) => this.runPlanTask(tool, toolArgs, withoutProgress(inner), env, admission, approval, approvalWaitMs),
       },
       monitor: createMonitorHost({
-        db: this.deps.db,
+        repos: this.deps.repos,
         dataDir: this.deps.dataDir,
         receipts: this.deps.receipts,
         events: this.deps.events,
@@ -420,25 +411,24 @@ export class ToolService {
 
   /** One row per call: what was asked (redacted, the session's env values masked), how admission judged it, and how it ended. */
   private async recordCall(input: ToolCallInput, admission: AdmissionResult, fields: CallRecord, knownSecrets: string[] = []): Promise<void> {
-    await this.deps.db.toolCall.create({
-      data: {
-        id: fields.id,
-        sessionId: input.sessionId,
-        userId: input.principal.userId,
-        caller: input.caller,
-        via: input.via,
-        tool: admission.tool,
-        argsSha256: admission.sha256,
-        argsJson: JSON.stringify(redactSecrets(admission.args, knownSecrets)),
-        actionClass: admission.actionClass,
-        verdict: fields.verdict,
-        approvalId: fields.approvalId ?? null,
-        ok: fields.ok ?? null,
-        errorCode: fields.errorCode ?? null,
-        runId: fields.runId ?? null,
-        durationMs: fields.durationMs ?? null,
-        traceJson: fields.trace === undefined ? null : JSON.stringify(fields.trace),
-      },
+    await this.deps.repos.toolCalls.record({
+      id: fields.id,
+      sessionId: input.sessionId,
+      userId: input.principal.userId,
+      caller: input.caller,
+      via: input.via,
+      tool: admission.tool,
+      argsSha256: admission.sha256,
+      args: admission.args,
+      secrets: knownSecrets,
+      actionClass: admission.actionClass,
+      verdict: fields.verdict,
+      approvalId: fields.approvalId ?? null,
+      ok: fields.ok ?? null,
+      errorCode: fields.errorCode ?? null,
+      runId: fields.runId ?? null,
+      durationMs: fields.durationMs ?? null,
+      trace: fields.trace,
     });
   }
 

@@ -88,7 +88,7 @@ export class SessionRepository {
   }
 
   /** The sandbox is up; `restarted` also clears how the previous one ended. */
-  async markReady(id: string, container: { containerId: string; volumeName: string }, opts: { restarted?: boolean } = {}): Promise<SessionRecord> {
+  async markReady(id: string, container: { containerId: string | null; volumeName: string | null }, opts: { restarted?: boolean } = {}): Promise<SessionRecord> {
     const row = await this.db.session.update({
       where: { id },
       data: { status: "ready", ...container, ...(opts.restarted ? { terminationCause: null, terminatedAt: null } : {}) },

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AppError, ApprovalDecisionBodySchema, ApprovalListQuerySchema } from "@berth/protocol";
 import { APPROVAL_ERROR_STATUS, type ApprovalService } from "@berth/tools";
-import type { PrismaApprovalStore } from "../../approvals/prisma-approval-store";
+import type { ApprovalRepository } from "@berth/db";
 import { authorize } from "../../auth/authorize";
 import { authorized, listScopeOf } from "../authorized";
 import { parse } from "../validate";
@@ -12,7 +12,7 @@ import { requirePrincipal } from "../build-server";
  * cancel their own parked call (`decision: "cancel"`): recorded as cancelled, and the waiting caller gets a
  * `cancelled` result.
  */
-export function registerApprovalRoutes(app: FastifyInstance, deps: { approvals: ApprovalService; store: PrismaApprovalStore }): void {
+export function registerApprovalRoutes(app: FastifyInstance, deps: { approvals: ApprovalService; store: ApprovalRepository }): void {
   const cancel = async (request: FastifyRequest<{ Params: { id: string } }>, sha256: string) => {
     const principal = requirePrincipal(request);
     const current = await deps.approvals.get(request.params.id);

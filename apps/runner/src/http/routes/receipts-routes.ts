@@ -1,16 +1,15 @@
 import type { FastifyInstance } from "fastify";
 import { AppError, VerifyReceiptRequestSchema, type SharedReceipt, type ShareLink } from "@berth/protocol";
-import type { Database } from "@berth/db";
+import type { Repositories } from "@berth/db";
 import { authorize } from "../../auth/authorize";
 import type { ReceiptService } from "../../receipts/receipt-service";
 import { readLog } from "../../runs/run-logs";
 import { requirePrincipal } from "../build-server";
 import { parse } from "../validate";
-import { runView } from "../../runs/run-view";
 
 const SHARED_LOG_TAIL_BYTES = 64 * 1024;
 
-export function registerReceiptRoutes(app: FastifyInstance, deps: { db: Database; dataDir: string; receipts: ReceiptService; webOrigin: string }): void {
+export function registerReceiptRoutes(app: FastifyInstance, deps: { repos: Pick<Repositories, "runs">; dataDir: string; receipts: ReceiptService; webOrigin: string }): void {
   app.get("/api/receipts/public-key", async () => deps.receipts.publicKey());
 
   app.post("/api/receipts/verify", async (request) => {
@@ -24,8 +23,7 @@ export function registerReceiptRoutes(app: FastifyInstance, deps: { db: Database
     const principal = requirePrincipal(request);
     const found = await deps.receipts.get(id);
     if (!found) throw new AppError({ code: "not_found", message: `Receipt not found: ${id}` });
-    const run = await deps.db.run.findUnique({ where: { id: found.runId }, select: { session: { select: { ownerId: true } } } });
-    const target = { id, ownerId: run?.session.ownerId ?? null };
+    const target = { id, ownerId: await deps.repos.runs.ownerOf(found.runId) };
     authorize(principal, "receipt", "read", target);
     if (action !== "read") authorize(principal, "run", action, target);
     return found;
@@ -51,14 +49,16 @@ export function registerReceiptRoutes(app: FastifyInstance, deps: { db: Database
   // Public: a share link shows the receipt, its verification and the run's logs, nothing else of the session.
   app.get<{ Params: { token: string } }>("/api/shared/:token", async (request): Promise<SharedReceipt> => {
     const { receipt, runId } = await deps.receipts.resolveShare(request.params.token);
-    const run = await deps.db.run.findUniqueOrThrow({ where: { id: runId }, include: { receipt: { select: { id: true } } } });
+    const run = await deps.repos.runs.get(runId);
+    // A receipt goes with its run (onDelete: Cascade): a link whose run is gone shows nothing.
+    if (!run) throw new AppError({ code: "not_found", message: "This share link does not exist or was revoked" });
     const tail = (stream: "stdout" | "stderr" | "combined") => {
       // combined is both streams in the order written (the share page's log view splits it back).
       const size = stream === "stdout" ? run.stdoutBytes : stream === "stderr" ? run.stderrBytes : run.stdoutBytes + run.stderrBytes;
       const offset = Math.max(0, size - SHARED_LOG_TAIL_BYTES);
       return { content: readLog(deps.dataDir, run.id, stream, offset, SHARED_LOG_TAIL_BYTES).content.toString("utf8"), offset, size };
     };
-    const { id, tool, status, outcome, exitCode, startedAt, endedAt, durationMs } = runView(run);
+    const { id, tool, status, outcome, exitCode, startedAt, endedAt, durationMs } = run;
     return {
       receipt,
       verification: await deps.receipts.verify(receipt),
