@@ -1,7 +1,7 @@
 "use client";
 import { useEffect, useRef, useState } from "react";
 import type { OnMount } from "@monaco-editor/react";
-import { editorStateKey, parseEditorState, serializeEditorState, type TabView } from "@/lib/ide/editor-state";
+import { editorStateKey, parseEditorState, serializeEditorState, settledRestores, type TabView } from "@/lib/ide/editor-state";
 
 type CodeEditorInstance = Parameters<OnMount>[0];
 type MonacoApi = Parameters<OnMount>[1];
@@ -81,14 +81,13 @@ export function useEditorState({
 
   // A restored tab that ended in an error (its file is gone) is closed; one that loaded is no longer watched.
   useEffect(() => {
-    for (const tab of tabs) {
-      if (!restoring.current.has(tab.path) || tab.kind === "loading") continue;
-      restoring.current.delete(tab.path);
-      if (tab.kind === "error") {
-        views.current.delete(tab.path);
-        pending.current.delete(tab.path);
-        dropTab(tab.path);
-      }
+    const { opened, failed } = settledRestores(tabs, restoring.current);
+    for (const path of opened) restoring.current.delete(path);
+    for (const path of failed) {
+      restoring.current.delete(path);
+      views.current.delete(path);
+      pending.current.delete(path);
+      dropTab(path);
     }
   }, [tabs, dropTab]);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EDITOR_STATE_MAX_TABS, editorStateKey, parseEditorState, serializeEditorState } from "./editor-state";
+import { EDITOR_STATE_MAX_TABS, editorStateKey, parseEditorState, serializeEditorState, settledRestores } from "./editor-state";
 
 describe("editor state", () => {
   it("round-trips tabs, the active tab and each tab's cursor and scroll", () => {
@@ -37,5 +37,16 @@ describe("editor state", () => {
     expect(parsed?.tabs).toHaveLength(EDITOR_STATE_MAX_TABS);
     expect(parsed?.tabs[0]?.path).toBe("f5.txt");
     expect(parsed?.active).toBe(`f${EDITOR_STATE_MAX_TABS + 4}.txt`);
+  });
+
+  it("a restored tab that opened stops being watched; one that ended in an error is dropped; one still loading waits", () => {
+    const tabs = [
+      { path: "a.py", kind: "text" },
+      { path: "gone.py", kind: "error" },
+      { path: "big.bin", kind: "binary" },
+      { path: "slow.py", kind: "loading" },
+      { path: "mine.py", kind: "error" },
+    ];
+    expect(settledRestores(tabs, new Set(["a.py", "gone.py", "big.bin", "slow.py"]))).toEqual({ opened: ["a.py", "big.bin"], failed: ["gone.py"] });
   });
 });

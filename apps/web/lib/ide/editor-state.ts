@@ -59,3 +59,15 @@ export function serializeEditorState(state: EditorState): string {
     active: state.active !== null && tabs.some((t) => t.path === state.active) ? state.active : null,
   });
 }
+
+/**
+ * Of the tabs a restore is still waiting on, those that finished opening: `failed` ended in an error (the file
+ * is gone, say) and are dropped quietly; the others opened and are no longer watched.
+ */
+export function settledRestores(
+  tabs: readonly { path: string; kind: string }[],
+  restoring: ReadonlySet<string>,
+): { opened: string[]; failed: string[] } {
+  const settled = tabs.filter((t) => restoring.has(t.path) && t.kind !== "loading");
+  return { opened: settled.filter((t) => t.kind !== "error").map((t) => t.path), failed: settled.filter((t) => t.kind === "error").map((t) => t.path) };
+}
