@@ -1,5 +1,5 @@
 import "server-only";
-import { ApiErrorBodySchema, MeSchema, MintedBrowserSessionSchema, SessionDetailSchema, SharedReceiptSchema, ToolResultSchema, type Me, type MintedBrowserSession, type SharedReceipt } from "@berth/protocol";
+import { ApiErrorBodySchema, HealthSchema, MeSchema, MintedBrowserSessionSchema, SessionDetailSchema, SharedReceiptSchema, ToolResultSchema, type Health, type Me, type MintedBrowserSession, type SharedReceipt } from "@berth/protocol";
 import { FILE_TREE_GLOB, type ResponseSchema, type Session } from "./api";
 import { webEnv } from "./env";
 import { SESSION_COOKIE } from "./session-cookie";
@@ -33,17 +33,14 @@ function runnerFetch(path: string, opts: { token?: string; session?: string; tim
   });
 }
 
-export type Health = {
-  ok: boolean;
-  docker: { ok: boolean; version?: string; error?: string };
-  db: { ok: boolean; latencyMs: number; error?: string };
-};
+export type { Health };
 
 /** Fetches /healthz; a runner that does not answer is reported, not thrown. */
 export async function fetchHealth(): Promise<{ reachable: true; health: Health } | { reachable: false; error: string }> {
   try {
     const response = await runnerFetch("/healthz", { timeoutMs: 3000 });
-    return { reachable: true, health: (await response.json()) as Health };
+    const health = await parsedJson(response, HealthSchema);
+    return health ? { reachable: true, health } : { reachable: false, error: "the runner's /healthz answer does not match HealthSchema" };
   } catch (error) {
     return { reachable: false, error: (error as Error).message };
   }

@@ -9,3 +9,4 @@ export * from "./browser-sessions";
 export * from "./skills";
 export * from "./mcp-servers";
 export * from "./downloads";
+export * from "./health";
