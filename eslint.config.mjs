@@ -7,6 +7,36 @@ import prettier from "eslint-config-prettier";
 const noAppImports = { group: ["@berth/runner", "@berth/web", "**/apps/**"], message: "packages never import apps" };
 const noSrcReach = { group: ["@berth/*/src/*", "**/packages/*/src/**"], message: "import a package by its exports, never its src/" };
 
+// Prisma is called from packages/db only: its repositories parse the JSON columns once and return protocol views.
+const PRISMA_MODELS = new Set(["user", "apiToken", "session", "run", "toolCall", "approval", "receipt", "shareLink", "skill", "mcpServer", "mcpToolPin", "browserSession", "policyRule"]);
+const PRISMA_OPERATIONS = new Set(["findUnique", "findUniqueOrThrow", "findFirst", "findFirstOrThrow", "findMany", "create", "createMany", "update", "updateMany", "upsert", "delete", "deleteMany", "count", "aggregate", "groupBy"]);
+const PRISMA_RAW = new Set(["$queryRaw", "$queryRawUnsafe", "$executeRaw", "$executeRawUnsafe", "$transaction"]);
+const USE_A_REPOSITORY = "Prisma outside packages/db: use a repository from @berth/db (createRepositories), or add the query to one";
+const propertyName = (node) => (node?.type === "MemberExpression" && !node.computed && node.property.type === "Identifier" ? node.property.name : undefined);
+const berthRules = {
+  rules: {
+    "no-prisma-outside-db": {
+      meta: { type: "problem", schema: [], messages: { prisma: USE_A_REPOSITORY } },
+      create(context) {
+        return {
+          // db.run.findMany(…), deps.db.session.update(…)
+          CallExpression(node) {
+            const operation = propertyName(node.callee);
+            if (operation && PRISMA_OPERATIONS.has(operation) && PRISMA_MODELS.has(propertyName(node.callee.object))) context.report({ node, messageId: "prisma" });
+          },
+          // db.$queryRawUnsafe(…), db.$transaction(…)
+          MemberExpression(node) {
+            if (PRISMA_RAW.has(propertyName(node))) context.report({ node, messageId: "prisma" });
+          },
+          ImportDeclaration(node) {
+            if (/^@prisma\/|\/generated\/(sqlite|postgres)\b/.test(node.source.value)) context.report({ node, messageId: "prisma" });
+          },
+        };
+      },
+    },
+  },
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -57,6 +87,36 @@ export default tseslint.config(
     files: ["apps/web/**/*.ts", "apps/web/**/*.tsx"],
     rules: {
       "no-restricted-imports": ["error", { patterns: [{ group: ["dockerode", "@berth/sandbox", "@berth/db", "@berth/runner"], message: "the web app talks to the runner over HTTP/socket.io, never to Docker or the database" }, noSrcReach] }],
+    },
+  },
+  {
+    files: ["apps/**/*.ts", "apps/**/*.tsx", "packages/**/*.ts", "e2e/**/*.ts", "scripts/**/*.ts"],
+    // A test may write a row directly to stand for a hand edit the API would refuse.
+    ignores: ["packages/db/**", "**/*.test.ts"],
+    plugins: { berth: berthRules },
+    rules: { "berth/no-prisma-outside-db": "error" },
+  },
+  {
+    // Each app reads its environment once, in its env module; entry points hand process.env to it.
+    files: ["apps/**/*.ts", "apps/**/*.tsx", "apps/**/*.mjs", "packages/**/*.ts"],
+    ignores: [
+      "apps/runner/src/env.ts",
+      "apps/runner/src/main.ts",
+      "apps/web/lib/env.ts",
+      "apps/web/server.mjs",
+      "packages/agent/src/config/agent-config.ts",
+      "packages/agent/src/main.ts",
+      "packages/receipts/src/cli.ts",
+      // Tests, benches, chaos and their helpers set up the processes they start.
+      "**/*.test.ts",
+      "**/*.test.mjs",
+      "**/testing/**",
+      "**/test-support/**",
+      "**/bench/**",
+      "apps/runner/src/chaos/**",
+    ],
+    rules: {
+      "no-restricted-properties": ["error", { object: "process", property: "env", message: "process.env outside the env module: read it from the EnvSchema in env.ts (apps/runner/src/env.ts; the web's apps/web/lib/env.ts)" }],
     },
   },
   prettier,
