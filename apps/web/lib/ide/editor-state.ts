@@ -1,6 +1,8 @@
 // The IDE's open tabs, the active one and each tab's cursor and scroll, kept in localStorage per session so a
 // reload puts the developer back where they were. Read defensively: storage is anyone's to edit or corrupt.
 
+import { storedObject } from "./stored-object";
+
 export type TabView = { line: number; column: number; scrollTop: number; scrollLeft: number };
 export type EditorState = { tabs: { path: string; view?: TabView }[]; active: string | null };
 
@@ -24,17 +26,11 @@ function viewOf(value: unknown): TabView | undefined {
 
 /** What was stored, or null when nothing usable is; a bad entry is dropped, not the whole state. */
 export function parseEditorState(raw: string | null): EditorState | null {
-  if (!raw) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return null;
-  }
-  if (typeof value !== "object" || value === null || !Array.isArray((value as { tabs?: unknown }).tabs)) return null;
+  const value = storedObject(raw);
+  if (!value || !Array.isArray(value.tabs)) return null;
   const seen = new Set<string>();
   const tabs: EditorState["tabs"] = [];
-  for (const entry of (value as { tabs: unknown[] }).tabs) {
+  for (const entry of value.tabs as unknown[]) {
     const path = (entry as { path?: unknown } | null)?.path;
     if (typeof path !== "string" || path === "" || seen.has(path)) continue;
     seen.add(path);
@@ -42,7 +38,7 @@ export function parseEditorState(raw: string | null): EditorState | null {
     tabs.push(view ? { path, view } : { path });
   }
   const kept = tabs.slice(-EDITOR_STATE_MAX_TABS);
-  const active = (value as { active?: unknown }).active;
+  const active = value.active;
   return {
     tabs: kept,
     active:

@@ -5,6 +5,8 @@
  * What survives a reload is the offset and the last bytes shown (to redraw the screen), saved together.
  */
 
+import { storedObject } from "./stored-object";
+
 /** Bytes of recent output kept to redraw a tab after a reload (sessionStorage is small). */
 export const TAIL_BYTES = 256 * 1024;
 
@@ -57,15 +59,9 @@ export function encodeReplays(states: Map<string, ReplayState>): SavedReplays {
 /** Reads what `encodeReplays` wrote; anything malformed is dropped (the tab then replays from 0). */
 export function decodeReplays(raw: string | null): Map<string, ReplayState> {
   const states = new Map<string, ReplayState>();
-  if (!raw) return states;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    return states;
-  }
-  if (typeof parsed !== "object" || parsed === null) return states;
-  for (const [terminalId, value] of Object.entries(parsed as Record<string, unknown>)) {
+  const parsed = storedObject(raw);
+  if (!parsed) return states;
+  for (const [terminalId, value] of Object.entries(parsed)) {
     const entry = value as { offset?: unknown; tail?: unknown };
     if (
       typeof entry?.offset !== "number" ||
