@@ -1,8 +1,9 @@
 import type { ApprovalRequest, ApprovalStatus } from "@berth/protocol";
 import { ApprovalRequestSchema } from "@berth/protocol";
 import type { Database } from "../create-database";
+import type { ApprovalModel } from "../generated/sqlite/models";
 
-type ApprovalRow = Awaited<ReturnType<Database["approval"]["findUniqueOrThrow"]>>;
+type ApprovalRow = ApprovalModel;
 
 function toRequest(row: ApprovalRow): ApprovalRequest {
   return ApprovalRequestSchema.parse({

@@ -2,6 +2,7 @@ import type { McpServerConfig } from "@berth/protocol";
 import { McpServerConfigSchema } from "@berth/protocol";
 import { z } from "zod";
 import type { Database } from "../create-database";
+import type { McpServerModel } from "../generated/sqlite/models";
 
 /**
  * A registered server as stored. Its config (headers included: they may be API keys, never returned or logged)
@@ -12,7 +13,7 @@ export type StoredMcpServer = { id: string; scope: string; createdAt: string } &
   | { valid: false; ownerId: string | null; problem: string }
 );
 
-type McpServerRow = Awaited<ReturnType<Database["mcpServer"]["findUniqueOrThrow"]>>;
+type McpServerRow = McpServerModel;
 
 /** argsJson / headersJson; a column that is not JSON reads as null, so validation names the field. */
 const JsonTextSchema = z.string().transform((text): unknown => {

@@ -2,12 +2,13 @@ import type { PolicyRule, PolicyRuleView } from "@berth/protocol";
 import { DecisionSchema, PolicyRuleSchema, PolicyTargetSchema } from "@berth/protocol";
 import { z } from "zod";
 import type { Database } from "../create-database";
+import type { PolicyRuleModel } from "../generated/sqlite/models";
 import { parseColumn, parseJsonColumn } from "./json-column";
 
 /** mustMatchJson / mustNotMatchJson: the example commands the rule was checked against when saved. */
 export const PolicyExamplesColumnSchema = z.array(z.string());
 
-type PolicyRuleRow = Awaited<ReturnType<Database["policyRule"]["findUniqueOrThrow"]>>;
+type PolicyRuleRow = PolicyRuleModel;
 
 function toView(row: PolicyRuleRow): PolicyRuleView {
   return {

@@ -1,6 +1,7 @@
 import { redactSecrets, type RunView } from "@berth/protocol";
 import { z } from "zod";
 import type { Database } from "../create-database";
+import type { RunModel } from "../generated/sqlite/models";
 import { isoOrNull, parseJsonColumn } from "./json-column";
 
 /** A run as the API shows it (the protocol's RunView), its details read as the object they always are. */
@@ -28,7 +29,7 @@ export const RunArgsColumnSchema = z.unknown();
 export const RunDetailsColumnSchema = z.record(z.string(), z.unknown());
 
 const WITH_RECEIPT = { receipt: { select: { id: true } } } as const;
-type RunRow = Awaited<ReturnType<Database["run"]["findUniqueOrThrow"]>> & { receipt: { id: string } | null };
+type RunRow = RunModel & { receipt: { id: string } | null };
 
 function toView(row: RunRow): RunRecord {
   return {

@@ -1,6 +1,7 @@
 import { AutonomySchema, NetworkSchema, type Autonomy, type Network, type SessionView } from "@berth/protocol";
 import { z } from "zod";
 import type { Database } from "../create-database";
+import type { SessionModel } from "../generated/sqlite/models";
 import { isoOrNull, parseColumn, parseJsonColumn } from "./json-column";
 
 /** The view plus what only the runner reads: the declared env and where the sandbox lives. */
@@ -13,7 +14,7 @@ export interface SessionRecord extends SessionView {
 /** envJson: the declared environment, keys and values (never in receipts). */
 export const SessionEnvColumnSchema = z.record(z.string(), z.string());
 
-type SessionRow = Awaited<ReturnType<Database["session"]["findUniqueOrThrow"]>>;
+type SessionRow = SessionModel;
 
 export function sessionView(record: SessionRecord): SessionView {
   const { env: _env, containerId: _containerId, volumeName: _volumeName, ...view } = record;

@@ -1,12 +1,13 @@
 import type { SkillView } from "@berth/protocol";
 import { z } from "zod";
 import type { Database } from "../create-database";
+import type { SkillModel } from "../generated/sqlite/models";
 import { parseJsonColumn } from "./json-column";
 
 /** allowedTools: a JSON array of tool names. */
 export const SkillAllowedToolsColumnSchema = z.array(z.string());
 
-type SkillRow = Awaited<ReturnType<Database["skill"]["findUniqueOrThrow"]>>;
+type SkillRow = SkillModel;
 
 function toView(row: SkillRow): SkillView {
   return {
