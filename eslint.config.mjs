@@ -1,6 +1,7 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import prettier from "eslint-config-prettier";
+import { readFileSync } from "node:fs";
 
 // Import boundaries of docs/architecture.md: the agent runs inside the container and may use only the
 // protocol; protocol imports nothing of ours; packages never import apps; the web app never talks to Docker.
@@ -36,6 +37,31 @@ const berthRules = {
     },
   },
 };
+
+// A tool's identity is BuiltinToolName (packages/protocol/src/tools/tool-names.ts): code that compares a tool
+// name against a raw string ("bash") compiles whatever the string says. The names are read from that file,
+// so the rule never keeps a list of its own.
+const BUILTIN_TOOL_NAME = `/^(${[
+  ...readFileSync(new URL("./packages/protocol/src/tools/tool-names.ts", import.meta.url), "utf8")
+    .match(/BUILTIN_TOOL_NAMES = \[([\s\S]*?)\] as const/)[1]
+    .matchAll(/"([a-z_]+)"/g),
+]
+  .map((match) => match[1])
+  .join("|")})$/`;
+const TOOL_NAME_HOLDER = "/^(tool|toolName|name)$/";
+const USE_BUILTIN_TOOL =
+  "a raw tool-name string: compare against BuiltinTool.<name> (a BuiltinToolName from @berth/protocol), or make it a fact of the tool (its row in BUILTIN_TOOL_TABLE or its spec)";
+const noRawToolNames = [
+  "error",
+  {
+    selector: `BinaryExpression[operator=/^[!=]==?$/]:matches([left.name=${TOOL_NAME_HOLDER}], [left.property.name=${TOOL_NAME_HOLDER}]) > Literal.right[value=${BUILTIN_TOOL_NAME}]`,
+    message: USE_BUILTIN_TOOL,
+  },
+  {
+    selector: `SwitchStatement:matches([discriminant.name=${TOOL_NAME_HOLDER}], [discriminant.property.name=${TOOL_NAME_HOLDER}]) > SwitchCase > Literal.test[value=${BUILTIN_TOOL_NAME}]`,
+    message: USE_BUILTIN_TOOL,
+  },
+];
 
 export default tseslint.config(
   {
@@ -118,6 +144,12 @@ export default tseslint.config(
     rules: {
       "no-restricted-properties": ["error", { object: "process", property: "env", message: "process.env outside the env module: read it from the EnvSchema in env.ts (apps/runner/src/env.ts; the web's apps/web/lib/env.ts)" }],
     },
+  },
+  {
+    // Tests may name tools as the wire does.
+    files: ["packages/**/*.ts", "apps/**/*.ts", "apps/**/*.tsx"],
+    ignores: ["**/*.test.ts", "**/*.test-d.ts", "packages/protocol/src/tools/tool-names.ts"],
+    rules: { "no-restricted-syntax": noRawToolNames },
   },
   prettier,
 );

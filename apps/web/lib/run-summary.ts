@@ -1,3 +1,5 @@
+import { BuiltinTool } from "@berth/protocol";
+
 /**
  * What a run ran, in one line for lists and headers: bash's command, or run_script's interpreter, script
  * and arguments. The args are the run's stored (redacted) ones, so an env value never shows here.
@@ -6,8 +8,8 @@ export function runSummary(tool: string, args: unknown): string {
   const a = args && typeof args === "object" ? (args as Record<string, unknown>) : {};
   const str = (v: unknown) => (typeof v === "string" ? v : "");
   const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
-  if (tool === "bash" && str(a.command)) return str(a.command);
-  if (tool === "run_script" && str(a.script))
+  if (tool === BuiltinTool.bash && str(a.command)) return str(a.command);
+  if (tool === BuiltinTool.run_script && str(a.script))
     return [str(a.interpreter), ...list(a.interpreterArgs), str(a.script), ...list(a.args).map(quote)]
       .filter(Boolean)
       .join(" ");

@@ -1,4 +1,4 @@
-import type { ActionClass } from "@berth/protocol";
+import { BuiltinTool, type ActionClass } from "@berth/protocol";
 import type { SandboxDriver } from "@berth/sandbox";
 
 /** What a finished call tells the counter: its admitted class and whether it succeeded. */
@@ -48,7 +48,7 @@ export class WorkspaceGeneration {
    */
   observedBy(sessionId: string, tool: string, args: unknown): number {
     const action = (args as { action?: unknown } | null)?.action;
-    const polls = tool === "bash" && (action === "status" || action === "logs" || action === "list");
+    const polls = tool === BuiltinTool.bash && (action === "status" || action === "logs" || action === "list");
     return this.current(sessionId) + (polls ? (this.activity.get(sessionId) ?? 0) : 0);
   }
 

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import {
   BUILTIN_TOOL_TABLE,
+  BuiltinTool,
   formatIssues,
   AGENT_PROTOCOL_VERSION,
   AgentMethod,
@@ -97,7 +98,7 @@ export function startAgentServer(options: AgentServerOptions): {
       const run = async () => {
         // An approved call runs only on the files the operator approved; run_script checks its own (it runs
         // the very bytes it checked, and reports the refusal as its outcome).
-        const changed = expect && name !== "run_script" ? await firstChanged(workspace, name, expect) : undefined;
+        const changed = expect && name !== BuiltinTool.run_script ? await firstChanged(workspace, name, expect) : undefined;
         return changed ? toolFailure("changed_since_approval", changed) : callTool(tool, args, ctx, { lineWasInvalidUtf8 });
       };
       // Reads see every write sent before them (program order), and still run in parallel; the tool

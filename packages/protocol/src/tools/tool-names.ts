@@ -16,6 +16,7 @@ export const BUILTIN_TOOL_NAMES = [
   "gateway",
   "monitor",
   "dispatch",
+  "context",
 ] as const;
 
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
@@ -25,3 +26,11 @@ const NAMES: ReadonlySet<string> = new Set(BUILTIN_TOOL_NAMES);
 export function isBuiltinToolName(name: string): name is BuiltinToolName {
   return NAMES.has(name);
 }
+
+/**
+ * Each built-in's name as a typed constant (`BuiltinTool.bash`): what code compares a tool name against
+ * (lint refuses a raw string), so a rename or a typo fails typecheck.
+ */
+export const BuiltinTool = Object.freeze(Object.fromEntries(BUILTIN_TOOL_NAMES.map((name) => [name, name]))) as {
+  readonly [K in BuiltinToolName]: K;
+};

@@ -1,7 +1,7 @@
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { parse } from "unbash";
-import type { Autonomy, Decision, PolicyRule } from "@berth/protocol";
+import { BuiltinTool, type Autonomy, type Decision, type PolicyRule } from "@berth/protocol";
 import { admit } from "./admit";
 import type { AdmissionContext, AdmissionRegistry } from "./admit";
 import { classifyCommand, loadCommandCorpus } from "../shell";
@@ -99,9 +99,9 @@ const percentile = (sorted: readonly number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 const registry: AdmissionRegistry = {
-  has: (tool) => tool === "bash" || tool === "read_file",
+  has: (tool) => tool === BuiltinTool.bash || tool === BuiltinTool.read_file,
   validate: (_tool, args) => ({ ok: true, args }),
-  actionClassOf: (tool) => (tool === "read_file" ? "read" : "execute"),
+  actionClassOf: (tool) => (tool === BuiltinTool.read_file ? "read" : "execute"),
 };
 
 const RULES: PolicyRule[] = [

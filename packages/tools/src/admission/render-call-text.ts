@@ -1,6 +1,7 @@
 import { DispatchPlanSchema, canonicalJson, redactSecrets } from "@berth/protocol";
 import type { DispatchPlan, FilesHashResult } from "@berth/protocol";
 import { sha256Hex } from "@berth/protocol/node";
+import { builtinSpecOf } from "../builtin/builtin-tools";
 
 export { sha256Hex };
 
@@ -64,7 +65,7 @@ export function renderPlanText(plan: DispatchPlan): string {
  */
 export function renderCallText(tool: string, args: unknown): RenderedCall {
   let text: string;
-  const plan = tool === "dispatch" ? DispatchPlanSchema.safeParse(args) : undefined;
+  const plan = builtinSpecOf(tool)?.plansCalls ? DispatchPlanSchema.safeParse(args) : undefined;
   if (plan?.success) text = renderPlanText(plan.data);
   else text = `${showControls(tool)} ${escapeControls(canonicalArgsJson(argsForText(args)))}`;
   return { text, sha256: sha256Hex(text) };

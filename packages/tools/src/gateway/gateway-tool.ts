@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { lenientObject, toolFailure } from "@berth/protocol";
+import { BuiltinTool, lenientObject, toolFailure } from "@berth/protocol";
 import { defineTool, fixedClass, jsonResult, shownClassOf } from "../registry/define-tool";
 import { firstSentence, rankCapabilities } from "./rank-capabilities";
 import type { ResolvedTool } from "../router/tool-router";
@@ -65,7 +65,7 @@ export const gatewayTool = defineTool({
   async run(args, ctx) {
     const host = ctx.host;
     if (!host) return toolFailure("unavailable", "gateway: no tool catalogue in this context");
-    const catalogue = host.catalogue().filter((tool) => tool.spec.name !== "gateway");
+    const catalogue = host.catalogue().filter((tool) => tool.spec.name !== BuiltinTool.gateway);
     const inServer = (tool: (typeof catalogue)[number]) => !args.server || ("origin" in tool && tool.origin === args.server);
     if (args.op === "find") {
       const visible = catalogue.filter(inServer) as ResolvedTool[];
