@@ -16,7 +16,6 @@ export const BUILTIN_TOOL_NAMES = [
   "gateway",
   "monitor",
   "dispatch",
-  "context",
 ] as const;
 
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
