@@ -131,7 +131,9 @@ async function main(): Promise<void> {
         await measureCtags();
       }
       // Imports are read on the first deps/dependents question: the whole import graph, once.
-      const [graphMs, graph] = await timed(() => must(session, "code_nav", { mode: "dependents", query: "repo/pkg3/m2.ts" }));
+      const [graphMs, graph] = await timed(() =>
+        must(session, "code_nav", { mode: "dependents", query: "repo/pkg3/m2.ts" }),
+      );
       if (graph.total !== 1) throw new Error(`import graph missed repo/pkg3/m3.ts → m2: ${JSON.stringify(graph)}`);
       importGraph.push(graphMs);
 
@@ -188,6 +190,10 @@ async function main(): Promise<void> {
     console.log(
       `bench-figure ${JSON.stringify({ figure, value, unit: "ms", baseline, baselineValue, target, ok: value <= limits[i]! })}`,
     ),
+  );
+  // Read on the first deps/dependents question rather than during the build; shown beside the build, no target.
+  console.log(
+    `bench-figure ${JSON.stringify({ figure: "import graph (first dependents call)", value: median(importGraph), unit: "ms", baseline: "ctags -R of the same tree", baselineValue: median(ctagsR) })}`,
   );
   console.log(
     `symbol query p95 ${fmt(percentile(query, 95))} ms; build samples ${build.map(fmt).join(", ")} ms; ctags -R samples ${ctagsR.map(fmt).join(", ")} ms`,

@@ -7,11 +7,13 @@ import type { AgentConfig } from "../config";
 import { type RawImport, importLanguageOf, parseImports } from "./parse-imports";
 import { type JsPackage, ProjectLayout, dirOf, join } from "./project-layout";
 import { type ResolvedImports, resolveImports } from "./resolve-imports";
-import { type IndexedSymbol, runCtags } from "./run-ctags";
+import { CtagsServer, type IndexedSymbol, runCtags } from "./run-ctags";
 
 /** Files ctags is given: the languages code_nav promises plus the common ones ctags reads as well. */
 const SOURCE_EXTENSIONS = new Set(
-  "ts tsx mts cts js jsx mjs cjs py pyi go rs java kt scala c h cc cpp cxx hh hpp cs rb php swift lua sh pl pm ex exs erl hs ml".split(" ").map((e) => `.${e}`),
+  "ts tsx mts cts js jsx mjs cjs py pyi go rs java kt scala c h cc cpp cxx hh hpp cs rb php swift lua sh pl pm ex exs erl hs ml"
+    .split(" ")
+    .map((e) => `.${e}`),
 );
 /** Read for package layout; a change to one re-resolves every import. */
 const MANIFESTS = new Set(["package.json", "go.mod", "Cargo.toml", "__init__.py"]);
@@ -19,11 +21,14 @@ const IGNORED_DIRS = new Set<string>([".git", "__pycache__", ...GLOB_IGNORED_DIR
 /** Minified bundles and generated blobs: listed for `path`, not parsed. */
 const MAX_PARSED_BYTES = 2 * 1024 * 1024;
 const READ_CONCURRENCY = 32;
+/** Up to this many changed files go through the long-lived ctags; more start a batch run. */
+const INTERACTIVE_MAX_FILES = 32;
 
 interface FileEntry {
   identity: string;
   symbols: IndexedSymbol[];
-  imports: RawImport[];
+  /** Read on the first deps/dependents question, not while building: most sessions never ask. */
+  imports?: RawImport[];
 }
 
 /** dev, inode, mtime and size: a file whose identity is unchanged is not parsed again. */
@@ -58,7 +63,8 @@ export interface RefreshStats {
 
 /**
  * The code index of one workspace, built inside the container: every file's path (for `path`), every
- * source file's definitions (Universal Ctags) and imports (parse-imports), keyed by file identity.
+ * source file's definitions (Universal Ctags) and, once asked for, its imports (parse-imports), keyed by
+ * file identity.
  * Folders are watched (inotify); a query first re-reads only what the watchers marked, so an update after
  * one changed file costs one ctags run. Where watching fails (inotify limits), every query re-stats all
  * files instead: slower, never stale.
@@ -78,10 +84,12 @@ export class CodeIndex {
   private readonly resolvedCache = new Map<string, ResolvedImports>();
   private dependentsCache: Map<string, { path: string; line: number; specifier: string }[]> | undefined;
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly ctags: CtagsServer;
 
   constructor(root: string, config: AgentConfig) {
     this.root = root;
     this.config = config;
+    this.ctags = new CtagsServer(config, root);
   }
 
   /** Brings the index up to date with the workspace; calls are serialised. */
@@ -100,7 +108,8 @@ export class CodeIndex {
       this.built = true;
       return { ...stats, ms: performance.now() - started, full: true };
     }
-    if (this.dirtyPaths.size === 0 && this.dirtyDirs.size === 0) return { parsed: 0, removed: 0, ms: performance.now() - started, full: false };
+    if (this.dirtyPaths.size === 0 && this.dirtyDirs.size === 0)
+      return { parsed: 0, removed: 0, ms: performance.now() - started, full: false };
     const paths = [...this.dirtyPaths];
     const dirs = [...this.dirtyDirs];
     this.dirtyPaths.clear();
@@ -111,7 +120,8 @@ export class CodeIndex {
       const listed = await readdir(path.join(this.root, dir), { withFileTypes: true }).catch(() => [] as Dirent[]);
       const present = new Set(listed.map((e) => join(dir, e.name)));
       for (const file of this.files) if (dirOf(file) === dir && !present.has(file)) paths.push(file);
-      for (const known of this.watchers.keys()) if (known !== dir && dirOf(known) === dir && !present.has(known)) paths.push(known);
+      for (const known of this.watchers.keys())
+        if (known !== dir && dirOf(known) === dir && !present.has(known)) paths.push(known);
       paths.push(...present);
     }
     for (const rel of paths) {
@@ -245,23 +255,26 @@ export class CodeIndex {
     this.dependentsCache = undefined;
   }
 
-  /** ctags over the changed source files (one process per core) while their imports are read. */
+  /** ctags over the changed source files: the long-lived server for a few, batch runs (one per spare core) for many. */
   private async parse(changed: Map<string, Stats>): Promise<number> {
     if (changed.size === 0) return 0;
-    const small = [...changed].filter(([rel, info]) => info.size <= MAX_PARSED_BYTES && !rel.includes("\n")).map(([rel]) => rel);
-    const sources = small.filter(isSource);
-    const chunks = Math.max(1, Math.min(os.cpus().length, Math.ceil(sources.length / 500)));
-    const size = Math.ceil(sources.length / chunks);
-    const tagging = Promise.all(Array.from({ length: chunks }, (_, i) => runCtags(this.config, this.root, sources.slice(i * size, (i + 1) * size))));
-    const imports = new Map<string, RawImport[]>();
-    await mapLimit(small, READ_CONCURRENCY, async (rel) => {
-      const language = importLanguageOf(rel);
-      if (!language) return;
-      const text = await readFile(path.join(this.root, rel), "utf8").catch(() => "");
-      imports.set(rel, parseImports(text, language));
-    });
+    const sources = [...changed]
+      .filter(([rel, info]) => isSource(rel) && info.size <= MAX_PARSED_BYTES && !rel.includes("\n"))
+      .map(([rel]) => rel);
+    let tagged: IndexedSymbol[];
+    if (sources.length <= INTERACTIVE_MAX_FILES) {
+      tagged = [];
+      for (const rel of sources) tagged.push(...(await this.ctags.tag(rel)));
+    } else {
+      const chunks = Math.max(1, Math.min(os.cpus().length - 1, Math.ceil(sources.length / 2000)));
+      const size = Math.ceil(sources.length / chunks);
+      const runs = Array.from({ length: chunks }, (_, i) =>
+        runCtags(this.config, this.root, sources.slice(i * size, (i + 1) * size)),
+      );
+      tagged = (await Promise.all(runs)).flat();
+    }
     const symbolsByFile = new Map<string, IndexedSymbol[]>();
-    for (const symbol of (await tagging).flat()) {
+    for (const symbol of tagged) {
       const list = symbolsByFile.get(symbol.path);
       if (list) list.push(symbol);
       else symbolsByFile.set(symbol.path, [symbol]);
@@ -269,7 +282,7 @@ export class CodeIndex {
     for (const [rel, info] of changed) {
       this.dropEntry(rel);
       const symbols = (symbolsByFile.get(rel) ?? []).sort((a, b) => a.line - b.line);
-      this.entries.set(rel, { identity: fileIdentity(info), symbols, imports: imports.get(rel) ?? [] });
+      this.entries.set(rel, { identity: fileIdentity(info), symbols });
       for (const symbol of symbols) {
         const list = this.byName.get(symbol.name);
         if (list) list.push(symbol);
@@ -279,6 +292,21 @@ export class CodeIndex {
     }
     this.dependentsCache = undefined;
     return changed.size;
+  }
+
+  /** Reads and scans the imports of files not scanned since they last changed. */
+  private async loadImports(files: readonly string[]): Promise<void> {
+    const missing = files.filter((rel) => {
+      const entry = this.entries.get(rel);
+      return entry !== undefined && entry.imports === undefined;
+    });
+    await mapLimit(missing, READ_CONCURRENCY, async (rel) => {
+      const language = importLanguageOf(rel);
+      const text = language ? await readFile(path.join(this.root, rel), "utf8").catch(() => "") : "";
+      const entry = this.entries.get(rel);
+      if (entry && entry.imports === undefined)
+        entry.imports = language && text.length <= MAX_PARSED_BYTES ? parseImports(text, language) : [];
+    });
   }
 
   // ---- queries (call refresh() first) ----
@@ -327,7 +355,8 @@ export class CodeIndex {
       let manifest: Record<string, unknown> = {};
       try {
         const parsed: unknown = JSON.parse(text);
-        if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) manifest = parsed as Record<string, unknown>;
+        if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
+          manifest = parsed as Record<string, unknown>;
       } catch {
         // A broken package.json still marks a package folder; its fields are unknown.
       }
@@ -346,6 +375,7 @@ export class CodeIndex {
   }
 
   async importsOf(rel: string): Promise<ResolvedImports> {
+    await this.loadImports([rel]);
     const layout = await this.layout();
     let resolved = this.resolvedCache.get(rel);
     if (!resolved) {
@@ -358,6 +388,7 @@ export class CodeIndex {
   /** Files that import `rel` (for a Go file: its package folder), sorted by path then line. */
   async dependentsOf(rel: string): Promise<{ path: string; line: number; specifier: string }[]> {
     if (!this.dependentsCache) {
+      await this.loadImports([...this.entries.keys()]);
       const reverse = new Map<string, { path: string; line: number; specifier: string }[]>();
       for (const file of this.entries.keys()) {
         for (const edge of (await this.importsOf(file)).internal) {
@@ -366,7 +397,8 @@ export class CodeIndex {
           reverse.set(edge.path, list);
         }
       }
-      for (const list of reverse.values()) list.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
+      for (const list of reverse.values())
+        list.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
       this.dependentsCache = reverse;
     }
     const direct = this.dependentsCache.get(rel) ?? [];
@@ -375,6 +407,7 @@ export class CodeIndex {
   }
 
   close(): void {
+    this.ctags.close();
     for (const watcher of this.watchers.values()) watcher.close();
     this.watchers.clear();
   }

@@ -47,7 +47,8 @@ describe("parseImports", () => {
   });
 
   it("reads Python import and from-import with the names imported", () => {
-    const text = "import os, sys as system\nfrom .models import (\n    User,\n    Group,\n)\n# from nowhere import x\nfrom pkg.util import helper\n";
+    const text =
+      "import os, sys as system\nfrom .models import (\n    User,\n    Group,\n)\n# from nowhere import x\nfrom pkg.util import helper\n";
     expect(parseImports(text, "python")).toEqual([
       { specifier: "os", line: 1 },
       { specifier: "sys", line: 1 },
@@ -57,13 +58,17 @@ describe("parseImports", () => {
   });
 
   it("reads Go import blocks, Rust mod/use and Java imports", () => {
-    expect(parseImports('package main\nimport (\n\t"fmt"\n\tu "example.com/m/util"\n)\n', "go").map((i) => i.specifier)).toEqual(["fmt", "example.com/m/util"]);
-    expect(parseImports("mod inner;\npub mod outer { }\nuse crate::a::b;\nuse serde::Serialize;\n", "rust").map((i) => i.specifier)).toEqual([
-      "mod inner",
-      "crate::a::b",
-      "serde::Serialize",
-    ]);
-    expect(parseImports("package a;\nimport java.util.List;\nimport static a.b.C.m;\n", "java").map((i) => i.specifier)).toEqual(["java.util.List", "a.b.C.m"]);
+    expect(
+      parseImports('package main\nimport (\n\t"fmt"\n\tu "example.com/m/util"\n)\n', "go").map((i) => i.specifier),
+    ).toEqual(["fmt", "example.com/m/util"]);
+    expect(
+      parseImports("mod inner;\npub mod outer { }\nuse crate::a::b;\nuse serde::Serialize;\n", "rust").map(
+        (i) => i.specifier,
+      ),
+    ).toEqual(["mod inner", "crate::a::b", "serde::Serialize"]);
+    expect(
+      parseImports("package a;\nimport java.util.List;\nimport static a.b.C.m;\n", "java").map((i) => i.specifier),
+    ).toEqual(["java.util.List", "a.b.C.m"]);
   });
 });
 
@@ -92,19 +97,27 @@ describe("code_nav in the agent", () => {
     await put("src/a.ts", "export function alpha(x: number): number {\n  return x;\n}\n");
     await put("src/b.ts", 'import { alpha } from "./a";\nexport class Beta {\n  run() { return alpha(1); }\n}\n');
     const first = detailsOf(await h.call("code_nav", { mode: "symbol", query: "alpha" }));
-    expect(first).toMatchObject({ total: 1, symbols: [{ name: "alpha", path: "src/a.ts", line: 1, kind: "function" }] });
+    expect(first).toMatchObject({
+      total: 1,
+      symbols: [{ name: "alpha", path: "src/a.ts", line: 1, kind: "function" }],
+    });
     expect((first.symbols as { signature: string }[])[0]?.signature).toBe("export function alpha(x: number): number {");
 
     await put("src/a.ts", "export function alpha(x: number): number {\n  return x;\n}\nexport const gamma = 3;\n");
     const result = await h.call("code_nav", { mode: "symbol", query: "gamma" });
     expect(detailsOf(result)).toMatchObject({ total: 1, symbols: [{ path: "src/a.ts", line: 4 }] });
-    expect((result.trace as { index: { parsed: number; full: boolean } }).index).toMatchObject({ parsed: 1, full: false });
+    expect((result.trace as { index: { parsed: number; full: boolean } }).index).toMatchObject({
+      parsed: 1,
+      full: false,
+    });
   });
 
   it("forgets a deleted file and its dependents edge", async () => {
     await put("src/a.ts", "export const a = 1;\n");
     await put("src/b.ts", 'import { a } from "./a";\n');
-    expect(detailsOf(await h.call("code_nav", { mode: "dependents", query: "src/a.ts" }))).toMatchObject({ dependents: [{ path: "src/b.ts", line: 1 }] });
+    expect(detailsOf(await h.call("code_nav", { mode: "dependents", query: "src/a.ts" }))).toMatchObject({
+      dependents: [{ path: "src/b.ts", line: 1 }],
+    });
     await rm(path.join(h.root, "src/b.ts"));
     expect(detailsOf(await h.call("code_nav", { mode: "dependents", query: "src/a.ts" }))).toMatchObject({ total: 0 });
     expect(detailsOf(await h.call("code_nav", { mode: "path", query: "b.ts" }))).toMatchObject({ total: 0 });
@@ -121,6 +134,8 @@ describe("code_nav in the agent", () => {
   });
 
   it("refuses a path outside the workspace", async () => {
-    expect(errorOf(await h.call("code_nav", { mode: "outline", query: "../etc/passwd" }))).toBe("Path escapes workspace root: ../etc/passwd");
+    expect(errorOf(await h.call("code_nav", { mode: "outline", query: "../etc/passwd" }))).toBe(
+      "Path escapes workspace root: ../etc/passwd",
+    );
   });
 });

@@ -5,23 +5,23 @@ import { type JsPackage, type ProjectLayout, depth, dirOf, join } from "./projec
 import { targetFile } from "./resolve-imports";
 
 /** File names that start a program by convention, at any depth. */
-const CONVENTIONAL = new Set(
-  [
-    ...["index", "main", "server", "app", "cli"].flatMap((n) => ["ts", "tsx", "mts", "js", "mjs", "cjs"].map((e) => `${n}.${e}`)),
-    "__main__.py",
-    "main.py",
-    "app.py",
-    "cli.py",
-    "manage.py",
-    "wsgi.py",
-    "asgi.py",
-    "main.go",
-    "main.rs",
-    "lib.rs",
-    "Main.java",
-    "Application.java",
-  ],
-);
+const CONVENTIONAL = new Set([
+  ...["index", "main", "server", "app", "cli"].flatMap((n) =>
+    ["ts", "tsx", "mts", "js", "mjs", "cjs"].map((e) => `${n}.${e}`),
+  ),
+  "__main__.py",
+  "main.py",
+  "app.py",
+  "cli.py",
+  "manage.py",
+  "wsgi.py",
+  "asgi.py",
+  "main.go",
+  "main.rs",
+  "lib.rs",
+  "Main.java",
+  "Application.java",
+]);
 
 function manifestEntries(layout: ProjectLayout, pkg: JsPackage): CodeNavEntry[] {
   const out: CodeNavEntry[] = [];
@@ -40,7 +40,8 @@ function manifestEntries(layout: ProjectLayout, pkg: JsPackage): CodeNavEntry[] 
   add(pkg.main, "package.json main");
   add(pkg.module, "package.json module");
   if (typeof pkg.bin === "string") add(pkg.bin, `package.json bin ${pkg.name ?? ""}`.trim());
-  else if (pkg.bin && typeof pkg.bin === "object") for (const [name, target] of Object.entries(pkg.bin)) add(target, `package.json bin ${name}`);
+  else if (pkg.bin && typeof pkg.bin === "object")
+    for (const [name, target] of Object.entries(pkg.bin)) add(target, `package.json bin ${name}`);
   const exportsMap = pkg.exports;
   const exportEntries = (key: string, value: unknown): void => {
     if (typeof value === "string") add(value, `package.json exports ${key}`);
@@ -53,7 +54,8 @@ function manifestEntries(layout: ProjectLayout, pkg: JsPackage): CodeNavEntry[] 
   if (typeof exportsMap === "string") exportEntries(".", exportsMap);
   else if (exportsMap && typeof exportsMap === "object" && !Array.isArray(exportsMap)) {
     const record = exportsMap as Record<string, unknown>;
-    if (Object.keys(record).some((k) => k.startsWith("."))) for (const [key, value] of Object.entries(record)) exportEntries(key, value);
+    if (Object.keys(record).some((k) => k.startsWith(".")))
+      for (const [key, value] of Object.entries(record)) exportEntries(key, value);
     else exportEntries(".", record);
   }
   return out;
@@ -74,9 +76,17 @@ async function pyprojectEntries(root: string, layout: ProjectLayout, manifest: s
     if (!script) continue;
     const modulePath = (script[2] as string).split(".").join("/");
     const dir = dirOf(manifest);
-    const candidates = [".", "src"].flatMap((r) => [join(dir, r, `${modulePath}.py`), join(dir, r, modulePath, "__init__.py")]);
+    const candidates = [".", "src"].flatMap((r) => [
+      join(dir, r, `${modulePath}.py`),
+      join(dir, r, modulePath, "__init__.py"),
+    ]);
     const found = candidates.find((c) => layout.files.has(c));
-    out.push({ path: found ?? (candidates[0] as string), reason: `pyproject.toml script ${script[1] as string}`, manifest, exists: found !== undefined });
+    out.push({
+      path: found ?? (candidates[0] as string),
+      reason: `pyproject.toml script ${script[1] as string}`,
+      manifest,
+      exists: found !== undefined,
+    });
   }
   return out;
 }
@@ -86,7 +96,9 @@ export async function findEntries(root: string, layout: ProjectLayout, under: st
   const inside = (rel: string) => under === "." || rel === under || rel.startsWith(`${under}/`);
   const entries: CodeNavEntry[] = [];
   for (const pkg of layout.jsPackages) if (inside(pkg.manifest)) entries.push(...manifestEntries(layout, pkg));
-  const pyprojects = [...layout.files].filter((f) => (f === "pyproject.toml" || f.endsWith("/pyproject.toml")) && inside(f)).sort((a, b) => depth(a) - depth(b));
+  const pyprojects = [...layout.files]
+    .filter((f) => (f === "pyproject.toml" || f.endsWith("/pyproject.toml")) && inside(f))
+    .sort((a, b) => depth(a) - depth(b));
   for (const manifest of pyprojects) entries.push(...(await pyprojectEntries(root, layout, manifest)));
   const declared = new Set<string>();
   const unique = entries.filter((e) => !declared.has(e.path) && declared.add(e.path));

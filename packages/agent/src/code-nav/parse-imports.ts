@@ -33,7 +33,9 @@ function blankComments(text: string, language: ImportLanguage): string {
   const keepNewlines = (match: string) => match.replace(/[^\n]/g, " ");
   if (language === "python") return text.replace(/#[^\n]*/g, keepNewlines);
   // `//` after a quote-free stretch only, so "http://x" in a string survives.
-  return text.replace(/\/\*[\s\S]*?\*\//g, keepNewlines).replace(/(^|[^:'"`\\])\/\/[^\n]*/g, (m, lead: string) => lead + keepNewlines(m.slice(lead.length)));
+  return text
+    .replace(/\/\*[\s\S]*?\*\//g, keepNewlines)
+    .replace(/(^|[^:'"`\\])\/\/[^\n]*/g, (m, lead: string) => lead + keepNewlines(m.slice(lead.length)));
 }
 
 function lineAt(text: string, index: number, lineStarts: number[]): number {
@@ -80,7 +82,10 @@ export function parseImports(text: string, language: ImportLanguage): RawImport[
     case "python":
       for (const m of source.matchAll(/^[ \t]*import[ \t]+([^\n]+)/gm)) {
         for (const part of (m[1] as string).split(",")) {
-          const name = part.trim().split(/\s+as\s+/)[0]?.trim();
+          const name = part
+            .trim()
+            .split(/\s+as\s+/)[0]
+            ?.trim();
           if (name && /^[\w.]+$/.test(name)) add(name, m.index);
         }
       }
@@ -88,7 +93,13 @@ export function parseImports(text: string, language: ImportLanguage): RawImport[
         const names = (m[2] as string)
           .replace(/[()\\]/g, " ")
           .split(",")
-          .map((n) => n.trim().split(/\s+as\s+/)[0]?.trim() ?? "")
+          .map(
+            (n) =>
+              n
+                .trim()
+                .split(/\s+as\s+/)[0]
+                ?.trim() ?? "",
+          )
           .filter((n) => /^\w+$/.test(n));
         add(m[1] as string, m.index, names);
       }
@@ -105,12 +116,14 @@ export function parseImports(text: string, language: ImportLanguage): RawImport[
       for (const m of source.matchAll(/\bimport\s+(?:[\w.]+\s+)?"([^"\n]+)"/g)) add(m[1] as string, m.index);
       break;
     case "rust":
-      for (const m of source.matchAll(/^[ \t]*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;/gm)) add(`mod ${m[1] as string}`, m.index);
+      for (const m of source.matchAll(/^[ \t]*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;/gm))
+        add(`mod ${m[1] as string}`, m.index);
       for (const m of source.matchAll(/^[ \t]*(?:pub(?:\([^)]*\))?\s+)?use\s+([\w:]+)/gm)) add(m[1] as string, m.index);
       for (const m of source.matchAll(/^[ \t]*extern\s+crate\s+(\w+)/gm)) add(m[1] as string, m.index);
       break;
     case "java":
-      for (const m of source.matchAll(/^[ \t]*import\s+(?:static\s+)?([\w.]+(?:\.\*)?)\s*;/gm)) add(m[1] as string, m.index);
+      for (const m of source.matchAll(/^[ \t]*import\s+(?:static\s+)?([\w.]+(?:\.\*)?)\s*;/gm))
+        add(m[1] as string, m.index);
       break;
   }
   found.sort((a, b) => a.line - b.line);

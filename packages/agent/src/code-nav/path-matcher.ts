@@ -29,7 +29,11 @@ export function pathMatcher(query: string): PathMatcher {
   if (regex) {
     const given = regex[2] as string;
     const bad = [...given].filter((f) => f !== "g" && f !== "y" && !ALLOWED_FLAGS.has(f));
-    if (bad.length > 0) fail("invalid_args", `code_nav: query: unknown regex flag "${bad.join("")}" in ${query} (allowed: d, i, m, s, u, v; g and y are stripped)`);
+    if (bad.length > 0)
+      fail(
+        "invalid_args",
+        `code_nav: query: unknown regex flag "${bad.join("")}" in ${query} (allowed: d, i, m, s, u, v; g and y are stripped)`,
+      );
     const flags = [...new Set(given)].filter((f) => f !== "g" && f !== "y").join("");
     let re: RegExp;
     try {

@@ -35,7 +35,9 @@ export class ProjectLayout {
 
   constructor(files: ReadonlySet<string>, manifests: { jsPackages: JsPackage[]; goModules: Map<string, string> }) {
     this.files = files;
-    this.jsPackages = [...manifests.jsPackages].sort((a, b) => depth(a.dir) - depth(b.dir) || a.dir.localeCompare(b.dir));
+    this.jsPackages = [...manifests.jsPackages].sort(
+      (a, b) => depth(a.dir) - depth(b.dir) || a.dir.localeCompare(b.dir),
+    );
     this.jsPackagesByName = new Map(this.jsPackages.filter((p) => p.name).map((p) => [p.name as string, p]));
     this.goModules = manifests.goModules;
     const dirs = new Set<string>();

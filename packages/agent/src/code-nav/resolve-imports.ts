@@ -10,7 +10,12 @@ export interface ResolvedImports {
 
 const JS_EXTENSIONS = [".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];
 /** TypeScript ESM writes `./x.js` for `./x.ts`. */
-const JS_SWAPS: Readonly<Record<string, string[]>> = { ".js": [".ts", ".tsx"], ".mjs": [".mts"], ".cjs": [".cts"], ".jsx": [".tsx"] };
+const JS_SWAPS: Readonly<Record<string, string[]>> = {
+  ".js": [".ts", ".tsx"],
+  ".mjs": [".mts"],
+  ".cjs": [".cts"],
+  ".jsx": [".tsx"],
+};
 const RUST_BUILTIN_CRATES = new Set(["std", "core", "alloc", "self", "super", "crate"]);
 
 function firstFile(layout: ProjectLayout, candidates: string[]): string | undefined {
@@ -52,7 +57,10 @@ function resolveJsPackage(layout: ProjectLayout, pkg: JsPackage, subpath: string
   const key = subpath === "" ? "." : `./${subpath}`;
   if (exportsMap !== undefined) {
     const entry =
-      typeof exportsMap === "object" && exportsMap !== null && !Array.isArray(exportsMap) && Object.keys(exportsMap).some((k) => k.startsWith("."))
+      typeof exportsMap === "object" &&
+      exportsMap !== null &&
+      !Array.isArray(exportsMap) &&
+      Object.keys(exportsMap).some((k) => k.startsWith("."))
         ? (exportsMap as Record<string, unknown>)[key]
         : key === "."
           ? exportsMap
@@ -112,8 +120,11 @@ function resolveOne(layout: ProjectLayout, file: string, language: ImportLanguag
         if (escapesRoot(base)) continue;
         // `from pkg import mod`: each name may be a submodule; otherwise the names live in pkg itself.
         const names = raw.names ?? [];
-        const subs = names.map((n) => pythonModule(layout, base, dotted ? `${dotted}.${n}` : n)).filter((p): p is string => !!p);
-        const found = dotted === "" ? firstFile(layout, [join(base, "__init__.py")]) : pythonModule(layout, base, dotted);
+        const subs = names
+          .map((n) => pythonModule(layout, base, dotted ? `${dotted}.${n}` : n))
+          .filter((p): p is string => !!p);
+        const found =
+          dotted === "" ? firstFile(layout, [join(base, "__init__.py")]) : pythonModule(layout, base, dotted);
         if (subs.length > 0 && (subs.length === names.length || !found)) return subs.map((p) => ({ path: p }));
         if (found) return [...subs, found].map((p) => ({ path: p }));
       }
@@ -151,7 +162,9 @@ function resolveOne(layout: ProjectLayout, file: string, language: ImportLanguag
       const parts = spec.replace(/\.\*$/, "").split(".");
       for (let n = parts.length; n >= 1; n--) {
         const suffix = `${parts.slice(0, n).join("/")}.java`;
-        const found = (layout.byBaseName.get(`${parts[n - 1] as string}.java`) ?? []).find((p) => p === suffix || p.endsWith(`/${suffix}`));
+        const found = (layout.byBaseName.get(`${parts[n - 1] as string}.java`) ?? []).find(
+          (p) => p === suffix || p.endsWith(`/${suffix}`),
+        );
         if (found) return [{ path: found }];
       }
       return [{ external: spec }];

@@ -1,4 +1,10 @@
-import { type CodeNavArgs, type CodeNavDetails, type CodeNavMode, GLOB_IGNORED_DIRS, type ToolResult } from "@berth/protocol";
+import {
+  type CodeNavArgs,
+  type CodeNavDetails,
+  type CodeNavMode,
+  GLOB_IGNORED_DIRS,
+  type ToolResult,
+} from "@berth/protocol";
 import { okResult, type ToolContext } from "../tools/tool-context";
 import { fail } from "../tools/tool-failure-error";
 import { type CodeIndex, codeIndexFor } from "./code-index";
@@ -46,10 +52,14 @@ function shapeOf(index: CodeIndex, query: string): QueryShape {
 }
 
 function redirect(mode: CodeNavMode, query: string, to: CodeNavMode, why: string): never {
-  fail("wrong_mode", `code_nav: mode "${mode}" cannot answer ${JSON.stringify(query)}: ${why}; use mode "${to}" instead`, {
-    redirect: to,
-    query,
-  });
+  fail(
+    "wrong_mode",
+    `code_nav: mode "${mode}" cannot answer ${JSON.stringify(query)}: ${why}; use mode "${to}" instead`,
+    {
+      redirect: to,
+      query,
+    },
+  );
 }
 
 function limited<T>(items: T[], limit: number): { items: T[]; total: number; truncated: boolean } {
@@ -74,7 +84,13 @@ function findSymbols(index: CodeIndex, query: string): IndexedSymbol[] {
   if (parts.length > 1) {
     const name = parts.at(-1) as string;
     const scope = parts.slice(0, -1).join(".");
-    const scoped = index.symbolsNamed(name).filter((s) => s.scope !== undefined && (s.scope === scope || s.scope.endsWith(`.${scope}`) || s.scope.replace(/::/g, ".").endsWith(scope)));
+    const scoped = index
+      .symbolsNamed(name)
+      .filter(
+        (s) =>
+          s.scope !== undefined &&
+          (s.scope === scope || s.scope.endsWith(`.${scope}`) || s.scope.replace(/::/g, ".").endsWith(scope)),
+      );
     if (scoped.length > 0) return scoped;
   }
   return index.symbolsNamedLoosely(query);
@@ -88,13 +104,18 @@ export async function runCodeNav(args: CodeNavArgs, ctx: ToolContext): Promise<T
   const query = args.query.trim();
   const trace = { index: refresh };
   const shape = query === "" ? "text" : shapeOf(index, query);
-  const folder = args.path !== undefined && !["outline", "deps", "dependents"].includes(args.mode) ? await relFile(ctx, args.path) : ".";
+  const folder =
+    args.path !== undefined && !["outline", "deps", "dependents"].includes(args.mode)
+      ? await relFile(ctx, args.path)
+      : ".";
   const inFolder = underFolder(folder);
 
   switch (args.mode) {
     case "symbol": {
-      if (shape === "file") redirect("symbol", query, "outline", "it is a file (outline lists its symbols; deps/dependents its imports)");
-      if (shape === "regex" || shape === "glob" || shape === "pathlike") redirect("symbol", query, "path", "it is a path pattern, not a symbol name");
+      if (shape === "file")
+        redirect("symbol", query, "outline", "it is a file (outline lists its symbols; deps/dependents its imports)");
+      if (shape === "regex" || shape === "glob" || shape === "pathlike")
+        redirect("symbol", query, "path", "it is a path pattern, not a symbol name");
       const found = findSymbols(index, query)
         .filter((s) => inFolder(s.path))
         .sort((a, b) => compareStrings(a.path, b.path) || a.line - b.line);
@@ -118,9 +139,17 @@ export async function runCodeNav(args: CodeNavArgs, ctx: ToolContext): Promise<T
     }
     case "entries": {
       if (query !== "") {
-        if (shape === "file") redirect("entries", query, "outline", "entries takes no query (path narrows it to a folder), and this is a file");
-        if (shape === "identifier" && findSymbols(index, query).length > 0) redirect("entries", query, "symbol", "entries takes no query, and this names a definition");
-        if (shape === "regex" || shape === "glob") redirect("entries", query, "path", "entries takes no query, and this is a path pattern");
+        if (shape === "file")
+          redirect(
+            "entries",
+            query,
+            "outline",
+            "entries takes no query (path narrows it to a folder), and this is a file",
+          );
+        if (shape === "identifier" && findSymbols(index, query).length > 0)
+          redirect("entries", query, "symbol", "entries takes no query, and this names a definition");
+        if (shape === "regex" || shape === "glob")
+          redirect("entries", query, "path", "entries takes no query, and this is a path pattern");
       }
       const found = await findEntries(root, await index.layout(), folder);
       const { items, total, truncated } = limited(found, args.limit);
@@ -136,15 +165,27 @@ export async function runCodeNav(args: CodeNavArgs, ctx: ToolContext): Promise<T
         if (shape === "identifier" && findSymbols(index, target).length > 0) {
           redirect(args.mode, target, "symbol", "it names a definition, not a file");
         }
-        if (shape === "regex" || shape === "glob") redirect(args.mode, target, "path", "it is a path pattern; find the file first");
-        fail("not_found", `code_nav: no file ${target} in the index (folders ${[".git", ...GLOB_IGNORED_DIRS].join(", ")} are not indexed); mode "path" finds files`);
+        if (shape === "regex" || shape === "glob")
+          redirect(args.mode, target, "path", "it is a path pattern; find the file first");
+        fail(
+          "not_found",
+          `code_nav: no file ${target} in the index (folders ${[".git", ...GLOB_IGNORED_DIRS].join(", ")} are not indexed); mode "path" finds files`,
+        );
       }
       if (args.mode === "outline") {
         const symbols = [...(index.outline(file) ?? [])];
         const { items, total, truncated } = limited(symbols, args.limit);
         const ext = file.slice(file.lastIndexOf(".") + 1);
         const language = index.isIndexed(file) ? (LANGUAGE_BY_EXTENSION[ext] ?? ext) : "none";
-        const details: CodeNavDetails = { mode: "outline", query: target, path: file, language, total, truncated, symbols: items };
+        const details: CodeNavDetails = {
+          mode: "outline",
+          query: target,
+          path: file,
+          language,
+          total,
+          truncated,
+          symbols: items,
+        };
         return okResult(details, trace);
       }
       if (args.mode === "deps") {
@@ -163,7 +204,14 @@ export async function runCodeNav(args: CodeNavArgs, ctx: ToolContext): Promise<T
         return okResult(details, trace);
       }
       const { items, total, truncated } = limited(await index.dependentsOf(file), args.limit);
-      const details: CodeNavDetails = { mode: "dependents", query: target, path: file, total, truncated, dependents: items };
+      const details: CodeNavDetails = {
+        mode: "dependents",
+        query: target,
+        path: file,
+        total,
+        truncated,
+        dependents: items,
+      };
       return okResult(details, trace);
     }
   }

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import type { AgentConfig } from "../config";
 import { asAgentHelper } from "../processes/launch";
@@ -51,7 +51,11 @@ interface CtagsLine {
 /** `/^  def f(a):$/` → `def f(a):` (ctags escapes `/` and `\` inside the pattern). */
 export function signatureOf(pattern: string | undefined): string {
   if (!pattern) return "";
-  const body = pattern.replace(/^\/\^?/, "").replace(/\$?\/$/, "").replace(/\\([/\\])/g, "$1").trim();
+  const body = pattern
+    .replace(/^\/\^?/, "")
+    .replace(/\$?\/$/, "")
+    .replace(/\\([/\\])/g, "$1")
+    .trim();
   return body.length > SIGNATURE_CHARS ? `${body.slice(0, SIGNATURE_CHARS)}…` : body;
 }
 
@@ -94,7 +98,9 @@ export function runCtags(config: AgentConfig, cwd: string, files: readonly strin
       const symbol = parseCtagsLine(line);
       if (symbol) symbols.push(symbol);
     });
-    child.on("error", (error) => reject(new Error(`code_nav: could not run ctags (universal-ctags): ${error.message}`)));
+    child.on("error", (error) =>
+      reject(new Error(`code_nav: could not run ctags (universal-ctags): ${error.message}`)),
+    );
     child.on("close", (code) => {
       if (code === 0) resolve(symbols);
       else reject(new Error(`code_nav: ctags exited with ${code}: ${stderr.trim().slice(0, 500)}`));
@@ -102,4 +108,71 @@ export function runCtags(config: AgentConfig, cwd: string, files: readonly strin
     child.stdin.on("error", () => undefined); // ctags died early: the close handler reports it
     child.stdin.end(files.join("\n") + "\n");
   });
+}
+
+/**
+ * One long-lived `ctags --_interactive` for updates: a changed file costs a line on a pipe instead of starting
+ * a process (two, through setpriv). Requests go one at a time; a server that died is started again on the
+ * next request.
+ */
+export class CtagsServer {
+  private child: ChildProcessWithoutNullStreams | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private pending:
+    { symbols: IndexedSymbol[]; done: (symbols: IndexedSymbol[]) => void; fail: (error: Error) => void } | undefined;
+
+  constructor(
+    private readonly config: AgentConfig,
+    private readonly cwd: string,
+  ) {}
+
+  tag(file: string): Promise<IndexedSymbol[]> {
+    const run = this.queue.then(() => this.request(file));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private start(): ChildProcessWithoutNullStreams {
+    const launch = asAgentHelper(this.config, "ctags", [
+      "--_interactive",
+      ...CTAGS_ARGS.filter((a) => a !== "-f" && a !== "-" && a !== "-L"),
+    ]);
+    const child = spawn(launch.file, launch.args, { cwd: this.cwd, stdio: ["pipe", "pipe", "pipe"] });
+    child.stderr.resume();
+    child.stdin.on("error", () => undefined);
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      const pending = this.pending;
+      if (!pending) return;
+      if (line.startsWith('{"_type": "completed"')) {
+        this.pending = undefined;
+        pending.done(pending.symbols);
+        return;
+      }
+      const symbol = parseCtagsLine(line);
+      if (symbol) pending.symbols.push(symbol);
+    });
+    const gone = (why: string) => {
+      if (this.child === child) this.child = undefined;
+      const pending = this.pending;
+      this.pending = undefined;
+      pending?.fail(new Error(`code_nav: ctags --_interactive ${why}`));
+    };
+    child.on("error", (error) => gone(`could not run: ${error.message}`));
+    child.on("close", (code) => gone(`exited with ${code}`));
+    return child;
+  }
+
+  private request(file: string): Promise<IndexedSymbol[]> {
+    this.child ??= this.start();
+    const child = this.child;
+    return new Promise((resolve, reject) => {
+      this.pending = { symbols: [], done: resolve, fail: reject };
+      child.stdin.write(`${JSON.stringify({ command: "generate-tags", filename: file })}\n`);
+    });
+  }
+
+  close(): void {
+    this.child?.kill();
+    this.child = undefined;
+  }
 }

@@ -14,7 +14,11 @@ export const CodeNavArgsSchema = z
   .object({
     mode: CodeNavModeSchema,
     /** symbol: a name; path: a glob, `/regex/flags` or substring; outline/deps/dependents: a file. */
-    query: z.string().max(1024, "must be at most 1024 characters").refine(noNul, "must not contain NUL bytes").default(""),
+    query: z
+      .string()
+      .max(1024, "must be at most 1024 characters")
+      .refine(noNul, "must not contain NUL bytes")
+      .default(""),
     /** A folder that narrows symbol/path/entries, or the file for outline/deps/dependents. */
     path: z
       .string()
@@ -36,7 +40,11 @@ export const CodeNavArgsSchema = z
       ctx.addIssue({ code: "custom", path: ["query"], message: `must not be empty for mode "${args.mode}"` });
     }
     if (needsFile && args.query.trim() === "" && args.path === undefined) {
-      ctx.addIssue({ code: "custom", path: ["query"], message: `must name a file for mode "${args.mode}" (or give it as path)` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["query"],
+        message: `must name a file for mode "${args.mode}" (or give it as path)`,
+      });
     }
   });
 export type CodeNavArgs = z.infer<typeof CodeNavArgsSchema>;
@@ -84,9 +92,20 @@ const base = { query: z.string(), total: z.number().int(), truncated: z.boolean(
 
 export const CodeNavDetailsSchema = z.discriminatedUnion("mode", [
   z.object({ mode: z.literal("symbol"), ...base, symbols: z.array(CodeSymbolSchema) }),
-  z.object({ mode: z.literal("path"), ...base, matcher: z.enum(["glob", "regex", "substring"]), files: z.array(z.string()) }),
+  z.object({
+    mode: z.literal("path"),
+    ...base,
+    matcher: z.enum(["glob", "regex", "substring"]),
+    files: z.array(z.string()),
+  }),
   z.object({ mode: z.literal("entries"), ...base, entries: z.array(CodeNavEntrySchema) }),
-  z.object({ mode: z.literal("outline"), ...base, path: z.string(), language: z.string(), symbols: z.array(CodeSymbolSchema) }),
+  z.object({
+    mode: z.literal("outline"),
+    ...base,
+    path: z.string(),
+    language: z.string(),
+    symbols: z.array(CodeSymbolSchema),
+  }),
   z.object({
     mode: z.literal("deps"),
     ...base,

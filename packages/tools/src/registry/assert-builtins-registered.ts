@@ -16,7 +16,8 @@ export function assertBuiltinsRegistered(specs: readonly AnyToolSpec[]): void {
     if (count > 1) problems.push(`${name} is registered ${count} times`);
   }
   const declared = new Set<string>(BUILTIN_TOOL_NAMES);
-  for (const name of byName.keys()) if (!declared.has(name)) problems.push(`${name} is registered as a built-in but not declared`);
+  for (const name of byName.keys())
+    if (!declared.has(name)) problems.push(`${name} is registered as a built-in but not declared`);
   if (problems.length > 0) {
     throw new AppError({ code: "internal", message: `built-in tools: ${problems.join("; ")}` });
   }

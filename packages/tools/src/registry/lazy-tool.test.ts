@@ -59,15 +59,22 @@ describe("lazy tools", () => {
     const result = await tool.run(CodeNavArgsSchema.parse({ mode: "entries" }), ctx);
     expect(result.ok).toBe(false);
     expect(result.error?.code).toBe("surface_drift");
-    expect(result.error?.message).toMatch(/^lazy tool surface drift for code_nav: registered [0-9a-f]{12}, loaded [0-9a-f]{12}$/);
+    expect(result.error?.message).toMatch(
+      /^lazy tool surface drift for code_nav: registered [0-9a-f]{12}, loaded [0-9a-f]{12}$/,
+    );
     expect(ran).toBe(false);
     expect(tool.lazy.loaded()).toBe(false);
   });
 
   it("a changed class is drift too", async () => {
-    const asWrite = { ...defineTool({ ...CODE_NAV_SURFACE, run: () => Promise.resolve(ok("")) }), actionClass: "write" as const };
+    const asWrite = {
+      ...defineTool({ ...CODE_NAV_SURFACE, run: () => Promise.resolve(ok("")) }),
+      actionClass: "write" as const,
+    };
     const tool = lazyTool({ ...CODE_NAV_SURFACE, load: () => Promise.resolve(asWrite) });
-    expect((await tool.run(CodeNavArgsSchema.parse({ mode: "entries" }), ctx)).error?.message).toMatch(/^lazy tool surface drift for code_nav/);
+    expect((await tool.run(CodeNavArgsSchema.parse({ mode: "entries" }), ctx)).error?.message).toMatch(
+      /^lazy tool surface drift for code_nav/,
+    );
   });
 
   it("a load that throws is tried again on the next call", async () => {
@@ -93,10 +100,17 @@ describe("the runner's start check", () => {
 
   it("fails closed, naming a declared built-in that is missing, doubled, or a stranger posing as one", () => {
     const withoutCodeNav = BUILTIN_TOOLS.filter((spec) => spec.name !== "code_nav");
-    expect(() => assertBuiltinsRegistered(withoutCodeNav)).toThrow("built-in tools: code_nav is declared but not registered");
+    expect(() => assertBuiltinsRegistered(withoutCodeNav)).toThrow(
+      "built-in tools: code_nav is declared but not registered",
+    );
     const grep = BUILTIN_TOOLS.find((spec) => spec.name === "grep");
     expect(() => assertBuiltinsRegistered([...BUILTIN_TOOLS, grep!])).toThrow("grep is registered 2 times");
-    const stranger = { ...defineTool({ ...CODE_NAV_SURFACE, classify: fixedClass("read"), run: () => Promise.resolve(ok("")) }), name: "shadow" };
-    expect(() => assertBuiltinsRegistered([...BUILTIN_TOOLS, stranger])).toThrow("shadow is registered as a built-in but not declared");
+    const stranger = {
+      ...defineTool({ ...CODE_NAV_SURFACE, classify: fixedClass("read"), run: () => Promise.resolve(ok("")) }),
+      name: "shadow",
+    };
+    expect(() => assertBuiltinsRegistered([...BUILTIN_TOOLS, stranger])).toThrow(
+      "shadow is registered as a built-in but not declared",
+    );
   });
 });

@@ -80,7 +80,10 @@ export function lazyTool<TArgs, N extends BuiltinToolName>(spec: {
         const expected = surfaceHash(surfaceOf(registered));
         const actual = surfaceHash(surfaceOf(impl));
         if (actual !== expected) {
-          return toolFailure("surface_drift", `lazy tool surface drift for ${spec.name}: registered ${expected.slice(0, 12)}, loaded ${actual.slice(0, 12)}`);
+          return toolFailure(
+            "surface_drift",
+            `lazy tool surface drift for ${spec.name}: registered ${expected.slice(0, 12)}, loaded ${actual.slice(0, 12)}`,
+          );
         }
         loaded = true;
         return impl;
