@@ -20,6 +20,7 @@ import {
   McpServerViewSchema,
   McpToolPinListSchema,
   McpToolPinViewSchema,
+  MintedBrowserSessionSchema,
   NETWORK_MODES,
   ParkedCallSchema,
   POLICY_TARGETS as PROTOCOL_POLICY_TARGETS,
@@ -71,6 +72,7 @@ import {
   type UserView,
   type VerifyResult,
 } from "@berth/protocol";
+import { ApprovalFilesSchema, type ApprovalFile, type ApprovalFiles } from "@berth/protocol";
 
 export class ApiError extends Error {
   readonly status: number;
@@ -128,7 +130,7 @@ export type ResponseSchema<T> = {
 };
 
 /** Names the endpoint and the first field that does not match, e.g. `GET /api/runs: runs.0.startedAt: expected string`. */
-function parseAnswer<T>(schema: ResponseSchema<T>, data: unknown, endpoint: string): T {
+export function parseAnswer<T>(schema: ResponseSchema<T>, data: unknown, endpoint: string): T {
   const parsed = schema.safeParse(data);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
@@ -189,7 +191,9 @@ function query(params: Record<string, string | number | undefined | null>): stri
 }
 
 // ---- auth (the web server's own /api/session: sign-in sets the browser-session cookie) ----
-export const signIn = async (token: string) => (await send("POST", "/api/session", { token })).data as { user: { name: string; role: string } };
+/** What app/api/session answers: the signed-in user and when the sign-in ends (never the secret). */
+const SignedInSchema = MintedBrowserSessionSchema.pick({ user: true, expiresAt: true });
+export const signIn = (token: string) => request("POST", "/api/session", SignedInSchema, { token });
 export const signOut = () => act("DELETE", "/api/session");
 
 // ---- sessions ----
@@ -273,6 +277,9 @@ export const unshareReceipt = (id: string) => act("DELETE", `/api/receipts/${enc
 // ---- approvals ----
 /** No `status`: every approval, newest first. */
 export const listApprovals = async (status?: string) => (await get(`/api/approvals${query({ status })}`, ApprovalListSchema)).approvals;
+export type { ApprovalFile };
+/** The files a parked write_file / edit / apply_patch would change, as they are now: what its card diffs against. */
+export const getApprovalFiles = (id: string): Promise<ApprovalFiles> => get(`/api/approvals/${enc(id)}/files`, ApprovalFilesSchema);
 /** Withdraws one's own parked call (only whoever asked may); the waiting call ends as cancelled. */
 export const cancelApproval = (id: string, sha256: string) => request("POST", `/api/approvals/${enc(id)}`, ApprovalRequestSchema, { decision: "cancel", sha256 });
 export const decideApproval = (id: string, decision: "approve" | "deny", sha256: string, note?: string) =>

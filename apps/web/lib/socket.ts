@@ -1,8 +1,8 @@
 "use client";
 import { io, type Socket } from "socket.io-client";
 import { useEffect, useState } from "react";
-import type { ClientToServerEvents, RunStartedEvent, ServerToClientEvents, SocketAck, ToolCallAnswer } from "@berth/protocol";
-import { ApiError, callTool, type Parked, type ToolResult } from "./api";
+import { ToolCallAnswerSchema, type ClientToServerEvents, type RunStartedEvent, type ServerToClientEvents, type SocketAck, type ToolCallAnswer } from "@berth/protocol";
+import { ApiError, callTool, parseAnswer, type Parked, type ToolResult } from "./api";
 
 // The one event map (packages/protocol socket-events.ts, docs/api.md "socket.io"), shared with the runner.
 export type {
@@ -85,9 +85,13 @@ export async function callToolLive(
   socket.on("run:started", onStarted);
   const answer = await new Promise<ToolCallAnswer>((resolve, reject) => {
     socket.emit("tool:call", { sessionId, tool, args, callId }, (err, result) => {
-      if (err) reject(new ApiError(400, err.code, err.message));
-      else if (!result) reject(new ApiError(500, "internal", "empty tool:call answer"));
-      else resolve(result);
+      if (err) return reject(new ApiError(400, err.code, err.message));
+      // The ack crossed the network: it is what the map says only once it parses.
+      try {
+        resolve(parseAnswer(ToolCallAnswerSchema, result, "tool:call"));
+      } catch (error) {
+        reject(error as ApiError);
+      }
     });
   }).finally(() => socket.off("run:started", onStarted));
   if ("status" in answer) return callTool(sessionId, tool, args, opts);
