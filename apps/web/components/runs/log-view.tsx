@@ -1,6 +1,7 @@
 "use client";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { findMatches, lineFromHash, lineIndexOf, parseLog, visibleRows, type LogChunk } from "@/lib/log-lines";
+import { formatLogTime, formatSinceStart, lineTimes, type LogTime } from "@/lib/log-times";
 import { styleOf } from "./run-output";
 import styles from "./log-view.module.css";
 
@@ -19,7 +20,8 @@ export interface LogDownload {
 /**
  * One log for a run, like a GitHub Actions step: stdout and stderr in the order written (stderr marked),
  * ANSI colours, `\r` frames collapsed, line numbers that are permalinks (`#L120`), search with next and
- * previous, `::group::` sections folded, following the tail while the run is live, raw download.
+ * previous, `::group::` sections folded, following the tail while the run is live, raw download, and a
+ * Timestamps toggle (when `times` are known) that prefixes each line with the time it was written.
  * Virtualised: only the rows in view are in the DOM, so a 100k-line log opens and scrolls like a short one.
  */
 export function LogView({
@@ -28,14 +30,23 @@ export function LogView({
   download,
   empty = "No output",
   testId = "log-view",
+  times,
+  startedAt,
 }: {
   chunks: LogChunk[];
   live: boolean;
   download: LogDownload;
   empty?: string;
   testId?: string;
+  /** When the chunks' bytes arrived; without them there is no Timestamps toggle. */
+  times?: readonly LogTime[];
+  /** The run's start (epoch ms), for a timestamp's hover text. */
+  startedAt?: number;
 }) {
   const log = useMemo(() => parseLog(chunks), [chunks]);
+  const [showTimes, setShowTimes] = useState(false);
+  // Walked only while shown: one pass over the text (lib/log-times).
+  const stamps = useMemo(() => (showTimes && times ? lineTimes(chunks, times) : []), [showTimes, chunks, times]);
   // Groups start folded (as in GitHub Actions); the ones opened are remembered by index.
   const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
   const collapsed = useMemo(() => new Set(log.groups.map((_, i) => i).filter((i) => !open.has(i))), [log.groups, open]);
@@ -172,6 +183,17 @@ export function LogView({
           ↓
         </button>
         <div className="spacer" />
+        {times && times.length > 0 ? (
+          <label className="tiny">
+            <input
+              type="checkbox"
+              checked={showTimes}
+              onChange={(event) => setShowTimes(event.target.checked)}
+              data-testid="log-timestamps"
+            />{" "}
+            Timestamps
+          </label>
+        ) : null}
         {live ? (
           <label className="tiny">
             <input
@@ -245,6 +267,7 @@ export function LogView({
                   >
                     {line.number}
                   </a>
+                  {showTimes ? <LineTime at={stamps[line.number - 1]} startedAt={startedAt} /> : null}
                   {line.header ? (
                     <button
                       className={styles.fold}
@@ -281,5 +304,16 @@ export function LogView({
         )}
       </div>
     </div>
+  );
+}
+
+/** A line's time, `HH:MM:SS.mmm`; hovering says how long after the run's start and the full date. */
+function LineTime({ at, startedAt }: { at: number | undefined; startedAt: number | undefined }) {
+  if (at === undefined) return <span className={styles.time} data-testid="log-time" />;
+  const title = `${startedAt !== undefined ? `${formatSinceStart(at, startedAt)} after the run started, ` : ""}${new Date(at).toISOString()}`;
+  return (
+    <time className={styles.time} dateTime={new Date(at).toISOString()} title={title} data-testid="log-time">
+      {formatLogTime(at)}
+    </time>
   );
 }

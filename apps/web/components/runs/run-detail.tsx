@@ -21,9 +21,12 @@ import { useRunStream } from "./use-run-stream";
 function RunLog({ runId }: { runId: string }) {
   const stream = useRunStream(runId);
   const live = stream.status === "running";
+  const startedAt = stream.run ? Date.parse(stream.run.startedAt) : undefined;
   return (
     <LogView
       chunks={stream.chunks}
+      times={stream.times}
+      {...(startedAt !== undefined ? { startedAt } : {})}
       live={live}
       download={{ href: runLogDownloadUrl(runId, "combined" as LogStream), name: `${runId}.log` }}
       empty={stream.error ?? (stream.status === null ? "Loading…" : live ? "Waiting for output…" : "No output")}

@@ -2,13 +2,16 @@
 import { useEffect, useRef, useState } from "react";
 import { getAllRunLogs, getRun, getRunLogs, type LogStream, type Run } from "@/lib/api";
 import { splitCombined } from "@/lib/log-lines";
+import type { LogTime } from "@/lib/log-times";
 import { sliceNew } from "@/lib/format";
 import { getSocket, onEveryConnect, type RunOutputEvent, type RunStatusEvent } from "@/lib/socket";
 
 export type OutputChunk = { stream: LogStream; text: string };
-export type RunStream = { chunks: OutputChunk[]; status: string | null; outcome: string | null; exitCode: number | null; run: Run | null; error: string | null };
+/** `times`: when the bytes of `chunks` (joined, by UTF-8 offset) arrived: the runner's record, or for live output the moment it reached this page. */
+export type RunStream = { chunks: OutputChunk[]; times: LogTime[]; status: string | null; outcome: string | null; exitCode: number | null; run: Run | null; error: string | null };
 
-const EMPTY: RunStream = { chunks: [], status: null, outcome: null, exitCode: null, run: null, error: null };
+const EMPTY: RunStream = { chunks: [], times: [], status: null, outcome: null, exitCode: null, run: null, error: null };
+const utf8Length = (text: string) => new TextEncoder().encode(text).length;
 
 /**
  * Live output of one run: the stored logs from offset 0, then `run:output` from where they ended, with a
@@ -18,10 +21,13 @@ const EMPTY: RunStream = { chunks: [], status: null, outcome: null, exitCode: nu
 export function useRunStream(runId: string | null): RunStream {
   const [state, setState] = useState<RunStream>(EMPTY);
   const haveRef = useRef<Record<LogStream, number>>({ stdout: 0, stderr: 0 });
+  /** Bytes of all chunks joined: where the next piece's times go. */
+  const bytesRef = useRef(0);
 
   useEffect(() => {
     setState(EMPTY);
     haveRef.current = { stdout: 0, stderr: 0 };
+    bytesRef.current = 0;
     if (!runId) return;
     let cancelled = false;
     let loaded = false;
@@ -29,18 +35,25 @@ export function useRunStream(runId: string | null): RunStream {
     const queue: RunOutputEvent[] = [];
     const socket = getSocket();
 
-    const append = (stream: LogStream, offset: number, data: string): boolean => {
+    /** `pageTimes`: [stream offset, ms] from the runner; without them the piece is stamped now (live output). */
+    const append = (stream: LogStream, offset: number, data: string, pageTimes?: [number, number][]): boolean => {
       const piece = sliceNew(haveRef.current[stream], offset, data);
       if (!piece) return true;
       if (piece.gap) return false;
+      const start = Math.max(haveRef.current[stream], offset);
       haveRef.current[stream] = piece.end;
       if (piece.text) {
+        const base = bytesRef.current;
+        bytesRef.current += utf8Length(piece.text);
+        const stamps: LogTime[] = pageTimes
+          ? pageTimes.filter(([o]) => o < piece.end).map(([o, at]) => ({ offset: base + Math.max(0, o - start), at }))
+          : [{ offset: base, at: Date.now() }];
         setState((old) => {
           const chunks = old.chunks.slice();
           const last = chunks[chunks.length - 1];
           if (last && last.stream === stream) chunks[chunks.length - 1] = { stream, text: last.text + piece.text };
           else chunks.push({ stream, text: piece.text });
-          return { ...old, chunks };
+          return { ...old, chunks, times: [...old.times, ...stamps] };
         });
       }
       return true;
@@ -49,9 +62,9 @@ export function useRunStream(runId: string | null): RunStream {
     const fetchFrom = async (stream: LogStream) => {
       for (let i = 0; i < 200 && !cancelled; i++) {
         const from = haveRef.current[stream];
-        const page = await getRunLogs(runId, stream, from, 1_048_576);
+        const page = await getRunLogs(runId, stream, from, 1_048_576, true);
         if (cancelled) return;
-        append(stream, page.offset ?? from, page.content);
+        append(stream, page.offset ?? from, page.content, page.times);
         if (!page.content || page.nextOffset <= from || page.done) return;
       }
     };
@@ -103,15 +116,18 @@ export function useRunStream(runId: string | null): RunStream {
       const only: LogStream | null = known.stderr === 0 ? "stdout" : known.stdout === 0 ? "stderr" : null;
       let content = "";
       let offset = 0;
+      // The combined log is the chunks joined, so its offsets are the times' offsets as they are.
+      const times: LogTime[] = [];
       for (let i = 0; i < 200 && !cancelled; i++) {
         // A small first page, shown at once: a long log's first lines appear while the rest loads.
-        const page = await getRunLogs(runId, "combined" as LogStream, offset, i === 0 ? 262_144 : 1_048_576);
+        const page = await getRunLogs(runId, "combined" as LogStream, offset, i === 0 ? 262_144 : 1_048_576, true);
         content += page.content;
+        for (const [o, at] of page.times ?? []) if (times.length === 0 || o > times[times.length - 1]!.offset) times.push({ offset: o, at });
         if (!page.content || page.nextOffset <= offset || page.done) break;
         offset = page.nextOffset;
         if (i === 0 && !cancelled) {
           const first = content;
-          setState((old) => ({ ...old, chunks: [{ stream: only ?? "stdout", text: first }] }));
+          setState((old) => ({ ...old, chunks: [{ stream: only ?? "stdout", text: first }], times: [...times] }));
         }
       }
       if (cancelled) return false;
@@ -125,7 +141,8 @@ export function useRunStream(runId: string | null): RunStream {
       }
       if (cancelled) return false;
       haveRef.current = { ...known };
-      setState((old) => ({ ...old, chunks }));
+      bytesRef.current = utf8Length(content);
+      setState((old) => ({ ...old, chunks, times }));
       return true;
     };
 
