@@ -63,6 +63,12 @@ describe("MCP to the letter (real runner, real sandbox, real SDK clients)", () =
     await call("apply_patch", { patch: "*** Begin Patch\n*** Add File: g.txt\n+added\n*** End Patch" });
     expect(await call("glob", { pattern: "*.txt" })).toMatchObject({ files: ["f.txt", "g.txt"] });
     await call("grep", { pattern: "hello" });
+    // code_nav: every mode's details against its listed outputSchema (a union by mode).
+    await call("write_file", { path: "src/nav.ts", content: "export function navigate(): void {}\n" });
+    expect(await call("code_nav", { mode: "symbol", query: "navigate" })).toMatchObject({ mode: "symbol", total: 1 });
+    for (const args of [{ mode: "path", query: "*.ts" }, { mode: "entries" }, { mode: "outline", query: "src/nav.ts" }, { mode: "deps", query: "src/nav.ts" }, { mode: "dependents", query: "src/nav.ts" }]) {
+      expect(await call("code_nav", args)).toMatchObject({ mode: args.mode });
+    }
     expect(await call("bash", { command: "echo hi" })).toMatchObject({ exitCode: 0, stdout: "hi\n" });
     const started = await call("bash", { action: "start", command: "cat" });
     const processId = started.processId as string;
