@@ -35,4 +35,10 @@ export class ProcessClasses {
   classOf(sessionId: string, processId: string): ToolClassification | undefined {
     return this.bySession.get(sessionId)?.get(processId);
   }
+
+  /** The session's started processes as admission reads them (what `bash write` to one inherits). */
+  of(sessionId: string): (processId: string) => ToolClassification | undefined {
+    const processes = this.bySession.get(sessionId);
+    return (processId) => processes?.get(processId);
+  }
 }

@@ -1,1 +1,2 @@
 export * from "./tool-router";
+export * from "./scoped-tools";

@@ -1,0 +1,76 @@
+import type { SandboxDriver } from "@berth/sandbox";
+import { bindCallText, expectedHashes, sha256Hex, type AdmissionResult, type ApprovalService, type ResolvedTool } from "@berth/tools";
+import type { ApprovalRequest, ToolResult } from "@berth/protocol";
+import { AgentMethod, FilesHashResultSchema, redactSecrets, toolFailure } from "@berth/protocol";
+
+/** How an `ask` settled: approved (run it), parked (the caller is told the approval id), or refused by the operator. */
+export type ApprovalOutcome =
+  | { kind: "approved"; approval: ApprovalRequest; waitMs: number | null; expect?: Record<string, string | null> }
+  | { kind: "parked"; parked: ApprovalRequest; waited: boolean }
+  | { kind: "refused"; result: ToolResult; approvalId: string };
+
+/**
+ * The approval stop of a call admission asked about: bind the files it runs or changes as they are now,
+ * use an approval already given for exactly that text, or park it and wait as long as the caller will.
+ */
+export class ApprovalWait {
+  constructor(
+    private readonly deps: {
+      approvals: ApprovalService;
+      driver: Pick<SandboxDriver, "request">;
+    },
+  ) {}
+
+  async settle(
+    admission: AdmissionResult,
+    call: { sessionId: string; tool: ResolvedTool | undefined; requestedBy: string; waitMs: number; signal?: AbortSignal },
+  ): Promise<ApprovalOutcome> {
+    // The approval binds the files the call runs or changes as they are now; execution checks them again.
+    const bound = await this.bindFiles(call.sessionId, call.tool, admission);
+    const given = await this.deps.approvals.consumeApproved(call.sessionId, bound.sha256);
+    if (given) return { kind: "approved", approval: given, waitMs: null, ...(bound.expect ? { expect: bound.expect } : {}) };
+    const parked = await this.deps.approvals.park({
+      sessionId: call.sessionId,
+      tool: admission.tool,
+      actionClass: admission.actionClass,
+      text: bound.text,
+      sha256: bound.sha256,
+      requestedBy: call.requestedBy,
+    });
+    if (call.waitMs <= 0) return { kind: "parked", parked, waited: false };
+    const waitStarted = Date.now();
+    const outcome = await this.deps.approvals.waitForDecision(parked.id, call.waitMs, call.signal);
+    const waitMs = Date.now() - waitStarted;
+    if (outcome.status === "approved") {
+      const consumed = await this.deps.approvals.consume(parked.id, parked.sha256);
+      if (consumed.ok) return { kind: "approved", approval: consumed.request, waitMs, ...(bound.expect ? { expect: bound.expect } : {}) };
+    }
+    if (outcome.status === "timeout" || outcome.status === "aborted") return { kind: "parked", parked, waited: true };
+    const code = outcome.status === "cancelled" ? "cancelled" : "denied";
+    const result = toolFailure(code, `Approval ${parked.id} was ${"request" in outcome ? outcome.request.status : outcome.status}: the call did not run`, { approvalId: parked.id });
+    return { kind: "refused", result, approvalId: parked.id };
+  }
+
+  /**
+   * An ask's text and hash with the files it binds (its spec's boundFiles) hashed by the agent now, and the
+   * hashes execution must find. A call that binds no file keeps admission's text.
+   */
+  private async bindFiles(sessionId: string, tool: ResolvedTool | undefined, admission: AdmissionResult): Promise<{ text: string; sha256: string; expect?: Record<string, string | null> }> {
+    const files = tool?.spec.boundFiles?.(admission.args);
+    if (!files || files.paths.length === 0 || !sessionId) return { text: admission.text, sha256: admission.sha256 };
+    try {
+      const hashed = await this.deps.driver.request(
+        sessionId,
+        AgentMethod.FilesHash,
+        { paths: files.paths, ...(files.preview ? { preview: files.preview } : {}) },
+        FilesHashResultSchema,
+      );
+      return { ...bindCallText(admission, hashed), expect: expectedHashes(hashed) };
+    } catch (error) {
+      // A path the agent will not hash (outside the workspace: /tmp) or a sandbox that is not up: the operator
+      // is told the files are not bound, and the call itself fails or runs as it would have.
+      const text = `${admission.text}\nfiles not bound: ${redactSecrets((error as Error).message)}`;
+      return { text, sha256: sha256Hex(text) };
+    }
+  }
+}

@@ -1,0 +1,25 @@
+import type { CallerKind, ToolProgressListener, ToolResult } from "@berth/protocol";
+import type { Principal } from "../auth/tokens";
+
+export type CallVia = "http" | "socket" | "mcp";
+
+/** One tool call as it reaches the spine from an edge (REST, socket.io, MCP) or from a tool that calls others. */
+export interface ToolCallInput {
+  sessionId: string;
+  principal: Principal;
+  tool: string;
+  args: unknown;
+  caller: CallerKind;
+  via: CallVia;
+  /** How long to hold a parked call for the operator's decision (0: answer `parked` at once). */
+  waitMs?: number;
+  /** Told the run id as soon as the call's run row exists (socket `run:started`), before the run ends. */
+  onRunStarted?: (runId: string) => void;
+  signal?: AbortSignal;
+  /** The caller asked for progress (MCP progressToken): long tools report through it. */
+  onProgress?: ToolProgressListener;
+}
+
+export type ToolCallOutcome =
+  | { kind: "result"; result: ToolResult }
+  | { kind: "parked"; approvalId: string; text: string; sha256: string; expiresAt: string };

@@ -1,0 +1,42 @@
+import type { Repositories } from "@berth/db";
+import type { AdmissionResult } from "@berth/tools";
+import type { ToolCallInput } from "./tool-call-input";
+
+/** How one call ended, as its row records it. */
+export interface CallRecord {
+  id: string;
+  verdict: string;
+  ok?: boolean;
+  errorCode?: string;
+  runId?: string;
+  approvalId?: string;
+  durationMs?: number;
+  trace?: unknown;
+}
+
+/** One row per call: what was asked (redacted, the session's env values masked), how admission judged it, and how it ended. */
+export class ToolCallLog {
+  constructor(private readonly repos: Pick<Repositories, "toolCalls">) {}
+
+  async record(input: ToolCallInput, admission: AdmissionResult, fields: CallRecord, knownSecrets: string[] = []): Promise<void> {
+    await this.repos.toolCalls.record({
+      id: fields.id,
+      sessionId: input.sessionId,
+      userId: input.principal.userId,
+      caller: input.caller,
+      via: input.via,
+      tool: admission.tool,
+      argsSha256: admission.sha256,
+      args: admission.args,
+      secrets: knownSecrets,
+      actionClass: admission.actionClass,
+      verdict: fields.verdict,
+      approvalId: fields.approvalId ?? null,
+      ok: fields.ok ?? null,
+      errorCode: fields.errorCode ?? null,
+      runId: fields.runId ?? null,
+      durationMs: fields.durationMs ?? null,
+      trace: fields.trace,
+    });
+  }
+}
