@@ -1,6 +1,6 @@
 import { createDatabase, createRepositories, restrictDataDir } from "@berth/db";
 import { DockerSandboxDriver } from "@berth/sandbox";
-import { McpClientGateway, createMcpToolProviders } from "@berth/mcp";
+import { DEFAULT_MCP_CALL_TIMEOUT_MS, McpClientGateway, createMcpToolProviders } from "@berth/mcp";
 import { ApprovalService, BUILTIN_TOOLS, LoopGuard, ToolRouter } from "@berth/tools";
 import { assertBuiltinsRegistered } from "@berth/tools";
 import type { Env } from "./env";
@@ -31,6 +31,9 @@ import { registerReceiptRoutes } from "./http/routes/receipts-routes";
 import { registerApprovalRoutes } from "./http/routes/approvals-routes";
 import { registerPolicyRoutes } from "./http/routes/policy-routes";
 import { registerSkillRoutes } from "./http/routes/skills-routes";
+import { registerSessionSkillRoutes } from "./http/routes/session-skills-routes";
+import { SkillsService } from "./skills/skills-service";
+import { ObservationOverflow } from "./tools/observation-overflow";
 import { registerMcpRoutes } from "./http/routes/mcp-routes";
 import { registerMcpServerRoutes } from "./http/routes/mcp-servers-routes";
 import { registerPortRoutes } from "./ports/register-port-routes";
@@ -127,6 +130,8 @@ export async function createRunner(env: Env): Promise<Runner> {
   // Precedence (docs/tools.md): built-in → user MCP → (local function tools: none yet) → session MCP → global MCP.
   const mcp = createMcpToolProviders(gateway, (tool, scope) => toResolvedMcpTool(gateway, tool, scope));
   const router = new ToolRouter(builtins, [mcp.user, mcp.session, mcp.global]);
+  const skills = new SkillsService({ skills: repos.skills, sessionSkills: repos.sessionSkills });
+  const overflow = new ObservationOverflow({ dataDir: env.dataDir, runOf: (runId) => repos.runs.get(runId) });
   const tools = new ToolService({
     repos,
     driver,
@@ -140,6 +145,10 @@ export async function createRunner(env: Env): Promise<Runner> {
     receipts,
     dataDir: env.dataDir,
     activeRuns,
+    skills,
+    overflow,
+    observation: { poolBytes: env.BERTH_OBSERVATION_POOL_BYTES, caps: env.BERTH_OBSERVATION_CAPS },
+    limits: { mcpApprovalWaitMs: env.BERTH_MCP_APPROVAL_WAIT_MS, mcpCallTimeoutMs: DEFAULT_MCP_CALL_TIMEOUT_MS },
     prepareScope: async (scope, tool) => {
       if (!needsMcpTools(tool, builtinNames)) return;
       await mcpServers.refreshIfStale();
@@ -168,6 +177,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   registerPolicyRoutes(app, { repos, onChange: () => tools.invalidatePolicy() });
   registerBrowserSessionRoutes(app, { browserSessions });
   registerSkillRoutes(app, { repos });
+  registerSessionSkillRoutes(app, { sessions, skills });
   registerMcpRoutes(app, { sessions, tools, approvalWaitMs: env.BERTH_MCP_APPROVAL_WAIT_MS });
   registerMcpServerRoutes(app, { mcpServers });
   registerPortRoutes(app, { repos, driver, sessions, browserSessions, hosts });

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { splitHost } from "./http/request-guard";
+import { DEFAULT_OBSERVATION_LIMITS, MAX_OBSERVATION_BYTES, MIN_OBSERVATION_BYTES, parseObservationCaps } from "@berth/tools";
 
 const port = z.coerce.number().int().min(1).max(65535);
 
@@ -54,6 +55,25 @@ export const EnvSchema = z.object({
         return z.NEVER;
       }
       return bytes;
+    }),
+  /** The observation pool of one caller turn, in bytes (docs/tools.md, Observation budget). */
+  BERTH_OBSERVATION_POOL_BYTES: z.coerce
+    .number()
+    .int()
+    .min(MIN_OBSERVATION_BYTES, `must be at least ${MIN_OBSERVATION_BYTES}`)
+    .max(MAX_OBSERVATION_BYTES, `must be at most ${MAX_OBSERVATION_BYTES}`)
+    .default(DEFAULT_OBSERVATION_LIMITS.poolBytes),
+  /** Per-call caps of the observing tools over their defaults, e.g. `grep=4096,read_file=65536`. */
+  BERTH_OBSERVATION_CAPS: z
+    .string()
+    .default("")
+    .transform((value, ctx) => {
+      try {
+        return parseObservationCaps(value);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
     }),
   BERTH_RUNNER_ID: z.string().regex(/^[a-z0-9-]{1,32}$/).default("local"),
   BERTH_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

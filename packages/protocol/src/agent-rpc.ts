@@ -118,6 +118,8 @@ export const AgentMethod = {
   ToolCall: "tool.call",
   ToolAbort: "tool.abort",
   FilesHash: "files.hash",
+  /** Read-only: the workspace summary `context workspace` shows (WorkspaceSummarySchema). */
+  WorkspaceSummary: "workspace.summary",
 } as const;
 
 // ---- notifications (agent → runner) ----

@@ -5,3 +5,5 @@ export * from "./builtin";
 export * from "./router";
 export * from "./gateway";
 export * from "./orchestration";
+export * from "./budget";
+export * from "./context";

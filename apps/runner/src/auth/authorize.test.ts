@@ -9,14 +9,14 @@ import type { Role } from "./tokens";
  * A = anyone's, O = own only, - = refused.
  */
 const EXPECTED: { [R in Resource]: Record<Action<R>, string> } = {
-  session: { list: "AAOA", read: "AAOA", create: "OOO-", update: "AAO-", yolo: "AA--", restart: "AAO-", delete: "AAO-", download: "OOO-" },
+  session: { list: "AAOA", read: "AAOA", create: "OOO-", update: "AAO-", yolo: "AA--", restart: "AAO-", delete: "AAO-", download: "OOO-", skills: "AAO-" },
   toolCall: { list: "AAOA", call: "AOO-" },
   terminal: { use: "AOO-" },
   port: { use: "OOO-" },
   run: { list: "AAOA", read: "AAOA", logs: "AAOA", share: "AOO-", unshare: "AAO-", cancel: "AAO-" },
   receipt: { read: "AAOA", verify: "AAAA" },
-  approval: { list: "AAOO", decide: "AA--", cancel: "OOO-" },
-  skill: { list: "AAAA", read: "AAAA", create: "OOO-", update: "AAO-", delete: "AAO-" },
+  approval: { list: "AAOO", files: "AAOO", decide: "AA--", cancel: "OOO-" },
+  skill: { list: "AAAA", read: "AAAA", create: "OOO-", update: "AAO-", delete: "AAO-", accept: "AA--" },
   policyRule: { list: "AAAA", create: "AA--", delete: "AA--" },
   mcpServer: { list: "AOOO", read: "AAOO", create: "OOO-", delete: "AOO-", accept: "AA--" },
   globalMcpServer: { list: "AAAA", read: "AAAA", create: "AA--", delete: "AA--", accept: "AA--" },

@@ -45,7 +45,8 @@ const rule = (
 export const PERMISSIONS = {
   session: {
     list: rule(["GET /api/sessions"], "any", "any", "own", "any"),
-    read: rule(["GET /api/sessions/:id", "socket session:join"], "any", "any", "own", "any", "viewers read everything; a developer sees only their own sessions"),
+    read: rule(["GET /api/sessions/:id", "socket session:join", "GET /api/sessions/:id/skills"], "any", "any", "own", "any", "viewers read everything; a developer sees only their own sessions"),
+    skills: rule(["POST /api/sessions/:id/skills/:name", "DELETE /api/sessions/:id/skills/:name"], "any", "any", "own", "none", "turning a skill on or off narrows what the session may call; a manual skill needs the owner in the IDE or an operator"),
     create: rule(["POST /api/sessions"], "own", "own", "own", "none", "a session is always its creator's"),
     update: rule(["PATCH /api/sessions/:id"], "any", "any", "own", "none", "changing a session's autonomy"),
     yolo: rule(["PATCH /api/sessions/:id"], "any", "any", "none", "none", "autonomy above trusted after creation (yolo never asks): an operator's call"),
@@ -93,6 +94,7 @@ export const PERMISSIONS = {
     create: rule(["POST /api/skills"], "own", "own", "own", "none"),
     update: rule(["PUT /api/skills/:name"], "any", "any", "own", "none", "a skill created before owners were recorded has no owner: operators and admins only"),
     delete: rule(["DELETE /api/skills/:name"], "any", "any", "own", "none"),
+    accept: rule(["POST /api/skills/:name/accept"], "any", "any", "none", "none", "accepting a drifted skill's stored content is an operator's review"),
   },
   policyRule: {
     list: rule(["GET /api/policy-rules"], "any", "any", "any", "any", "everyone can see why a call was denied"),

@@ -32,7 +32,7 @@ export function toResolvedMcpTool(gateway: McpClientGateway, tool: ProjectedMcpT
         ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
       }),
   };
-  return { spec, kind: "mcp", origin: tool.serverName, ...(tool.status === "held" ? { held: true } : {}) };
+  return { spec, kind: "mcp", origin: tool.serverName, originId: tool.serverId, ...(tool.status === "held" ? { held: true } : {}) };
 }
 
 /** Built-ins that reach other tools by name (and so may reach MCP tools); every other built-in never does. */

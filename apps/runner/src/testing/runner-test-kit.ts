@@ -18,6 +18,8 @@ export interface TestRunner {
   dataDir: string;
   /** Which database this runner uses (`npm test` runs the Docker suite on both). */
   databaseKind: "sqlite" | "postgresql";
+  /** The PostgreSQL URL when databaseKind is postgresql (a test that edits rows behind the API opens it). */
+  databaseUrl?: string;
   api<T = unknown>(method: string, route: string, body?: unknown, token?: string): Promise<{ status: number; body: T }>;
   tool<T = Record<string, unknown>>(sessionId: string, tool: string, args: unknown, opts?: { wait?: number; token?: string }): Promise<{ status: number; body: T }>;
   createSession(opts?: { autonomy?: string; token?: string }): Promise<string>;
@@ -32,7 +34,14 @@ export interface TestRunner {
  * image, on a free port. Everything it creates is removed by close().
  */
 export async function startTestRunner(
-  opts: { runnerId?: string; warmPool?: number; allowPrivateUserMcpUrls?: boolean; workspaceSize?: string } = {},
+  opts: {
+    runnerId?: string;
+    warmPool?: number;
+    allowPrivateUserMcpUrls?: boolean;
+    workspaceSize?: string;
+    /** More BERTH_* settings, as the environment would give them (e.g. BERTH_OBSERVATION_CAPS). */
+    env?: Record<string, string>;
+  } = {},
 ): Promise<TestRunner> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-runner-test-"));
   const database = createTestDatabase(dataDir);
@@ -46,6 +55,7 @@ export async function startTestRunner(
     BERTH_LOG_LEVEL: "warn",
     ...(opts.allowPrivateUserMcpUrls ? { BERTH_MCP_ALLOW_PRIVATE_USER_URLS: "1" } : {}),
     ...(opts.workspaceSize ? { BERTH_WORKSPACE_SIZE: opts.workspaceSize } : {}),
+    ...opts.env,
   });
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
   const env = { ...parsed.env, BERTH_RUNNER_PORT: 0 };
@@ -62,6 +72,7 @@ export async function startTestRunner(
     },
     dataDir,
     databaseKind: database.kind,
+    ...(database.url ? { databaseUrl: database.url } : {}),
     async api(method, route, body, token = TEST_ADMIN_TOKEN) {
       const response = await fetch(`${runner.url}${route}`, {
         method,

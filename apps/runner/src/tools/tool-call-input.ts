@@ -1,5 +1,7 @@
 import type { CallerKind, ToolProgressListener, ToolResult } from "@berth/protocol";
+import type { ObservationTurn } from "@berth/tools";
 import type { Principal } from "../auth/tokens";
+import type { RequestAllowlist, ToolGate } from "./tool-gate";
 
 export type CallVia = "http" | "socket" | "mcp";
 
@@ -18,6 +20,12 @@ export interface ToolCallInput {
   signal?: AbortSignal;
   /** The caller asked for progress (MCP progressToken): long tools report through it. */
   onProgress?: ToolProgressListener;
+  /** A request-level allowlist (`?tools=…&servers=…`): nothing outside it is listed or callable. */
+  allow?: RequestAllowlist;
+  /** The caller turn's observation pool: a call made inside another (gateway call, dispatch task) shares it. */
+  turn?: ObservationTurn;
+  /** Set by call(): what this caller may reach (its allowlist and the session's active skills). */
+  gate?: ToolGate;
 }
 
 export type ToolCallOutcome =

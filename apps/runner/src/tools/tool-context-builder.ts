@@ -1,12 +1,16 @@
 import type { Repositories } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
-import type { ScopedTools, ToolContext } from "@berth/tools";
-import type { SessionView, ToolResult } from "@berth/protocol";
+import type { ObservationTurn, ScopedTools, ToolContext } from "@berth/tools";
+import { WORKSPACE_ROOT, type PolicyRule, type SessionView, type ToolResult } from "@berth/protocol";
 import type { RunnerEvents } from "../events/runner-events";
 import type { ReceiptService } from "../receipts/receipt-service";
+import type { SkillsService } from "../skills/skills-service";
 import { createMonitorHost } from "./monitor-host";
+import type { ObservationOverflow } from "./observation-overflow";
+import { createSessionContextHost, type SessionLimits } from "./session-context-host";
 import { sessionSandbox } from "./session-sandbox";
 import type { ToolCallInput } from "./tool-call-input";
+import type { ToolGate } from "./tool-gate";
 
 /** The session a call runs in, as the spine read it (with its declared env). */
 export type CallSession = SessionView & { env: Record<string, string> };
@@ -17,6 +21,10 @@ export interface ToolContextDeps {
   events: RunnerEvents;
   receipts: ReceiptService;
   dataDir: string;
+  skills: SkillsService;
+  overflow: ObservationOverflow;
+  limits?: SessionLimits;
+  policyRules: () => Promise<PolicyRule[]>;
 }
 
 /** The calls a tool that reaches others makes (gateway call, a dispatch task): back through the spine, never around it. */
@@ -31,7 +39,7 @@ export interface NestedCalls {
 
 /**
  * Everything one execution may use: the session's sandbox (its env, the approval's file hashes), the
- * catalogue it may reach, and run monitoring scoped to the session.
+ * catalogue its gate allows, run monitoring scoped to the session, and `context`'s view of the session.
  */
 export function buildToolContext(
   deps: ToolContextDeps,
@@ -59,7 +67,11 @@ export function buildToolContext(
     ...(signal ? { signal } : {}),
     ...(input.onProgress ? { onProgress: input.onProgress } : {}),
     host: {
-      catalogue: () => call.tools.catalogue(),
+      catalogue: () => call.tools.catalogue().filter((tool) => input.gate?.allows(tool) ?? true),
+      refusal: (name) => {
+        const resolved = call.tools.resolve(name);
+        return resolved ? input.gate?.refusal(name, resolved) : undefined;
+      },
       call: (tool, args) => call.nested.call(tool, args),
       callAdmitted: (tool, args) => call.nested.callAdmitted(tool, args),
     },
@@ -71,5 +83,26 @@ export function buildToolContext(
       sessionId: session.id,
       tools: () => call.nested.surface(),
     }),
+    ...(input.turn && input.gate ? { context: contextHost(deps, input, session, input.turn, input.gate) } : {}),
   };
+}
+
+/** `context` for this call: its session, principal, gate and turn. */
+function contextHost(deps: ToolContextDeps, input: ToolCallInput, session: CallSession, turn: ObservationTurn, gate: ToolGate) {
+  return createSessionContextHost({
+    session,
+    userId: input.principal.userId,
+    // A person at the keyboard in their own session, or an operator: may turn manual skills on and off; an agent never.
+    mayActivateManual:
+      input.caller !== "agent" &&
+      ((input.caller === "browser" && session.ownerId === input.principal.userId) || input.principal.role === "operator" || input.principal.role === "admin"),
+    workspaceRoot: WORKSPACE_ROOT,
+    driver: deps.driver,
+    skills: deps.skills,
+    overflow: deps.overflow,
+    turn,
+    gate,
+    limits: deps.limits ?? { mcpApprovalWaitMs: 120_000, mcpCallTimeoutMs: 60_000 },
+    policyRules: deps.policyRules,
+  });
 }

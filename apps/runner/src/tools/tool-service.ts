@@ -1,15 +1,19 @@
 import type { Repositories } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
 import {
+  DEFAULT_OBSERVATION_LIMITS,
+  ObservationTurn,
   ScopedTools,
   admit,
   loopGuardKey,
+  observationCapOf,
   reachableClasses,
   renderCallText,
   shownClassOf,
   type AdmissionResult,
   type ApprovalService,
   type LoopGuard,
+  type ObservationLimits,
   type ToolRouter,
   type ToolScope,
 } from "@berth/tools";
@@ -25,12 +29,16 @@ import type { RunnerMetrics } from "../metrics/runner-metrics";
 import type { ReceiptService } from "../receipts/receipt-service";
 import type { ActiveRuns } from "../runs/active-runs";
 import { followRunProgress } from "../runs/run-progress";
+import type { SkillsService } from "../skills/skills-service";
 import { ApprovalWait } from "./approval-wait";
+import type { ObservationOverflow } from "./observation-overflow";
 import { PolicyRuleCache } from "./policy-rule-cache";
 import { ProcessClasses } from "./process-classes";
+import type { SessionLimits } from "./session-context-host";
 import type { ToolCallInput, ToolCallOutcome } from "./tool-call-input";
 import { ToolCallLog, type CallRecord } from "./tool-call-log";
 import { buildToolContext, type CallSession } from "./tool-context-builder";
+import { ToolGate, type RequestAllowlist } from "./tool-gate";
 import { WorkspaceGeneration, changesWorkspace } from "./workspace-generation";
 
 export type { CallVia, ToolCallInput, ToolCallOutcome } from "./tool-call-input";
@@ -73,6 +81,14 @@ export class ToolService {
       activeRuns?: ActiveRuns;
       /** Connects and lists the scope's MCP servers before a call of `tool` (the router answers from that listing). */
       prepareScope?: (scope: ToolScope, tool: string) => Promise<{ unavailable: readonly unknown[] } | void>;
+      /** Skills that govern: the session's active skills narrow what it may call. */
+      skills: SkillsService;
+      /** Full copies of results the observation budget cut, for `context recall`. */
+      overflow: ObservationOverflow;
+      /** Per-call caps and the per-turn pool of the observing tools (docs/tools.md, Observation budget). */
+      observation?: ObservationLimits;
+      /** What `context settings` shows of the MCP limits. */
+      limits?: SessionLimits;
     },
   ) {
     this.generation = new WorkspaceGeneration(deps.driver);
@@ -80,6 +96,23 @@ export class ToolService {
     this.policy = new PolicyRuleCache(deps.repos);
     this.log = new ToolCallLog(deps.repos);
     this.approvalWait = new ApprovalWait({ approvals: deps.approvals, driver: deps.driver });
+  }
+
+  /** What a caller may reach in a session now: its request's allowlist and the session's active skills. */
+  async gateFor(sessionId: string, allow?: RequestAllowlist): Promise<ToolGate> {
+    return new ToolGate(allow, await this.deps.skills.narrowing(sessionId));
+  }
+
+  /** Why a direct tool of the session is kept from this caller (allowlist, active skill); undefined when not. */
+  async hiddenReason(sessionId: string, principal: Principal, allow: RequestAllowlist | undefined, name: string): Promise<string | undefined> {
+    if (!this.surface(sessionId, principal).some((tool) => tool.name === name)) return undefined;
+    return (await this.gateFor(sessionId, allow)).refusal(name, { kind: "builtin", origin: "builtin" });
+  }
+
+  /** The direct surface as this caller sees it (MCP tools/list, REST GET /tools): less what its gate keeps out. */
+  async allowedSurface(sessionId: string, principal: Principal, allow?: RequestAllowlist): Promise<ReturnType<ToolService["surface"]>> {
+    const gate = await this.gateFor(sessionId, allow);
+    return this.surface(sessionId, principal).filter((tool) => gate.refusal(tool.name, { kind: "builtin", origin: "builtin" }) === undefined);
   }
 
   /** Policy rules change rarely; the policy routes call this after a change. */
@@ -116,6 +149,9 @@ export class ToolService {
     const session = await this.deps.sessions.get(input.sessionId, input.principal, (target) => authorize(input.principal, "toolCall", "call", target));
     const scope: ToolScope = { userId: input.principal.userId, sessionId: session.id };
     await this.deps.prepareScope?.(scope, input.tool);
+    // A nested call (gateway, dispatch) keeps its turn's pool; the gate is asked again (a skill may have changed).
+    const gate = await this.gateFor(session.id, input.allow);
+    input = { ...input, gate, turn: input.turn ?? new ObservationTurn(this.deps.observation ?? DEFAULT_OBSERVATION_LIMITS) };
     const tools = new ScopedTools(this.deps.router, scope);
 
     // Admission: pure; the tool is resolved here once and the same resolution runs.
@@ -139,6 +175,12 @@ export class ToolService {
     const record = (fields: Omit<CallRecord, "id" | "durationMs">) =>
       this.log.record(input, admission, { id: callId, durationMs: Math.round(performance.now() - started), ...fields }, Object.values(session.env));
 
+    const outside = admission.verdict === "deny" ? undefined : gate.refusal(admission.tool, tools.resolve(admission.tool));
+    if (outside) {
+      await record({ verdict: "deny", ok: false, errorCode: "denied" });
+      this.deps.metrics.toolCall(admission.tool, "denied", performance.now() - started);
+      return { kind: "result", result: toolFailure("denied", outside, { stage: "allowlist", actionClass: admission.actionClass }) };
+    }
     if (admission.verdict === "deny") {
       const code = admission.stage === "tool" ? "unknown_tool" : admission.stage === "arguments" ? "invalid_arguments" : "denied";
       const result = toolFailure(code, admission.reason, { stage: admission.stage, actionClass: admission.actionClass });
@@ -217,7 +259,7 @@ export class ToolService {
     const stopProgress = runId && input.onProgress ? followRunProgress(this.deps.events, runId, input.onProgress) : undefined;
     const inner: ToolCallInput = { ...input, ...(signal ? { signal } : {}) };
     const ctx = buildToolContext(
-      this.deps,
+      { ...this.deps, policyRules: () => this.policy.get() },
       {
         input,
         session,
@@ -238,9 +280,14 @@ export class ToolService {
       },
     );
 
+    // An observing call draws from its turn's pool: a spent pool answers without running the tool.
+    const turn = input.turn;
+    const cap = turn ? observationCapOf(turn.limits, spec.name, args) : undefined;
+    const exhausted = cap === undefined ? undefined : turn?.refusal(spec.name);
     let result: ToolResult;
     try {
-      result = await spec.run(args, ctx);
+      result = exhausted ?? (await spec.run(args, ctx));
+      if (turn && cap !== undefined && !exhausted) result = await turn.fit(spec.name, cap, result, (tool, text) => this.deps.overflow.save(session.id, tool, text));
     } catch (error) {
       result = toolFailure("sandbox_error", (error as Error).message);
     } finally {
@@ -273,6 +320,8 @@ export class ToolService {
   private async runPlanTask(tools: ScopedTools, tool: string, args: unknown, input: ToolCallInput, session: CallSession, plan: AdmissionResult, approved: Approved): Promise<ToolResult> {
     const task = plan.tasks?.find((t) => t.tool === tool && sameArgs(t, tool, args, tools));
     if (!task || task.verdict === "deny") return toolFailure("denied", `dispatch: task ${tool} is not part of the admitted plan`);
+    const outside = input.gate?.refusal(tool, tools.resolve(tool));
+    if (outside) return toolFailure("denied", `dispatch: ${outside}`);
     const callId = newId("call");
     // The task's own file hashes were not bound (the plan's text binds its args): it runs without `expect`.
     const result = await this.execute(tools, task, { ...input, tool }, session, callId, { ...(approved.approval ? { approval: approved.approval } : {}), waitMs: approved.waitMs });

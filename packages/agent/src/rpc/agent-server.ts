@@ -18,6 +18,7 @@ import {
 } from "@berth/protocol";
 import pkg from "../../package.json" with { type: "json" };
 import type { AgentConfig } from "../config";
+import { workspaceSummary } from "../context";
 import { asWorkspaceUser } from "../processes/launch";
 import { ProcessManager } from "../processes/process-manager";
 import { TerminalFault, TerminalManager } from "../terminals";
@@ -136,6 +137,8 @@ export function startAgentServer(options: AgentServerOptions): {
         } catch (error) {
           throw error instanceof HashParamsError ? new RpcFault(RpcErrorCode.InvalidParams, error.message) : error;
         }
+      case AgentMethod.WorkspaceSummary:
+        return workspaceSummary(workspace, config);
       case AgentMethod.ToolAbort: {
         const parsed = ToolAbortParamsSchema.safeParse(params);
         if (!parsed.success)

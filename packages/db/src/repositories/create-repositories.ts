@@ -8,6 +8,7 @@ import { PolicyRuleRepository } from "./policy-rule-repository";
 import { ReceiptRepository } from "./receipt-repository";
 import { RunRepository } from "./run-repository";
 import { SessionRepository } from "./session-repository";
+import { SessionSkillRepository } from "./session-skill-repository";
 import { SkillRepository } from "./skill-repository";
 import { ToolCallRepository } from "./tool-call-repository";
 import { UserRepository } from "./user-repository";
@@ -20,6 +21,8 @@ export interface Repositories {
   approvals: ApprovalRepository;
   receipts: ReceiptRepository;
   skills: SkillRepository;
+  /** Which skills are active in which session. */
+  sessionSkills: SessionSkillRepository;
   mcpServers: McpServerRepository;
   mcpToolPins: McpToolPinRepository;
   users: UserRepository;
@@ -39,6 +42,7 @@ export function createRepositories(db: Database): Repositories {
     approvals: new ApprovalRepository(db),
     receipts: new ReceiptRepository(db),
     skills: new SkillRepository(db),
+    sessionSkills: new SessionSkillRepository(db),
     mcpServers: new McpServerRepository(db),
     mcpToolPins: new McpToolPinRepository(db, () => `pin_${crypto.randomBytes(12).toString("hex")}`),
     users: new UserRepository(db),

@@ -11,3 +11,4 @@ export { SessionRepository, sessionView, type SessionRecord } from "./session-re
 export { SkillRepository } from "./skill-repository";
 export { ToolCallRepository, type ToolCallRecordInput } from "./tool-call-repository";
 export { UserRepository, type ApiTokenMatch, type UserRecord } from "./user-repository";
+export { SessionSkillRepository, type SessionSkillRecord } from "./session-skill-repository";

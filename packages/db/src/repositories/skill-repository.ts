@@ -1,4 +1,4 @@
-import type { SkillView } from "@berth/protocol";
+import type { SkillActivation, SkillView } from "@berth/protocol";
 import { z } from "zod";
 import type { Database } from "../create-database";
 import type { SkillModel } from "../generated/sqlite/models";
@@ -18,12 +18,13 @@ function toView(row: SkillRow): SkillView {
     contentHash: row.contentHash,
     version: row.version,
     ownerId: row.ownerId,
+    activation: row.activation === "manual" ? "manual" : "model",
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
 }
 
-type SkillContent = { description: string; body: string; allowedTools: string[]; contentHash: string };
+type SkillContent = { description: string; body: string; allowedTools: string[]; contentHash: string; activation?: SkillActivation };
 
 /** Skills by their unique name. */
 export class SkillRepository {

@@ -94,7 +94,7 @@ function buildServer(
   opts: Required<Omit<SessionMcpHandlerOptions, "onError">> & Pick<SessionMcpHandlerOptions, "onError">,
   inFlight: InFlightCalls,
 ): Server {
-  const query = { sessionId: ctx.sessionId, userId: ctx.principal.userId };
+  const query = { sessionId: ctx.sessionId, userId: ctx.principal.userId, ...(ctx.allow ? { allow: ctx.allow } : {}) };
   const server = new Server(opts.serverInfo, {
     capabilities: { tools: {} },
     instructions:
@@ -136,6 +136,11 @@ function buildServer(
     // Only the listed (direct) surface is callable by name; anything else is reached through `gateway`.
     const surface = await listSurface();
     if (!surface.some((t) => t.name === name)) {
+      // Kept out by the request's allowlist or an active skill: a tool error naming why, not "unknown".
+      const hidden = await deps.hiddenReason?.(query, name).catch((error: unknown) => {
+        throw internal(error, `calling ${name}`);
+      });
+      if (hidden) return { isError: true, content: [{ type: "text", text: hidden }], _meta: { "berth/errorCode": "denied" } };
       throw new JsonRpcFault(
         ErrorCode.InvalidParams,
         `Unknown tool: ${JSON.stringify(name)}; tools/list names the tools of this session`,

@@ -27,9 +27,17 @@ export function isParkedCall(value: unknown): value is ParkedCall {
   return typeof value === "object" && value !== null && (value as { status?: unknown }).status === "parked";
 }
 
+/** A request-level allowlist (`/mcp/<sessionId>?tools=read_file,grep&servers=<id>`): nothing outside is listed or callable. */
+export interface McpRequestAllowlist {
+  tools?: readonly string[];
+  servers?: readonly string[];
+}
+
 export interface SessionToolQuery {
   sessionId: string;
   userId: string;
+  /** The request's allowlist, when its URL named one. */
+  allow?: McpRequestAllowlist;
 }
 
 export interface SessionToolCall extends SessionToolQuery {
@@ -59,6 +67,11 @@ export interface SessionMcpDeps {
    */
   reach?(query: SessionToolQuery): Promise<readonly ActionClass[]>;
   callTool(call: SessionToolCall): Promise<ToolResult | ParkedCall>;
+  /**
+   * Why a tool of the session is not listed to this request (its allowlist, an active skill), so a call of it
+   * is refused by name as a tool error rather than reported unknown; undefined when it is simply not a tool here.
+   */
+  hiddenReason?(query: SessionToolQuery, name: string): Promise<string | undefined>;
 }
 
 /** The authenticated caller; the runner's Principal fits. */
@@ -69,4 +82,5 @@ export interface McpPrincipal {
 export interface McpRequestContext<P extends McpPrincipal = McpPrincipal> {
   sessionId: string;
   principal: P;
+  allow?: McpRequestAllowlist;
 }

@@ -58,6 +58,10 @@ export type ToolCallBody = z.infer<typeof ToolCallBodySchema>;
 /** `?wait=<ms>`: how long a parked call holds the request for the operator's decision. */
 export const ToolCallQuerySchema = z.object({
   wait: z.coerce.number().int().min(0, "must be ≥ 0").max(600_000, "must be at most 600000").optional(),
+  /** A request-level allowlist: comma-separated tool names; nothing else is callable in this request. */
+  tools: z.string().max(4096, "must be at most 4096 characters").optional(),
+  /** A request-level allowlist: comma-separated MCP server ids or names. */
+  servers: z.string().max(4096, "must be at most 4096 characters").optional(),
 });
 
 /**

@@ -37,6 +37,7 @@ export const BUILTIN_TOOL_TABLE = {
   gateway: { placement: "direct", runsIn: "runner", concurrency: "parallel", actionClass: "read", runKind: "none" },
   monitor: { placement: "direct", runsIn: "runner", concurrency: "parallel", actionClass: "read", runKind: "none" },
   dispatch: { placement: "direct", runsIn: "runner", concurrency: "parallel", actionClass: "dispatch", runKind: "none" },
+  context: { placement: "gateway", runsIn: "runner", concurrency: "parallel", actionClass: "read", runKind: "none" },
 } as const satisfies Record<BuiltinToolName, BuiltinToolFacts>;
 
 /** The facts of a built-in tool, or undefined for any other name (MCP and function tools). */

@@ -11,3 +11,4 @@ export * from "./run-script";
 export * from "./code-nav";
 export * from "./tool-names";
 export * from "./builtin-tool-table";
+export * from "./context";

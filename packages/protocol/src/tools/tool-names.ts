@@ -16,6 +16,7 @@ export const BUILTIN_TOOL_NAMES = [
   "gateway",
   "monitor",
   "dispatch",
+  "context",
 ] as const;
 
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];

@@ -26,6 +26,7 @@ const CONTRACT: { readonly [K in BuiltinToolName]: { valid: unknown; invalid: un
   gateway: { valid: { op: "find", query: "x" }, invalid: { query: 3 }, field: /query/ },
   monitor: { valid: { mode: "list" }, invalid: { mode: "list", limit: "all" }, field: /limit/ },
   dispatch: { valid: { tasks: [{ tool: "read_file", args: { path: "a" } }] }, invalid: { tasks: [] }, field: /tasks/ },
+  context: { valid: { scope: "workspace" }, invalid: { scope: "everything" }, field: /scope/ },
 };
 
 describe("the built-in tool table", () => {

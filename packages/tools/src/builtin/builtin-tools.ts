@@ -31,6 +31,7 @@ import { defineTool, fixedClass } from "../registry/define-tool";
 import { codeNavTool } from "../code-nav/code-nav-tool";
 import type { AnyToolSpec, BoundFiles, CallClassification, ClassifyContext, ToolContext } from "../registry/tool-spec";
 import { patchTargets } from "./patch-targets";
+import { contextTool } from "../context/context-tool";
 
 /** Built-in tools run in the session's agent, which validates again and confines paths. */
 function inSandbox<T>(name: string) {
@@ -234,6 +235,7 @@ export const BUILTIN_TOOL_SPECS = {
   gateway: gatewayTool,
   monitor: monitorTool,
   dispatch: dispatchTool,
+  context: contextTool,
 } as const satisfies { readonly [K in BuiltinToolName]: AnyToolSpec & { name: K } };
 
 /** Every built-in tool, in the tool table's order: what the router is built with. */

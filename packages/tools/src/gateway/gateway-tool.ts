@@ -83,6 +83,9 @@ export const gatewayTool = defineTool({
     }
     if (!args.capability) return toolFailure("invalid_arguments", `gateway: capability is required for op=${args.op}`);
     const target = catalogue.find((tool) => tool.spec.name === args.capability);
+    // Kept out by an allowlist or an active skill: refused by name, never reported unknown.
+    const refused = target ? undefined : host.refusal?.(args.capability);
+    if (refused) return toolFailure("denied", refused);
     if (!target) return toolFailure("unknown_tool", `gateway: unknown capability: ${args.capability}`);
     if (args.op === "describe") {
       return jsonResult({

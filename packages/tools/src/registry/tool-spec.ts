@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { ActionClass, CallerKind, ToolProgressListener, ToolResult } from "@berth/protocol";
 import type { SimpleCommand } from "../shell";
+import type { ContextHost } from "../context/context-host";
 
 export type ExecutionMode = "parallel" | "sequential";
 export type Placement = "direct" | "gateway";
@@ -48,6 +49,8 @@ export interface SandboxCaller {
  */
 export interface GatewayHost {
   catalogue(): readonly { spec: AnyToolSpec; kind: "builtin" | "mcp" | "function" }[];
+  /** Why a capability that exists is kept out of this catalogue (a request allowlist, an active skill), if it is. */
+  refusal?(name: string): string | undefined;
   call(tool: string, args: unknown): Promise<ToolResult>;
   /** Runs a task of a plan that admission already approved as a whole (dispatch): no second ask. */
   callAdmitted(tool: string, args: unknown): Promise<ToolResult>;
@@ -92,6 +95,8 @@ export interface ToolContext {
   /** Present for calls that may reach other tools (gateway, dispatch). */
   host?: GatewayHost;
   monitor?: MonitorHost;
+  /** Present for `context`: the session's settings, skills, stored bodies and this turn's budget. */
+  context?: ContextHost;
 }
 
 /**

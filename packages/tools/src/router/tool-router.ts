@@ -18,6 +18,8 @@ export interface ResolvedTool {
   kind: ToolKind;
   /** Where it comes from: "builtin", an MCP server name, "function". */
   origin: string;
+  /** An MCP tool's server id (request allowlists name servers by id or name). */
+  originId?: string;
   /** An MCP tool whose schema changed since an operator accepted it: calls must ask. */
   held?: boolean;
 }

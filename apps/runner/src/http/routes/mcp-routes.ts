@@ -6,6 +6,7 @@ import type { Principal } from "../../auth/tokens";
 import type { SessionService } from "../../sessions/session-service";
 import type { ToolService } from "../../tools/tool-service";
 import { requirePrincipal } from "../build-server";
+import { parseRequestAllowlist } from "../../tools/tool-gate";
 
 /**
  * `/mcp/:sessionId`: the session's direct tools over MCP Streamable HTTP, with the same bearer token and
@@ -15,8 +16,9 @@ export function registerMcpRoutes(app: FastifyInstance, deps: { sessions: Sessio
   const principals = new Map<string, Principal>();
   const handler = createSessionMcpHandler(
     {
-      listTools: async ({ sessionId, userId }) =>
-        deps.tools.surface(sessionId, principals.get(userId)!).map((tool) => ({ ...tool, actionClass: tool.actionClass as ActionClass })),
+      listTools: async ({ sessionId, userId, allow }) =>
+        (await deps.tools.allowedSurface(sessionId, principals.get(userId)!, allow)).map((tool) => ({ ...tool, actionClass: tool.actionClass as ActionClass })),
+      hiddenReason: async ({ sessionId, userId, allow }, name) => deps.tools.hiddenReason(sessionId, principals.get(userId)!, allow, name),
       reach: async ({ sessionId, userId }) => deps.tools.reach(sessionId, principals.get(userId)!),
       callTool: async (call) => {
         const principal = principals.get(call.userId)!;
@@ -27,6 +29,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: { sessions: Sessio
           args: call.args,
           caller: "agent",
           via: "mcp",
+          ...(call.allow ? { allow: call.allow } : {}),
           waitMs: call.waitForApprovalMs,
           signal: call.signal,
           ...(call.onProgress ? { onProgress: call.onProgress } : {}),
@@ -52,7 +55,9 @@ export function registerMcpRoutes(app: FastifyInstance, deps: { sessions: Sessio
     if (request.method === "POST" && request.body === undefined) throw new JsonRpcParseError("the body is empty");
     principals.set(principal.userId, principal);
     reply.hijack();
-    await handler(request.raw, reply.raw, request.body, { sessionId: session.id, principal });
+    // `?tools=read_file,grep&servers=<id>`: this request lists and calls nothing outside them.
+    const allow = parseRequestAllowlist(request.query as Record<string, unknown>);
+    await handler(request.raw, reply.raw, request.body, { sessionId: session.id, principal, ...(allow ? { allow } : {}) });
   });
 }
 

@@ -6,6 +6,7 @@ import type { ToolService } from "../../tools/tool-service";
 import { requirePrincipal } from "../build-server";
 import { callerOf } from "../../auth/browser-sessions";
 import { parse } from "../validate";
+import { parseRequestAllowlist } from "../../tools/tool-gate";
 
 export function registerSessionRoutes(app: FastifyInstance, deps: { sessions: SessionService; tools: ToolService }): void {
   app.post("/api/sessions", async (request, reply) => {
@@ -38,13 +39,16 @@ export function registerSessionRoutes(app: FastifyInstance, deps: { sessions: Se
   app.get<{ Params: { id: string } }>("/api/sessions/:id/tools", async (request) => {
     const principal = requirePrincipal(request);
     const session = await deps.sessions.get(request.params.id, principal, (target) => authorize(principal, "toolCall", "list", target));
-    return { tools: deps.tools.surface(session.id, principal) };
+    // `?tools=…&servers=…` shows the surface as a request with that allowlist sees it.
+    return { tools: await deps.tools.allowedSurface(session.id, principal, parseRequestAllowlist(parse(ToolCallQuerySchema, request.query, "query"))) };
   });
 
   app.post<{ Params: { id: string; tool: string } }>("/api/sessions/:id/tools/:tool", async (request, reply) => {
     const principal = requirePrincipal(request);
     const body = parse(ToolCallBodySchema, request.body);
-    const { wait } = parse(ToolCallQuerySchema, request.query, "query");
+    const query = parse(ToolCallQuerySchema, request.query, "query");
+    const { wait } = query;
+    const allow = parseRequestAllowlist(query);
     const abort = new AbortController();
     // A caller that hangs up aborts its call (the run ends as aborted), not a finished response.
     reply.raw.on("close", () => {
@@ -59,6 +63,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: { sessions: Se
       via: "http",
       waitMs: wait ?? 0,
       signal: abort.signal,
+      ...(allow ? { allow } : {}),
     });
     if (outcome.kind === "parked") {
       return reply.status(202).send({ status: "parked", approvalId: outcome.approvalId, text: outcome.text, sha256: outcome.sha256, expiresAt: outcome.expiresAt } satisfies ParkedCall);

@@ -1,16 +1,17 @@
-import crypto from "node:crypto";
 import type { FastifyInstance } from "fastify";
-import { AppError, SkillBodySchema, SkillUpdateBodySchema } from "@berth/protocol";
+import { AppError, SkillBodySchema, SkillUpdateBodySchema, type SkillView } from "@berth/protocol";
 import type { Repositories } from "@berth/db";
 import { authorize } from "../../auth/authorize";
 import { newId } from "../../auth/tokens";
 import { requirePrincipal } from "../build-server";
 import { parse } from "../validate";
+import { skillContentHash } from "../../skills/skill-content-hash";
 
 /** The content hash covers everything an agent reads of the skill. */
-function contentHash(skill: { name: string; description: string; body: string; allowedTools: string[] }): string {
-  return crypto.createHash("sha256").update(JSON.stringify([skill.name, skill.description, skill.body, skill.allowedTools])).digest("hex");
-}
+const contentHash = skillContentHash;
+
+// Changed outside the API since its hash was recorded: not activatable until an operator accepts it.
+const view = (skill: SkillView): SkillView => ({ ...skill, drifted: contentHash(skill) !== skill.contentHash });
 
 export function registerSkillRoutes(app: FastifyInstance, deps: { repos: Pick<Repositories, "skills"> }): void {
   const find = async (name: string) => {
@@ -21,7 +22,7 @@ export function registerSkillRoutes(app: FastifyInstance, deps: { repos: Pick<Re
 
   app.get("/api/skills", async (request) => {
     authorize(requirePrincipal(request), "skill", "list");
-    return { skills: await deps.repos.skills.list() };
+    return { skills: (await deps.repos.skills.list()).map(view) };
   });
 
   app.post("/api/skills", async (request, reply) => {
@@ -30,13 +31,13 @@ export function registerSkillRoutes(app: FastifyInstance, deps: { repos: Pick<Re
     const body = parse(SkillBodySchema, request.body);
     if (await deps.repos.skills.get(body.name)) throw new AppError({ code: "conflict", message: `Skill already exists: ${body.name}` });
     const allowedTools = body.allowedTools ?? [];
-    const skill = await deps.repos.skills.create({ id: newId("skill"), name: body.name, description: body.description, body: body.body, allowedTools, contentHash: contentHash({ ...body, allowedTools }), ownerId: principal.userId });
-    return reply.status(201).send(skill);
+    const skill = await deps.repos.skills.create({ id: newId("skill"), name: body.name, description: body.description, body: body.body, allowedTools, contentHash: contentHash({ ...body, allowedTools }), ownerId: principal.userId, activation: body.activation ?? "model" });
+    return reply.status(201).send(view(skill));
   });
 
   app.get<{ Params: { name: string } }>("/api/skills/:name", async (request) => {
     authorize(requirePrincipal(request), "skill", "read");
-    return find(request.params.name);
+    return view(await find(request.params.name));
   });
 
   app.put<{ Params: { name: string } }>("/api/skills/:name", async (request) => {
@@ -45,8 +46,9 @@ export function registerSkillRoutes(app: FastifyInstance, deps: { repos: Pick<Re
     const body = parse(SkillUpdateBodySchema, request.body);
     const allowedTools = body.allowedTools ?? current.allowedTools;
     const hash = contentHash({ name: current.name, description: body.description, body: body.body, allowedTools });
-    if (hash === current.contentHash) return current;
-    return deps.repos.skills.update(current.name, { description: body.description, body: body.body, allowedTools, contentHash: hash, version: current.version + 1 });
+    const activation = body.activation ?? current.activation;
+    if (hash === current.contentHash && activation === current.activation) return view(current);
+    return view(await deps.repos.skills.update(current.name, { description: body.description, body: body.body, allowedTools, contentHash: hash, version: current.version + 1, activation }));
   });
 
   app.delete<{ Params: { name: string } }>("/api/skills/:name", async (request, reply) => {

@@ -1,0 +1,128 @@
+import type { SessionSkillRepository, SkillRepository } from "@berth/db";
+import type { ContextSkill, SkillView } from "@berth/protocol";
+import type { Refused } from "@berth/tools";
+import { skillContentHash } from "./skill-content-hash";
+
+/** Reachable whatever an active skill allows: the way to the environment (context) and to what it allows (gateway). */
+export const ALWAYS_ALLOWED_UNDER_SKILLS: readonly string[] = ["gateway", "context"];
+
+/** Who asks to change a session's skills: an agent may activate only `model` skills. */
+export interface SkillActor {
+  userId: string;
+  /** A person at the keyboard (the owner's browser) or an operator/admin: may activate `manual` skills too. */
+  mayActivateManual: boolean;
+}
+
+/** What the session's active skills let it call; null when no active skill narrows it. */
+export interface SkillNarrowing {
+  skills: string[];
+  tools: ReadonlySet<string>;
+}
+
+export function isDrifted(skill: SkillView): boolean {
+  return skillContentHash(skill) !== skill.contentHash;
+}
+
+/**
+ * Skills that govern (docs/tools.md, context): which are active in a session, whether a stored skill has
+ * drifted from the hash recorded at install, and the tools the active ones narrow the session to.
+ */
+export class SkillsService {
+  private readonly skills: SkillRepository;
+  private readonly active: SessionSkillRepository;
+
+  constructor(repos: { skills: SkillRepository; sessionSkills: SessionSkillRepository }) {
+    this.skills = repos.skills;
+    this.active = repos.sessionSkills;
+  }
+
+  async list(sessionId: string): Promise<ContextSkill[]> {
+    const [skills, active] = await Promise.all([this.skills.list(), this.activeNames(sessionId)]);
+    return skills.map((skill) => contextSkill(skill, active.has(skill.name)));
+  }
+
+  async load(sessionId: string, name: string): Promise<{ skill: ContextSkill; body: string } | Refused> {
+    const skill = await this.skills.get(name);
+    if (!skill) return { refused: `skill not found: ${name}`, code: "not_found" };
+    if (isDrifted(skill)) return drifted(name);
+    const active = await this.activeNames(sessionId);
+    return { skill: contextSkill(skill, active.has(name)), body: skill.body };
+  }
+
+  async setActive(sessionId: string, name: string, on: boolean, actor: SkillActor): Promise<ContextSkill | Refused> {
+    const skill = await this.skills.get(name);
+    if (!skill) return { refused: `skill not found: ${name}`, code: "not_found" };
+    if (skill.activation === "manual" && !actor.mayActivateManual) {
+      return {
+        refused: `skill ${name} has activation manual: only a person in the IDE or an operator may ${on ? "activate" : "deactivate"} it`,
+        code: "denied",
+      };
+    }
+    if (!on) {
+      await this.active.deactivate(sessionId, name);
+      return contextSkill(skill, false);
+    }
+    if (isDrifted(skill)) return drifted(name);
+    await this.active.activate({
+      sessionId,
+      skillName: name,
+      contentHash: skill.contentHash,
+      activatedBy: actor.userId,
+    });
+    return contextSkill(skill, true);
+  }
+
+  /**
+   * The union of the active skills' allowedTools (a skill that names none narrows nothing), plus
+   * ALWAYS_ALLOWED_UNDER_SKILLS. An active skill that has drifted since allows only those: its stored list
+   * is not what was installed, so it must not widen anything (fail closed).
+   */
+  async narrowing(sessionId: string): Promise<SkillNarrowing | null> {
+    const records = await this.active.list(sessionId);
+    if (records.length === 0) return null;
+    const skills = (await Promise.all(records.map((record) => this.skills.get(record.skillName)))).filter(
+      (skill): skill is SkillView => skill !== null,
+    );
+    const narrowing = skills.filter((skill) => skill.allowedTools.length > 0 || isDrifted(skill));
+    if (narrowing.length === 0) return null;
+    const tools = new Set(ALWAYS_ALLOWED_UNDER_SKILLS);
+    for (const skill of narrowing) if (!isDrifted(skill)) for (const tool of skill.allowedTools) tools.add(tool);
+    return { skills: narrowing.map((skill) => skill.name), tools };
+  }
+
+  /** An operator accepts a drifted skill's stored content as it now is: its hash is recorded again. */
+  async accept(name: string): Promise<SkillView | null> {
+    const skill = await this.skills.get(name);
+    if (!skill) return null;
+    if (!isDrifted(skill)) return skill;
+    return this.skills.update(name, {
+      description: skill.description,
+      body: skill.body,
+      allowedTools: skill.allowedTools,
+      contentHash: skillContentHash(skill),
+      version: skill.version + 1,
+    });
+  }
+
+  private async activeNames(sessionId: string): Promise<Set<string>> {
+    return new Set((await this.active.list(sessionId)).map((record) => record.skillName));
+  }
+}
+
+function contextSkill(skill: SkillView, active: boolean): ContextSkill {
+  return {
+    name: skill.name,
+    description: skill.description,
+    activation: skill.activation,
+    allowedTools: skill.allowedTools,
+    active,
+    drifted: isDrifted(skill),
+  };
+}
+
+function drifted(name: string): Refused {
+  return {
+    refused: `skill ${name} has drifted: its stored content no longer matches the hash recorded at install, so it cannot be loaded or activated until an operator accepts it (POST /api/skills/${name}/accept)`,
+    code: "skill_drifted",
+  };
+}

@@ -1,0 +1,100 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { RecallPage, Refused } from "@berth/tools";
+import { newId } from "../auth/tokens";
+import { readLog } from "../runs/run-logs";
+import { utf8Boundary } from "../runs/utf8-boundary";
+
+const REF = /^ovf_[0-9a-f]{24}$/;
+const RUN_REF = /^run_[0-9a-f]{24}$/;
+
+interface OverflowMeta {
+  sessionId: string;
+  tool: string;
+  createdAt: string;
+}
+
+/**
+ * The full text of results the observation budget cut (`ovf_…` refs), kept under the data dir with the
+ * session they belong to, and what `context recall` reads: those copies, or a run's stored log by its run id.
+ * A ref of another session is refused by name, never reported unknown.
+ */
+export class ObservationOverflow {
+  private readonly dir: string;
+
+  constructor(
+    private readonly deps: {
+      dataDir: string;
+      /** The session and tool of a run, or null when there is no such run. */
+      runOf: (runId: string) => Promise<{ sessionId: string; tool: string } | null>;
+    },
+  ) {
+    this.dir = path.join(deps.dataDir, "overflow");
+  }
+
+  async save(sessionId: string, tool: string, text: string): Promise<string> {
+    const ref = newId("ovf");
+    await fs.promises.mkdir(this.dir, { recursive: true, mode: 0o700 });
+    // Body first, then the meta that makes the ref readable: a ref is never found half-written.
+    await fs.promises.writeFile(path.join(this.dir, `${ref}.txt`), text, { mode: 0o600 });
+    const meta: OverflowMeta = { sessionId, tool, createdAt: new Date().toISOString() };
+    await fs.promises.writeFile(path.join(this.dir, `${ref}.json`), JSON.stringify(meta), { mode: 0o600 });
+    return ref;
+  }
+
+  async read(sessionId: string, ref: string, offset: number, maxBytes: number): Promise<RecallPage | Refused> {
+    if (RUN_REF.test(ref)) return this.readRun(sessionId, ref, offset, maxBytes);
+    if (!REF.test(ref))
+      return {
+        refused: `recall: not a ref: ${JSON.stringify(ref)} (a truncated result's notice names its ref=ovf_…; a run id reads that run's log)`,
+        code: "invalid_arguments",
+      };
+    const meta = await fs.promises.readFile(path.join(this.dir, `${ref}.json`), "utf8").then(
+      (text) => JSON.parse(text) as OverflowMeta,
+      () => undefined,
+    );
+    if (!meta) return { refused: `recall: unknown ref: ${ref}`, code: "not_found" };
+    if (meta.sessionId !== sessionId)
+      return { refused: `recall: ref ${ref} belongs to another session`, code: "denied" };
+    const file = path.join(this.dir, `${ref}.txt`);
+    const size = (await fs.promises.stat(file)).size;
+    const handle = await fs.promises.open(file, "r");
+    try {
+      const start = Math.min(offset, size);
+      const buffer = Buffer.alloc(Math.min(maxBytes, size - start));
+      await handle.read(buffer, 0, buffer.length, start);
+      return page(ref, `overflow copy of a ${meta.tool} result`, start, size, buffer);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  private async readRun(
+    sessionId: string,
+    runId: string,
+    offset: number,
+    maxBytes: number,
+  ): Promise<RecallPage | Refused> {
+    const run = await this.deps.runOf(runId);
+    if (!run) return { refused: `recall: run not found: ${runId}`, code: "not_found" };
+    if (run.sessionId !== sessionId)
+      return { refused: `recall: run ${runId} belongs to another session`, code: "denied" };
+    const { content, size } = readLog(this.deps.dataDir, runId, "combined", offset, maxBytes);
+    return page(
+      runId,
+      `log of ${run.tool} run ${runId} (stdout and stderr as they arrived)`,
+      Math.min(offset, size),
+      size,
+      content,
+    );
+  }
+}
+
+/** A page never ends inside a character: the next page starts where this one stopped. */
+function page(ref: string, source: string, offset: number, totalBytes: number, bytes: Buffer): RecallPage {
+  // Nothing whole fits when the page is shorter than the character at its start: show that one character.
+  let whole = utf8Boundary(bytes);
+  if (whole === 0 && bytes.length > 0) whole = bytes.length;
+  const content = bytes.subarray(0, whole).toString("utf8");
+  return { ref, source, offset, totalBytes, content, bytes: whole };
+}

@@ -1,0 +1,2 @@
+export { workspaceSummary, parseBranchLine } from "./workspace-summary";
+export { languageOf } from "./language-of";

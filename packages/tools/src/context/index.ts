@@ -1,0 +1,2 @@
+export * from "./context-host";
+export * from "./context-tool";
