@@ -85,11 +85,15 @@ export class CodeIndex {
   private dependentsCache: Map<string, { path: string; line: number; specifier: string }[]> | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly ctags: CtagsServer;
+  /** During a full scan: every file the walk met (the rest are gone). */
+  private scanSeen: Set<string> | undefined;
 
-  constructor(root: string, config: AgentConfig) {
+  /** `watch: false` takes the re-stat path from the start, as where inotify is unavailable. */
+  constructor(root: string, config: AgentConfig, options: { watch?: boolean } = {}) {
     this.root = root;
     this.config = config;
     this.ctags = new CtagsServer(config, root);
+    this.watchFailed = options.watch === false;
   }
 
   /** Brings the index up to date with the workspace; calls are serialised. */
@@ -140,13 +144,22 @@ export class CodeIndex {
 
   /** Walks everything, re-parsing files whose identity changed and forgetting files that are gone. */
   private async fullScan(): Promise<{ parsed: number; removed: number }> {
-    const before = new Set(this.files);
-    this.files.clear();
+    const seen = new Set<string>();
+    this.scanSeen = seen;
     const changed = new Map<string, Stats>();
-    await this.walk(".", changed);
+    try {
+      await this.walk(".", changed);
+    } finally {
+      this.scanSeen = undefined;
+    }
     let removed = 0;
-    for (const file of before) if (!this.files.has(file)) removed += this.forget(file);
-    if (removed > 0 || before.size !== this.files.size) this.invalidateLayout();
+    for (const file of [...this.files]) {
+      if (seen.has(file)) continue;
+      this.files.delete(file);
+      this.dropEntry(file);
+      removed++;
+    }
+    if (removed > 0) this.invalidateLayout();
     return { parsed: await this.parse(changed), removed };
   }
 
@@ -173,9 +186,12 @@ export class CodeIndex {
               () => undefined,
             ),
           );
-        } else if (!this.files.has(rel)) {
-          this.files.add(rel);
-          this.invalidateLayout();
+        } else {
+          this.scanSeen?.add(rel);
+          if (!this.files.has(rel)) {
+            this.files.add(rel);
+            this.invalidateLayout();
+          }
         }
       }
     }
@@ -183,6 +199,7 @@ export class CodeIndex {
   }
 
   private noteFile(rel: string, info: Stats, changed: Map<string, Stats>): void {
+    this.scanSeen?.add(rel);
     if (!this.files.has(rel)) {
       this.files.add(rel);
       this.invalidateLayout();

@@ -2,7 +2,8 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createToolHarness, detailsOf, errorOf, type ToolHarness } from "../test-support/tool-harness";
-import { dropCodeIndex } from "./code-index";
+import { CodeIndex, dropCodeIndex } from "./code-index";
+import { loadAgentConfig } from "../config";
 import { parseImports } from "./parse-imports";
 import { pathMatcher } from "./path-matcher";
 
@@ -137,5 +138,26 @@ describe("code_nav in the agent", () => {
     expect(errorOf(await h.call("code_nav", { mode: "outline", query: "../etc/passwd" }))).toBe(
       "Path escapes workspace root: ../etc/passwd",
     );
+  });
+
+  it("without watchers re-stats every file per query: a change is still seen, an unchanged file is not parsed again", async () => {
+    await put("a.py", "def one():\n    pass\n");
+    await put("b.py", "def two():\n    pass\n");
+    const index = new CodeIndex(
+      h.root,
+      loadAgentConfig({ PATH: process.env.PATH, BERTH_WORKSPACE: h.root, BERTH_AGENT_STATE: h.stateDir }),
+      { watch: false },
+    );
+    try {
+      expect(await index.refresh()).toMatchObject({ parsed: 2, full: true });
+      await put("b.py", "def two():\n    pass\n\n\ndef three():\n    pass\n");
+      expect(await index.refresh()).toMatchObject({ parsed: 1, full: true });
+      expect(index.symbolsNamed("three")).toMatchObject([{ path: "b.py", line: 5, kind: "function" }]);
+      await rm(path.join(h.root, "a.py"));
+      expect(await index.refresh()).toMatchObject({ parsed: 0, removed: 1 });
+      expect(index.symbolsNamed("one")).toEqual([]);
+    } finally {
+      index.close();
+    }
   });
 });
