@@ -47,9 +47,8 @@ export function buildToolContext(
     input: ToolCallInput;
     session: CallSession;
     tools: ScopedTools;
-    /** The tool run and its validated arguments (its timeoutMs sets the driver's deadline). */
+    /** The tool run (the one whose approval bound `expect`). */
     tool: string;
-    args: unknown;
     /** The call's id, or its run's id for a call that makes a run. */
     callId: string;
     signal?: AbortSignal;
@@ -63,7 +62,7 @@ export function buildToolContext(
     userId: input.principal.userId,
     callId: call.callId,
     caller: input.caller,
-    sandbox: sessionSandbox(deps.driver, { sessionId: session.id, tool: call.tool, args: call.args, env: session.env, ...(call.expect ? { expect: call.expect } : {}) }),
+    sandbox: sessionSandbox(deps.driver, { sessionId: session.id, tool: call.tool, env: session.env, ...(call.expect ? { expect: call.expect } : {}) }),
     ...(signal ? { signal } : {}),
     ...(input.onProgress ? { onProgress: input.onProgress } : {}),
     host: {

@@ -265,7 +265,6 @@ export class ToolService {
         session,
         tools,
         tool: spec.name,
-        args,
         callId: runId ?? callId,
         ...(signal ? { signal } : {}),
         ...(approval && approved.expect ? { expect: approved.expect } : {}),
