@@ -29,6 +29,7 @@ import { registerDownloadRoutes } from "./http/routes/download-routes";
 import { registerRunRoutes } from "./http/routes/runs-routes";
 import { registerReceiptRoutes } from "./http/routes/receipts-routes";
 import { registerApprovalRoutes } from "./http/routes/approvals-routes";
+import { registerApprovalFileRoutes } from "./http/routes/approval-files-routes";
 import { registerPolicyRoutes } from "./http/routes/policy-routes";
 import { registerSkillRoutes } from "./http/routes/skills-routes";
 import { registerSessionSkillRoutes } from "./http/routes/session-skills-routes";
@@ -174,6 +175,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   registerRunRoutes(app, { repos, dataDir: env.dataDir, cancel: { runs: repos.runs, driver, events, activeRuns } });
   registerReceiptRoutes(app, { repos, dataDir: env.dataDir, receipts, webOrigin: env.webOrigin });
   registerApprovalRoutes(app, { approvals, store: approvalStore });
+  registerApprovalFileRoutes(app, { approvals, sessions, driver });
   registerPolicyRoutes(app, { repos, onChange: () => tools.invalidatePolicy() });
   registerBrowserSessionRoutes(app, { browserSessions });
   registerSkillRoutes(app, { repos });

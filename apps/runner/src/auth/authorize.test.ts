@@ -15,7 +15,7 @@ const EXPECTED: { [R in Resource]: Record<Action<R>, string> } = {
   port: { use: "OOO-" },
   run: { list: "AAOA", read: "AAOA", logs: "AAOA", share: "AOO-", unshare: "AAO-", cancel: "AAO-" },
   receipt: { read: "AAOA", verify: "AAAA" },
-  approval: { list: "AAOO", decide: "AA--", cancel: "OOO-" },
+  approval: { list: "AAOO", files: "AAOO", decide: "AA--", cancel: "OOO-" },
   skill: { list: "AAAA", read: "AAAA", create: "OOO-", update: "AAO-", delete: "AAO-", accept: "AA--" },
   policyRule: { list: "AAAA", create: "AA--", delete: "AA--" },
   mcpServer: { list: "AOOO", read: "AAOO", create: "OOO-", delete: "AOO-", accept: "AA--" },

@@ -85,6 +85,7 @@ export const PERMISSIONS = {
   },
   approval: {
     list: rule(["GET /api/approvals"], "any", "any", "own", "own", "only operators and admins see everyone's parked calls (their texts may hold a script's content); a developer sees their own sessions'"),
+    files: rule(["GET /api/approvals/:id/files"], "any", "any", "own", "own", "the files a parked call would change, as they are now (its diff): whoever sees the call"),
     decide: rule(["POST /api/approvals/:id"], "any", "any", "none", "none", "a developer sees their own sessions' parked calls but does not approve them"),
     cancel: rule(["POST /api/approvals/:id"], "own", "own", "own", "none", "{decision: \"cancel\"}: only whoever asked withdraws their parked call"),
   },
