@@ -8,6 +8,7 @@ import { useAsync } from "@/components/ui/use-async";
 import { EmptyState, ErrorState, SocketStatus, Spinner, StatusBadge } from "@/components/ui/states";
 import { LongText } from "@/components/ui/long-text";
 import { boundContent } from "@/lib/bound-content";
+import { ApprovalDiff } from "./approval-diff";
 
 function upsert(list: ApprovalRequest[] | undefined, approval: ApprovalRequest): ApprovalRequest[] {
   const rest = (list ?? []).filter((a) => a.id !== approval.id);
@@ -55,6 +56,7 @@ function PendingCard({ approval, canDecide, onDecided }: { approval: ApprovalReq
           <LongText className="block mono" testId="approval-script-content" text={script.content} />
         </details>
       ) : null}
+      <ApprovalDiff approval={approval} />
       <div className="row wrap" style={{ marginTop: 10 }}>
         <span className="muted tiny">sha256</span>
         <span className="sha" data-testid="approval-sha256">

@@ -431,19 +431,22 @@ export function FileTree({ sessionId, files, activePath, dirty, onOpen, onCreate
                   Download
                 </button>
               ) : (
-                <button
-                  role="menuitem"
-                  onClick={() => {
-                    setMenu(null);
-                    try {
-                      if (sessionId) downloadFolder(sessionId, target.path);
-                    } catch (caught) {
-                      setActionError(errorMessage(caught));
-                    }
-                  }}
-                >
-                  Download as .tar.gz
-                </button>
+                (["tar.gz", "zip"] as const).map((format) => (
+                  <button
+                    key={format}
+                    role="menuitem"
+                    onClick={() => {
+                      setMenu(null);
+                      try {
+                        if (sessionId) downloadFolder(sessionId, target.path, format);
+                      } catch (caught) {
+                        setActionError(errorMessage(caught));
+                      }
+                    }}
+                  >
+                    Download as .{format}
+                  </button>
+                ))
               )}
               <button role="menuitem" onClick={() => startRename(target.path)}>
                 Rename… <kbd>F2</kbd>

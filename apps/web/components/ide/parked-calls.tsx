@@ -2,6 +2,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { Link } from "@/components/ui/link";
 import { LongText } from "@/components/ui/long-text";
+import { ApprovalDiff } from "@/components/approvals/approval-diff";
 import { listApprovals, type ApprovalRequest, type Parked } from "@/lib/api";
 import { getSocket, onEveryConnect } from "@/lib/socket";
 
@@ -90,6 +91,7 @@ export function ParkedCalls({
             <code data-testid="parked-sha256">{call.sha256.slice(0, 16)}…</code>
           </span>
           <LongText className="parked-text" text={call.text} />
+          {call.tool ? <ApprovalDiff approval={{ id: call.approvalId, tool: call.tool, text: call.text }} /> : null}
           <div className="row">
             {canDecide && call.request ? (
               <>

@@ -78,15 +78,15 @@ export async function downloadFile(sessionId: string, path: string): Promise<voi
 }
 
 /**
- * A folder as .tar.gz, streamed by the runner (GET /api/sessions/:id/download): a plain link, so the browser
+ * A folder as .tar.gz or .zip, streamed by the runner (GET /api/sessions/:id/download): a plain link, so the browser
  * writes the archive to disk as it arrives instead of this page holding it.
  */
-export function downloadFolder(sessionId: string, path: string): void {
+export function downloadFolder(sessionId: string, path: string, format: "tar.gz" | "zip" = "tar.gz"): void {
   const target = checkWorkspacePath(path);
-  const query = new URLSearchParams({ path: target, format: "tar.gz" });
+  const query = new URLSearchParams({ path: target, format });
   const link = document.createElement("a");
   link.href = `/api/sessions/${encodeURIComponent(sessionId)}/download?${query}`;
-  link.download = `${target.split("/").pop() || "workspace"}.tar.gz`;
+  link.download = `${target.split("/").pop() || "workspace"}.${format}`;
   document.body.appendChild(link);
   link.click();
   link.remove();
