@@ -254,6 +254,28 @@ describe("context skills", () => {
 });
 
 describe("the observation budget, recall and budget", () => {
+  it("cuts a long skill at context's cap, with the rest readable through recall", async () => {
+    const body =
+      Array.from({ length: 2000 }, (_, i) => `Step ${i}: check src/pkg/core.py line ${i}.`).join("\n") + "\n";
+    await installSkill(kit, { name: "long-guide", description: "A long guide.", body });
+    const client = await mcp(pypkg);
+    const loaded = await context(client, { scope: "skills", name: "long-guide" });
+    expect(loaded.isError).toBe(false);
+    expect(loaded.json.body).toMatch(/^Skill long-guide\. Workspace root: \/workspace\./);
+    expect((loaded.json.body as string).length).toBeLessThan(body.length);
+    const ref = /ref=(ovf_[0-9a-f]{24})/.exec(loaded.json.notice as string)![1]!;
+    let offset = 0;
+    let full = "";
+    for (let page = 0; page < 40; page++) {
+      const read = await context(client, { scope: "recall", ref, offset });
+      full += read.json.content as string;
+      if (read.json.done) break;
+      offset = read.json.nextOffset as number;
+    }
+    expect((JSON.parse(full) as { body: string }).body.endsWith(body)).toBe(true);
+    await client.close();
+  });
+
   it("cuts a grep to its cap with exactly one notice line, and recall returns the rest", async () => {
     const client = await mcp(monorepo);
     const result = (await client.callTool({
