@@ -43,4 +43,10 @@ describe("redactSecrets", () => {
     );
     expect(redactSecrets(once, ["secret-1"])).toEqual(once);
   });
+
+  it("shows env keys with a mask instead of the key list when asked (approval texts), the values gone either way", () => {
+    const args = { script: "a.py", env: { API_TOKEN: "tok-123456", MODE: "fast" }, token: "abc" };
+    expect(redactSecrets(args)).toEqual({ script: "a.py", env: ["API_TOKEN", "MODE"], token: REDACTED });
+    expect(redactSecrets(args, [], { envValueMask: "***" })).toEqual({ script: "a.py", env: { API_TOKEN: "***", MODE: "***" }, token: REDACTED });
+  });
 });

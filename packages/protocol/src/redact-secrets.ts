@@ -81,15 +81,25 @@ export function redactString(value: string, knownSecrets: Iterable<string> = [])
   return redactText(value, maskable(knownSecrets));
 }
 
+/** How a redaction shows what it hides. */
+export interface RedactOptions {
+  /**
+   * Show an `env` object's keys each with this mask as its value (`{"API_TOKEN": "***"}`, as approval texts
+   * do) instead of its sorted key list. Either way the values are gone.
+   */
+  envValueMask?: string;
+}
+
 /**
  * Redacts a value for storage or display: a string as redactString; JSON data deeply (an `env` object
- * becomes its sorted key list, values under secret-looking keys become "[REDACTED]", every other string
- * is masked). Non-JSON values (functions, undefined) are dropped; NaN/Infinity → null.
+ * becomes its sorted key list, or its keys with `envValueMask`; values under secret-looking keys become
+ * "[REDACTED]", every other string is masked). Non-JSON values (functions, undefined) are dropped;
+ * NaN/Infinity → null.
  */
-export function redactSecrets(value: string, knownSecrets?: Iterable<string>): string;
-export function redactSecrets(value: unknown, knownSecrets?: Iterable<string>): JsonValue;
-export function redactSecrets(value: unknown, knownSecrets: Iterable<string> = []): JsonValue {
-  return redactValue(value, maskable(knownSecrets), new Set<object>());
+export function redactSecrets(value: string, knownSecrets?: Iterable<string>, options?: RedactOptions): string;
+export function redactSecrets(value: unknown, knownSecrets?: Iterable<string>, options?: RedactOptions): JsonValue;
+export function redactSecrets(value: unknown, knownSecrets: Iterable<string> = [], options: RedactOptions = {}): JsonValue {
+  return redactValue(value, maskable(knownSecrets), new Set<object>(), options);
 }
 
 /**
@@ -143,7 +153,7 @@ function safeDecode(text: string): string {
   }
 }
 
-function redactValue(value: unknown, known: readonly string[], seen: Set<object>): JsonValue {
+function redactValue(value: unknown, known: readonly string[], seen: Set<object>, options: RedactOptions): JsonValue {
   if (value === null || typeof value === "boolean") return value;
   if (typeof value === "number") return Number.isFinite(value) ? value : null;
   if (typeof value === "string") return redactText(value, known);
@@ -153,17 +163,23 @@ function redactValue(value: unknown, known: readonly string[], seen: Set<object>
   seen.add(value);
   try {
     if (value instanceof Date) return value.toISOString();
-    if (Array.isArray(value)) return value.map((item) => redactValue(item, known, seen));
+    if (Array.isArray(value)) return value.map((item) => redactValue(item, known, seen, options));
     const out: { [key: string]: JsonValue } = {};
     for (const [key, item] of Object.entries(value)) {
       if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
       const k = key.toLowerCase().replace(/[^a-z0-9]/g, "");
-      if (ENV_KEYS.has(k) && typeof item === "object" && item !== null) out[key] = envKeys(item);
+      if (ENV_KEYS.has(k) && typeof item === "object" && item !== null) out[key] = shownEnv(item, options);
       else if (isSecretKey(key) && item !== null) out[key] = REDACTED;
-      else out[key] = redactValue(item, known, seen);
+      else out[key] = redactValue(item, known, seen, options);
     }
     return out;
   } finally {
     seen.delete(value);
   }
+}
+
+function shownEnv(env: object, options: RedactOptions): JsonValue {
+  const keys = envKeys(env);
+  const mask = options.envValueMask;
+  return mask === undefined ? keys : Object.fromEntries(keys.map((key) => [key, mask]));
 }

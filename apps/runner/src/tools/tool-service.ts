@@ -18,7 +18,7 @@ import {
   type ToolScope,
 } from "@berth/tools";
 import type { ActionClass, ApprovalRequest, Autonomy, ToolResult } from "@berth/protocol";
-import { WORKSPACE_ROOT, toolFailure } from "@berth/protocol";
+import { BuiltinTool, WORKSPACE_ROOT, toolFailure } from "@berth/protocol";
 import { authorize } from "../auth/authorize";
 import type { Principal } from "../auth/tokens";
 import { newId } from "../auth/tokens";
@@ -137,7 +137,7 @@ export class ToolService {
   async reach(sessionId: string, principal: Principal): Promise<ActionClass[]> {
     const session = await this.deps.sessions.get(sessionId, principal);
     const scope: ToolScope = { userId: principal.userId, sessionId: session.id };
-    const prepared = await this.deps.prepareScope?.(scope, "gateway");
+    const prepared = await this.deps.prepareScope?.(scope, BuiltinTool.gateway);
     return reachableClasses(this.deps.router.catalogue(scope).map((tool) => tool.spec), session.autonomy as Autonomy, {
       unlistedServers: prepared?.unavailable.length ?? 0,
     });

@@ -34,12 +34,7 @@ export const ENV_VALUE_MASK = "***";
  * and other secret shapes masked. The text's hash therefore binds env keys, not their values.
  */
 export function argsForText(args: unknown): unknown {
-  if (typeof args !== "object" || args === null || Array.isArray(args)) return redactSecrets(args);
-  const { env, ...rest } = args as Record<string, unknown>;
-  const shown = redactSecrets(rest) as Record<string, unknown>;
-  if (typeof env !== "object" || env === null || Array.isArray(env))
-    return env === undefined ? shown : { ...shown, env: redactSecrets(env) };
-  return { ...shown, env: Object.fromEntries(Object.keys(env).map((key) => [key, ENV_VALUE_MASK])) };
+  return redactSecrets(args, [], { envValueMask: ENV_VALUE_MASK });
 }
 
 /** The line a plan shows for one task: tool, args sha256 and a preview. */
