@@ -184,27 +184,9 @@ export function LogView({
         </button>
         <div className="spacer" />
         {times && times.length > 0 ? (
-          <label className="tiny">
-            <input
-              type="checkbox"
-              checked={showTimes}
-              onChange={(event) => setShowTimes(event.target.checked)}
-              data-testid="log-timestamps"
-            />{" "}
-            Timestamps
-          </label>
+          <Toggle label="Timestamps" checked={showTimes} onChange={setShowTimes} testId="log-timestamps" />
         ) : null}
-        {live ? (
-          <label className="tiny">
-            <input
-              type="checkbox"
-              checked={follow}
-              onChange={(event) => setFollow(event.target.checked)}
-              data-testid="log-follow"
-            />{" "}
-            Follow
-          </label>
-        ) : null}
+        {live ? <Toggle label="Follow" checked={follow} onChange={setFollow} testId="log-follow" /> : null}
         {rawHref ? (
           <a className="btn small" href={rawHref} download={download.name} data-testid="log-download">
             Download raw
@@ -315,5 +297,14 @@ function LineTime({ at, startedAt }: { at: number | undefined; startedAt: number
     <time className={styles.time} dateTime={new Date(at).toISOString()} title={title} data-testid="log-time">
       {formatLogTime(at)}
     </time>
+  );
+}
+
+/** A checkbox in the log's toolbar (Timestamps, Follow). */
+function Toggle({ label, checked, onChange, testId }: { label: string; checked: boolean; onChange: (on: boolean) => void; testId: string }) {
+  return (
+    <label className="tiny" style={{ whiteSpace: "nowrap" }}>
+      <input type="checkbox" checked={checked} onChange={(event) => onChange(event.target.checked)} data-testid={testId} /> {label}
+    </label>
   );
 }

@@ -61,14 +61,20 @@ async function tarBytesRead(): Promise<number> {
   return rchar ? Math.max(...rchar.split("\n").map(Number)) : BIG_BYTES;
 }
 
+/** Downloads proj in `format`, checks its answer's headers, and saves it; the archive's path. */
+async function saveProj(format: "tar.gz" | "zip", contentType: string): Promise<string> {
+  const response = await download(`path=proj&format=${format}`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toBe(contentType);
+  expect(response.headers.get("content-disposition")).toBe(`attachment; filename="proj.${format}"`);
+  const archive = path.join(unpacked, `proj.${format}`);
+  fs.writeFileSync(archive, Buffer.from(await response.arrayBuffer()));
+  return archive;
+}
+
 describe("GET /api/sessions/:id/download", () => {
   it("streams a folder as .tar.gz that unpacks to the same files", async () => {
-    const response = await download("path=proj&format=tar.gz");
-    expect(response.status).toBe(200);
-    expect(response.headers.get("content-type")).toBe("application/gzip");
-    expect(response.headers.get("content-disposition")).toBe('attachment; filename="proj.tar.gz"');
-    const archive = path.join(unpacked, "proj.tar.gz");
-    fs.writeFileSync(archive, Buffer.from(await response.arrayBuffer()));
+    const archive = await saveProj("tar.gz", "application/gzip");
     execFileSync("tar", ["-xzf", archive, "-C", unpacked]);
     expect(fs.readFileSync(path.join(unpacked, "proj/src/deep/note.txt"), "utf8")).toBe("hello\n");
     const sum = await kit.tool<{ details: { stdout: string } }>(sessionId, "bash", { action: "exec", command: "cat proj.sum" }, { token: developer });
@@ -77,12 +83,7 @@ describe("GET /api/sessions/:id/download", () => {
   });
 
   it("streams a folder as .zip that python3 zipfile and unzip list with the same files and bytes", async () => {
-    const response = await download("path=proj&format=zip");
-    expect(response.status).toBe(200);
-    expect(response.headers.get("content-type")).toBe("application/zip");
-    expect(response.headers.get("content-disposition")).toBe('attachment; filename="proj.zip"');
-    const archive = path.join(unpacked, "proj.zip");
-    fs.writeFileSync(archive, Buffer.from(await response.arrayBuffer()));
+    const archive = await saveProj("zip", "application/zip");
     const listing = execFileSync("unzip", ["-l", archive], { encoding: "utf8" });
     for (const name of ["proj/", "proj/src/deep/note.txt", "proj/blob.bin"]) expect(listing).toContain(name);
     const sums = execFileSync(
