@@ -1,6 +1,6 @@
 import { actionClassOfMcpTool } from "@berth/mcp";
 import type { McpClientGateway, McpScope, ProjectedMcpTool } from "@berth/mcp";
-import type { ResolvedTool, ToolSpec } from "@berth/tools";
+import { builtinSpecOf, type ResolvedTool, type ToolSpec } from "@berth/tools";
 import { z } from "zod";
 
 const McpArgsSchema = z.record(z.string(), z.unknown());
@@ -25,6 +25,7 @@ export function toResolvedMcpTool(gateway: McpClientGateway, tool: ProjectedMcpT
     // A call that may change something outside (every MCP tool, unless an operator trusts its read-only
     // annotations) is an execution: a run with its result as the log and a sealed receipt, as bash is.
     createsRun: () => actionClass !== "read",
+    runKind: () => "mcp",
     run: (args, ctx) =>
       gateway.callTool(tool.name, args, scope, {
         allowHeld: true,
@@ -35,13 +36,11 @@ export function toResolvedMcpTool(gateway: McpClientGateway, tool: ProjectedMcpT
   return { spec, kind: "mcp", origin: tool.serverName, originId: tool.serverId, ...(tool.status === "held" ? { held: true } : {}) };
 }
 
-/** Built-ins that reach other tools by name (and so may reach MCP tools); every other built-in never does. */
-const MCP_REACHING_BUILTINS = new Set(["gateway", "dispatch"]);
-
 /**
  * Whether a call of `tool` needs the scope's MCP servers connected and listed first. Plain built-ins do
- * not, so a slow or broken MCP server never delays read_file or bash.
+ * not, so a slow or broken MCP server never delays read_file or bash; a built-in that reaches other tools
+ * by name (its spec's reachesOthers: gateway, dispatch) may reach MCP tools.
  */
 export function needsMcpTools(tool: string, builtinNames: ReadonlySet<string>): boolean {
-  return !builtinNames.has(tool) || MCP_REACHING_BUILTINS.has(tool);
+  return !builtinNames.has(tool) || builtinSpecOf(tool)?.reachesOthers === true;
 }
