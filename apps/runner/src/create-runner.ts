@@ -173,7 +173,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   registerSessionRoutes(app, { sessions, tools });
   registerDownloadRoutes(app, { sessions, driver });
   registerRunRoutes(app, { repos, dataDir: env.dataDir, cancel: { runs: repos.runs, driver, events, activeRuns } });
-  registerReceiptRoutes(app, { repos, dataDir: env.dataDir, receipts, webOrigin: env.webOrigin });
+  registerReceiptRoutes(app, { repos, dataDir: env.dataDir, receipts, webOrigin: env.webOrigin, approvals });
   registerApprovalRoutes(app, { approvals, store: approvalStore });
   registerApprovalFileRoutes(app, { approvals, sessions, driver });
   registerPolicyRoutes(app, { repos, onChange: () => tools.invalidatePolicy() });

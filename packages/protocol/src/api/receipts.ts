@@ -32,5 +32,10 @@ export const SharedReceiptSchema = z.object({
   publicKey: ReceiptPublicKeySchema,
   run: SharedRunSchema,
   logs: z.object({ stdout: SharedLogTailSchema, stderr: SharedLogTailSchema, combined: SharedLogTailSchema }),
+  /**
+   * The texts of the approvals the receipt lists (their sha256 is signed in it): a run_script's text carries the
+   * script's content, which the share page shows once the text hashes to the signed sha256.
+   */
+  approvalTexts: z.array(z.object({ id: z.string(), text: z.string() })).optional(),
 });
 export type SharedReceipt = z.infer<typeof SharedReceiptSchema>;

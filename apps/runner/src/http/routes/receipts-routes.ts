@@ -9,7 +9,7 @@ import { parse } from "../validate";
 
 const SHARED_LOG_TAIL_BYTES = 64 * 1024;
 
-export function registerReceiptRoutes(app: FastifyInstance, deps: { repos: Pick<Repositories, "runs">; dataDir: string; receipts: ReceiptService; webOrigin: string }): void {
+export function registerReceiptRoutes(app: FastifyInstance, deps: { repos: Pick<Repositories, "runs">; dataDir: string; receipts: ReceiptService; webOrigin: string; approvals?: { get(id: string): Promise<{ text: string } | undefined> } }): void {
   app.get("/api/receipts/public-key", async () => deps.receipts.publicKey());
 
   app.post("/api/receipts/verify", async (request) => {
@@ -46,6 +46,16 @@ export function registerReceiptRoutes(app: FastifyInstance, deps: { repos: Pick<
     return reply.status(204).send();
   });
 
+  /** What the receipt's approvals said (a run_script's text holds the script): only those it lists. */
+  const approvalTexts = async (ids: string[]) => {
+    const texts: { id: string; text: string }[] = [];
+    for (const id of ids.slice(0, 16)) {
+      const found = await deps.approvals?.get(id);
+      if (found) texts.push({ id, text: found.text });
+    }
+    return texts;
+  };
+
   // Public: a share link shows the receipt, its verification and the run's logs, nothing else of the session.
   app.get<{ Params: { token: string } }>("/api/shared/:token", async (request): Promise<SharedReceipt> => {
     const { receipt, runId } = await deps.receipts.resolveShare(request.params.token);
@@ -65,6 +75,7 @@ export function registerReceiptRoutes(app: FastifyInstance, deps: { repos: Pick<
       publicKey: deps.receipts.publicKey(),
       run: { id, tool, status, outcome, exitCode, startedAt, endedAt, durationMs },
       logs: { stdout: tail("stdout"), stderr: tail("stderr"), combined: tail("combined") },
+      approvalTexts: await approvalTexts(receipt.body.approvals.map((a) => a.id)),
     };
   });
 }
