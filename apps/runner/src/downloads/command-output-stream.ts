@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
-import { BASH_MAX_TIMEOUT_MS } from "@berth/protocol";
+import { BASH_MAX_TIMEOUT_MS, WORKSPACE_ROOT } from "@berth/protocol";
 import type { SandboxDriver, SessionOutputEvent } from "@berth/sandbox";
 
-const WORKSPACE = "/workspace";
+const WORKSPACE = WORKSPACE_ROOT;
 /** Bytes the command may send per credit, and at most this much granted but not yet taken by the reader. */
 export const DOWNLOAD_CREDIT_BYTES = 4 * 1024 * 1024;
 export const DOWNLOAD_WINDOW_BYTES = 3 * DOWNLOAD_CREDIT_BYTES;

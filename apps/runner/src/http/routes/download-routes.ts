@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
-import { AppError, DownloadQuerySchema } from "@berth/protocol";
+import { AppError, DownloadQuerySchema, WORKSPACE_ROOT } from "@berth/protocol";
 import type { SandboxDriver } from "@berth/sandbox";
 import { authorize } from "../../auth/authorize";
 import type { SessionService } from "../../sessions/session-service";
@@ -12,7 +12,7 @@ import { commandOutputStream } from "../../downloads/command-output-stream";
 import { TarToZip } from "../../downloads/tar-to-zip";
 import { ZIP_MAX_BYTES, ZIP_MAX_ENTRIES } from "../../downloads/zip-writer";
 
-const WORKSPACE = "/workspace";
+const WORKSPACE = WORKSPACE_ROOT;
 
 /**
  * A folder's path relative to /workspace ("." for the workspace itself), or an AppError naming the bad
