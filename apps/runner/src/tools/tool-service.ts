@@ -2,6 +2,7 @@ import type { Repositories } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
 import {
   DEFAULT_OBSERVATION_LIMITS,
+  UNOBSERVED_LIMITS,
   ObservationTurn,
   ScopedTools,
   admit,
@@ -151,7 +152,8 @@ export class ToolService {
     await this.deps.prepareScope?.(scope, input.tool);
     // A nested call (gateway, dispatch) keeps its turn's pool; the gate is asked again (a skill may have changed).
     const gate = await this.gateFor(session.id, input.allow);
-    input = { ...input, gate, turn: input.turn ?? new ObservationTurn(this.deps.observation ?? DEFAULT_OBSERVATION_LIMITS) };
+    const limits = input.caller === "browser" ? UNOBSERVED_LIMITS : (this.deps.observation ?? DEFAULT_OBSERVATION_LIMITS);
+    input = { ...input, gate, turn: input.turn ?? new ObservationTurn(limits) };
     const tools = new ScopedTools(this.deps.router, scope);
 
     // Admission: pure; the tool is resolved here once and the same resolution runs.

@@ -28,11 +28,18 @@ export const DEFAULT_OBSERVATION_LIMITS: ObservationLimits = Object.freeze({
   }),
 });
 
+
 /** Less than this left in the pool is an exhausted pool: a result this small would be all notice. */
 export const MIN_OBSERVATION_BYTES = 1024;
 
 /** The most any cap or pool may be set to (one result larger than this is never useful to a model). */
 export const MAX_OBSERVATION_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A person in the IDE reads what they open: the tree lists every file and the editor loads whole files. The
+ * budget guards an agent's context window, so a browser caller's turn observes nothing (no caps, no cut).
+ */
+export const UNOBSERVED_LIMITS: ObservationLimits = Object.freeze({ poolBytes: MAX_OBSERVATION_BYTES, caps: Object.freeze({}) });
 
 /**
  * Parses `BERTH_OBSERVATION_CAPS` (`grep=4096,read_file=65536`) over the defaults; an unknown tool or a

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ToolResult } from "@berth/protocol";
+import { DEFAULT_OBSERVATION_LIMITS, OBSERVING_TOOLS, UNOBSERVED_LIMITS, observationCapOf } from "./observation-limits";
 import { ObservationTurn } from "./observation-turn";
 import { noticeOf } from "./truncation-notice";
 
@@ -110,5 +111,12 @@ describe("ObservationTurn", () => {
     expect(parsed.truncated).toBe(true);
     expect(parsed.content.endsWith("\n")).toBe(true);
     expect(content.startsWith(parsed.content)).toBe(true);
+  });
+});
+
+describe("a person's turn (UNOBSERVED_LIMITS)", () => {
+  it("caps none of the observing tools, so the IDE's tree and editor get whole answers", () => {
+    for (const tool of OBSERVING_TOOLS) expect(observationCapOf(UNOBSERVED_LIMITS, tool, { op: "find" })).toBeUndefined();
+    expect(observationCapOf(DEFAULT_OBSERVATION_LIMITS, "glob", {})).toBe(DEFAULT_OBSERVATION_LIMITS.caps.glob);
   });
 });
