@@ -2,24 +2,14 @@ import { type Dirent, type FSWatcher, type Stats, watch } from "node:fs";
 import { lstat, readFile, readdir } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { GLOB_IGNORED_DIRS } from "@berth/protocol";
 import type { AgentConfig } from "../config";
 import { type RawImport, importLanguageOf, parseImports } from "./parse-imports";
 import { type JsPackage, ProjectLayout, dirOf, join } from "./project-layout";
 import { type ResolvedImports, resolveImports } from "./resolve-imports";
 import { CtagsServer, type IndexedSymbol, runCtags } from "./run-ctags";
+import { IGNORED_DIRS, MANIFESTS, MAX_PARSED_BYTES, baseName, fileIdentity, isSource, mapLimit } from "./source-files";
 
-/** Files ctags is given: the languages code_nav promises plus the common ones ctags reads as well. */
-const SOURCE_EXTENSIONS = new Set(
-  "ts tsx mts cts js jsx mjs cjs py pyi go rs java kt scala c h cc cpp cxx hh hpp cs rb php swift lua sh pl pm ex exs erl hs ml"
-    .split(" ")
-    .map((e) => `.${e}`),
-);
-/** Read for package layout; a change to one re-resolves every import. */
-const MANIFESTS = new Set(["package.json", "go.mod", "Cargo.toml", "__init__.py"]);
-const IGNORED_DIRS = new Set<string>([".git", "__pycache__", ...GLOB_IGNORED_DIRS]);
-/** Minified bundles and generated blobs: listed for `path`, not parsed. */
-const MAX_PARSED_BYTES = 2 * 1024 * 1024;
+export { fileIdentity } from "./source-files";
 const READ_CONCURRENCY = 32;
 /** Up to this many changed files go through the long-lived ctags; more start a batch run. */
 const INTERACTIVE_MAX_FILES = 32;
@@ -29,28 +19,6 @@ interface FileEntry {
   symbols: IndexedSymbol[];
   /** Read on the first deps/dependents question, not while building: most sessions never ask. */
   imports?: RawImport[];
-}
-
-/** dev, inode, mtime and size: a file whose identity is unchanged is not parsed again. */
-export function fileIdentity(info: Stats): string {
-  return `${info.dev}:${info.ino}:${info.mtimeMs}:${info.size}`;
-}
-
-function isSource(rel: string): boolean {
-  const dot = rel.lastIndexOf(".");
-  return dot !== -1 && SOURCE_EXTENSIONS.has(rel.slice(dot));
-}
-
-function baseName(rel: string): string {
-  return rel.slice(rel.lastIndexOf("/") + 1);
-}
-
-async function mapLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 export interface RefreshStats {
@@ -428,22 +396,4 @@ export class CodeIndex {
     for (const watcher of this.watchers.values()) watcher.close();
     this.watchers.clear();
   }
-}
-
-const indexes = new Map<string, CodeIndex>();
-
-/** One index per workspace root for the life of the agent (the first code_nav call builds it). */
-export function codeIndexFor(root: string, config: AgentConfig): CodeIndex {
-  let index = indexes.get(root);
-  if (!index) {
-    index = new CodeIndex(root, config);
-    indexes.set(root, index);
-  }
-  return index;
-}
-
-/** Tests: drop an index and its watchers. */
-export function dropCodeIndex(root: string): void {
-  indexes.get(root)?.close();
-  indexes.delete(root);
 }

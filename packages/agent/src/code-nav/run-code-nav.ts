@@ -7,7 +7,8 @@ import {
 } from "@berth/protocol";
 import { okResult, type ToolContext } from "../tools/tool-context";
 import { fail } from "../tools/tool-failure-error";
-import { type CodeIndex, codeIndexFor } from "./code-index";
+import type { CodeIndex } from "./code-index";
+import { codeIndexFor } from "./code-index-cache";
 import { findEntries } from "./find-entries";
 import { isGlobQuery, isRegexQuery, pathMatcher } from "./path-matcher";
 import type { IndexedSymbol } from "./run-ctags";
