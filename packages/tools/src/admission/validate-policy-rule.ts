@@ -1,4 +1,4 @@
-import { PolicyRuleSchema, WORKSPACE_ROOT } from "@berth/protocol";
+import { PolicyRuleSchema, WORKSPACE_ROOT, formatIssue } from "@berth/protocol";
 import type { PolicyRule } from "@berth/protocol";
 import { classifyCommand } from "../shell";
 import { describeRule, parseCommandPrefix, ruleApplies } from "./evaluate-policy";
@@ -25,7 +25,7 @@ export function validatePolicyRule(input: unknown): PolicyRuleValidation {
   }
   const parsed = PolicyRuleSchema.safeParse(input);
   if (!parsed.success) {
-    return { ok: false, errors: parsed.error.issues.map((i) => `${i.path.join(".") || "rule"}: ${i.message}`) };
+    return { ok: false, errors: parsed.error.issues.map((issue) => formatIssue(issue, "rule")) };
   }
   const rule = parsed.data;
   const errors: string[] = [];
