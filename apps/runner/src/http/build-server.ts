@@ -7,7 +7,7 @@ import type { BrowserSessions } from "../auth/browser-sessions";
 import { authorize } from "../auth/authorize";
 import { createRequestAuthenticator } from "../auth/authenticate-request";
 import { requestGuardHook, type HostAllowList } from "./request-guard";
-import { loneSurrogateIssue } from "./validate";
+import { loneSurrogateIssue, unstorableParamIssue } from "./validate";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -80,6 +80,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   });
 
   app.addHook("onRequest", requestGuardHook(deps.hosts));
+  // Route parameters and the query reach database lookups as text: refuse what a database cannot store (a 400).
+  app.addHook("preValidation", async (request) => {
+    const issue = unstorableParamIssue(request.params) ?? unstorableParamIssue(request.query);
+    if (issue) throw new AppError({ code: "bad_request", message: `Invalid request: ${issue}` });
+  });
 
   const authenticateRequest = createRequestAuthenticator(deps.repos.users, deps.browserSessions);
   app.addHook("onRequest", async (request) => {

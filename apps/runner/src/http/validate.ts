@@ -26,6 +26,24 @@ export function loneSurrogateIssue(value: unknown, path: string[] = []): string 
   return null;
 }
 
+/**
+ * The first route parameter or query value no database can store as text, as "name: why", or null: a lone
+ * surrogate, or NUL, which PostgreSQL's text refuses (SQLite keeps it), so an id holding one was a 500 there.
+ */
+export function unstorableParamIssue(values: unknown): string | null {
+  if (typeof values !== "object" || values === null) return null;
+  for (const [name, value] of Object.entries(values)) {
+    for (const text of Array.isArray(value) ? value : [value]) {
+      if (typeof text !== "string") continue;
+      const nul = text.indexOf("\u0000");
+      if (nul !== -1) return `${name}: must not contain NUL (U+0000, at index ${nul})`;
+      const surrogate = loneSurrogateIssue(text, [name]);
+      if (surrogate) return surrogate;
+    }
+  }
+  return null;
+}
+
 /** safeParse at the boundary: a 400 naming each bad field. */
 export function parse<T>(schema: z.ZodType<T>, value: unknown, what = "body"): T {
   const surrogate = loneSurrogateIssue(value);
