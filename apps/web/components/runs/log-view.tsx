@@ -303,8 +303,16 @@ function LineTime({ at, startedAt }: { at: number | undefined; startedAt: number
 /** A checkbox in the log's toolbar (Timestamps, Follow). */
 function Toggle({ label, checked, onChange, testId }: { label: string; checked: boolean; onChange: (on: boolean) => void; testId: string }) {
   return (
-    <label className="tiny" style={{ whiteSpace: "nowrap" }}>
-      <input type="checkbox" checked={checked} onChange={(event) => onChange(event.target.checked)} data-testid={testId} /> {label}
+    <label className="tiny" style={{ whiteSpace: "nowrap", display: "inline-flex", alignItems: "center", gap: 6 }}>
+      {/* The global input style (padding, min-height) is for text fields; a checkbox sits on the label's line. */}
+      <input
+        type="checkbox"
+        checked={checked}
+        onChange={(event) => onChange(event.target.checked)}
+        data-testid={testId}
+        style={{ minHeight: 0, padding: 0, margin: 0 }}
+      />
+      {label}
     </label>
   );
 }
