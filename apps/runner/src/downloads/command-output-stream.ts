@@ -5,7 +5,7 @@ import type { SandboxDriver, SessionOutputEvent } from "@berth/sandbox";
 
 const WORKSPACE = WORKSPACE_ROOT;
 /** Bytes the command may send per credit, and at most this much granted but not yet taken by the reader. */
-export const DOWNLOAD_CREDIT_BYTES = 4 * 1024 * 1024;
+export const DOWNLOAD_CREDIT_BYTES = 2 * 1024 * 1024;
 export const DOWNLOAD_WINDOW_BYTES = 3 * DOWNLOAD_CREDIT_BYTES;
 
 /**
