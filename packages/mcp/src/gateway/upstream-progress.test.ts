@@ -41,7 +41,9 @@ describe("upstream progress, timeouts and cancellation (server-everything over s
     const seen: ToolProgress[] = [];
     const result = await gateway.callTool(TOOL, args, scope, { onProgress: (p) => seen.push(p) });
     expect(result.ok, JSON.stringify(result)).toBe(true);
-    expect(seen.length).toBeGreaterThanOrEqual(directCount);
+    // The last step's notification races the result on either path (a client drops progress that arrives after its
+    // response), so each gets every step's notification but perhaps the last: both at least steps - 1.
+    expect(seen.length).toBeGreaterThanOrEqual(Math.min(directCount, args.steps - 1));
     expect(seen.map((p) => p.progress)).toEqual(seen.map((_, i) => i + 1));
     expect(seen.every((p) => p.total === 4)).toBe(true);
   });
