@@ -27,7 +27,7 @@ import time
 
 OUT_HIGH_WATER = 256 * 1024
 IN_LIMIT = 1024 * 1024
-HANGUP_GRACE_S = 2.0
+HANGUP_GRACE_S = 5.0
 # After the shell exits, programs it left in the background may hold the PTY open: read what is
 # already written, then hang them up.
 DRAIN_AFTER_EXIT_S = 0.2

@@ -24,7 +24,7 @@ import { TerminalFault } from "./terminal-fault";
 /** Output the runner has not read yet, per terminal; past it the helper (and so the program) waits. */
 export const TERMINAL_HIGH_WATER = 1024 * 1024;
 const LOW_WATER = TERMINAL_HIGH_WATER / 2;
-const KILL_AFTER_MS = 5_000;
+const KILL_AFTER_MS = 8_000;
 
 interface PendingRead {
   offset: number;
