@@ -4,3 +4,4 @@ export * from "./agent-connection";
 export * from "./errors";
 export * from "./warm-pool";
 export * from "./start-gate";
+export * from "./hosts";
