@@ -1,5 +1,4 @@
 import { createDatabase, createRepositories, restrictDataDir } from "@berth/db";
-import { DockerSandboxDriver } from "@berth/sandbox";
 import { DEFAULT_MCP_CALL_TIMEOUT_MS, McpClientGateway, createMcpToolProviders } from "@berth/mcp";
 import { ApprovalService, BUILTIN_TOOLS, LoopGuard, ToolRouter } from "@berth/tools";
 import { assertBuiltinsRegistered } from "@berth/tools";
@@ -8,7 +7,7 @@ import { AppError, redactSecrets } from "@berth/protocol";
 import { ensureAdminToken } from "./auth/tokens";
 import { authorize } from "./auth/authorize";
 import { buildServer, requirePrincipal } from "./http/build-server";
-import { createDockerHealth } from "./docker-health";
+import { createSandboxBackend } from "./create-sandbox-driver";
 import { RunnerEvents } from "./events/runner-events";
 import { ReceiptService } from "./receipts/receipt-service";
 import { RunService } from "./runs/run-service";
@@ -59,20 +58,16 @@ export interface Runner {
 export async function createRunner(env: Env): Promise<Runner> {
   const repos = createRepositories(await createDatabase({ dataDir: env.dataDir, databaseUrl: env.DATABASE_URL }));
   const admin = await ensureAdminToken(repos.users, { dataDir: env.dataDir, envToken: env.BERTH_ADMIN_TOKEN });
-  const dockerHealth = createDockerHealth();
-  const docker = await dockerHealth();
-  if (!docker.ok) {
+  const sandbox = createSandboxBackend(env);
+  try {
+    await sandbox.prepare();
+  } catch (error) {
     await repos.close();
-    throw new AppError({ code: "sandbox_unavailable", message: `no Docker engine answers (${docker.error}): start dockerd or set DOCKER_HOST` });
+    throw new AppError({ code: "sandbox_unavailable", message: (error as Error).message });
   }
+  const dockerHealth = sandbox.health;
   const events = new RunnerEvents();
-  const driver = new DockerSandboxDriver({
-    runnerId: env.BERTH_RUNNER_ID,
-    image: env.BERTH_SANDBOX_IMAGE,
-    poolSize: env.BERTH_WARM_POOL,
-    // One folder per runner, so reconcile reaps only its own workspace images.
-    workspaceQuota: { dir: `${env.dataDir}/workspaces/${env.BERTH_RUNNER_ID}`, sizeBytes: env.BERTH_WORKSPACE_SIZE },
-  });
+  const driver = sandbox.driver;
   driver.on("warning", (warning) => process.stderr.write(`berth-runner: sandbox ${warning.sessionId ?? "pool"}: ${warning.message}\n`));
   const receipts = await ReceiptService.open(repos.receipts, env.dataDir, (sessionId) => {
     const info = driver.get(sessionId);

@@ -87,6 +87,8 @@ export const ToolCallParamsSchema = z.object({
    * did not exist). The agent refuses the call, naming the file, when one changed since the approval.
    */
   expect: z.record(z.string(), z.string().nullable()).optional(),
+  /** A compete candidate's tree (`<competeId>/<candidate>`, compete-trees.ts): the call's paths resolve there, not in /workspace. */
+  worktree: z.string().max(140).optional(),
 });
 export type ToolCallParams = z.infer<typeof ToolCallParamsSchema>;
 export const ToolCallResultSchema = ToolResultSchema;

@@ -3,6 +3,7 @@ import "./jitless";
 export * from "./tool-result";
 export * from "./content-block";
 export * from "./agent-rpc";
+export * from "./compete-trees";
 export * from "./errors";
 export * from "./receipt";
 export * from "./tools";
