@@ -20,6 +20,20 @@ describe("parseEnv", () => {
     expect(result.errors.join("\n")).toMatch(/BERTH_ADMIN_TOKEN="short": must be at least 16/);
   });
 
+  it("reads BERTH_DOCKER_HOSTS (unset: the one local engine) and names a bad entry", () => {
+    const none = parseEnv({});
+    expect(none.ok && none.env.BERTH_DOCKER_HOSTS).toBeNull();
+    const two = parseEnv({ BERTH_DOCKER_HOSTS: "local=unix:///var/run/docker.sock,dh2=tcp://10.213.90.2:2376?tls=/etc/berth/dh2&max=8" });
+    expect(two.ok && two.env.BERTH_DOCKER_HOSTS?.map((h) => [h.name, h.maxSessions])).toEqual([
+      ["local", 50],
+      ["dh2", 8],
+    ]);
+    const bad = parseEnv({ BERTH_DOCKER_HOSTS: "dh2=tcp://10.213.90.2:2376" });
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    expect(bad.errors.join("\n")).toMatch(/BERTH_DOCKER_HOSTS="dh2=tcp:\/\/10.213.90.2:2376": .*needs tls=<dir>/);
+  });
+
   it("reads BERTH_ALLOWED_HOSTS as a list and names a bad entry", () => {
     const good = parseEnv({ BERTH_ALLOWED_HOSTS: " berth.example.com, 10.0.0.5:3000 " });
     expect(good.ok && good.env.BERTH_ALLOWED_HOSTS).toEqual(["berth.example.com", "10.0.0.5:3000"]);

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { splitHost } from "./http/request-guard";
+import { parseDockerHosts } from "@berth/sandbox";
 import { DEFAULT_OBSERVATION_LIMITS, MAX_OBSERVATION_BYTES, MIN_OBSERVATION_BYTES, parseObservationCaps } from "@berth/tools";
 
 const port = z.coerce.number().int().min(1).max(65535);
@@ -70,6 +71,22 @@ export const EnvSchema = z.object({
     .transform((value, ctx) => {
       try {
         return parseObservationCaps(value);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /**
+   * Docker engines to place sessions on (@berth/sandbox parseDockerHosts: `name=url?tls=&max=&egress=`, comma
+   * separated); empty: the one engine DOCKER_HOST or the local socket names.
+   */
+  BERTH_DOCKER_HOSTS: z
+    .string()
+    .default("")
+    .transform((value, ctx) => {
+      if (!value.trim()) return null;
+      try {
+        return parseDockerHosts(value);
       } catch (error) {
         ctx.addIssue({ code: "custom", message: (error as Error).message });
         return z.NEVER;

@@ -4,6 +4,7 @@ import { AppError, toApiError } from "@berth/protocol";
 import type { Repositories } from "@berth/db";
 import type { Principal } from "../auth/tokens";
 import type { BrowserSessions } from "../auth/browser-sessions";
+import type { TokenAuthenticator } from "../auth/api-tokens";
 import { authorize } from "../auth/authorize";
 import { createRequestAuthenticator } from "../auth/authenticate-request";
 import { requestGuardHook, type HostAllowList } from "./request-guard";
@@ -15,7 +16,13 @@ declare module "fastify" {
   }
 }
 
-export type DockerHealth = () => Promise<{ ok: boolean; version?: string; error?: string }>;
+/** One engine's answer; `hosts` lists each engine where the runner drives several (BERTH_DOCKER_HOSTS). */
+export type DockerHealth = () => Promise<{
+  ok: boolean;
+  version?: string;
+  error?: string;
+  hosts?: { name: string; ok: boolean; version?: string; error?: string; sessions: number; maxSessions: number }[];
+}>;
 
 export type ServerDeps = {
   repos: Pick<Repositories, "users" | "ping">;
@@ -23,6 +30,8 @@ export type ServerDeps = {
   logLevel: string;
   /** Browser sign-ins: their cookie is the one credential besides a bearer token (auth/authenticate-request.ts). */
   browserSessions?: BrowserSessions;
+  /** API tokens, resolved once and then from memory (auth/api-tokens.ts). */
+  apiTokens: TokenAuthenticator;
   /** Host and Origin headers answered (request-guard.ts); everything else is refused before auth. */
   hosts: HostAllowList;
   /** Largest accepted JSON body: write_file takes up to 8 MiB of content, plus JSON escaping. */
@@ -86,7 +95,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     if (issue) throw new AppError({ code: "bad_request", message: `Invalid request: ${issue}` });
   });
 
-  const authenticateRequest = createRequestAuthenticator(deps.repos.users, deps.browserSessions);
+  const authenticateRequest = createRequestAuthenticator(deps.apiTokens, deps.browserSessions);
   app.addHook("onRequest", async (request) => {
     const { principal, presented } = await authenticateRequest(request.headers);
     request.principal = principal;
