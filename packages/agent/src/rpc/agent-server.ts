@@ -14,6 +14,7 @@ import {
   type ToolResult,
   isPortMethod,
   isTerminalMethod,
+  isTreeMethod,
   toolFailure,
 } from "@berth/protocol";
 import pkg from "../../package.json" with { type: "json" };
@@ -28,6 +29,7 @@ import { callTool } from "../tools/call-tool";
 import type { AgentTool, Notify } from "../tools/tool-context";
 import { AGENT_TOOLS } from "../tools/tool-registry";
 import { Workspace } from "../workspace/workspace";
+import { TreeFault, dispatchTreeMethod, treeWorkspace } from "../worktrees";
 import { LineSplitter } from "./line-splitter";
 
 export const AGENT_VERSION: string = pkg.version;
@@ -88,13 +90,16 @@ export function startAgentServer(options: AgentServerOptions): {
         RpcErrorCode.InvalidParams,
         `Invalid tool.call params: ${formatIssues(parsed.error, "params")}`,
       );
-    const { tool: name, args, callId, env, expect } = parsed.data;
+    const { tool: name, args, callId, env, expect, worktree } = parsed.data;
     const tool = tools.get(name);
     if (!tool) return toolFailure("unknown_tool", `Unknown tool: ${name}`);
+    // A compete candidate's task or check: its paths resolve in that candidate's tree.
+    const callWorkspace = worktree === undefined ? workspace : await treeWorkspace(config, worktree).catch((error: Error) => error);
+    if (callWorkspace instanceof Error) return toolFailure("not_found", callWorkspace.message);
     if (activeCalls.has(callId)) throw new RpcFault(RpcErrorCode.InvalidParams, `callId is already running: ${callId}`);
     const controller = new AbortController();
     activeCalls.set(callId, controller);
-    const ctx = { workspace, config, callId, sessionEnv: env ?? {}, signal: controller.signal, notify, processes, ...(expect ? { expect } : {}) };
+    const ctx = { workspace: callWorkspace, config, callId, sessionEnv: env ?? {}, signal: controller.signal, notify, processes, ...(expect ? { expect } : {}) };
     try {
       const run = async () => {
         // An approved call runs only on the files the operator approved; run_script checks its own (it runs
@@ -153,6 +158,13 @@ export function startAgentServer(options: AgentServerOptions): {
             return await terminals.dispatch(method, params);
           } catch (error) {
             throw error instanceof TerminalFault ? new RpcFault(error.code, error.message) : error;
+          }
+        }
+        if (isTreeMethod(method)) {
+          try {
+            return await dispatchTreeMethod(method, params, { workspace, config });
+          } catch (error) {
+            throw error instanceof TreeFault ? new RpcFault(error.code, error.message) : error;
           }
         }
         if (isPortMethod(method)) {

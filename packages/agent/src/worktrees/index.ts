@@ -1,0 +1,2 @@
+export * from "./compete-trees";
+export * from "./tree-methods";
