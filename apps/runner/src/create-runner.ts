@@ -1,4 +1,5 @@
 import { createDatabase, createRepositories, restrictDataDir } from "@berth/db";
+import type { SandboxDriver } from "@berth/sandbox";
 import { DEFAULT_MCP_CALL_TIMEOUT_MS, McpClientGateway, createMcpToolProviders } from "@berth/mcp";
 import { ApprovalService, BUILTIN_TOOLS, LoopGuard, ToolRouter } from "@berth/tools";
 import { assertBuiltinsRegistered } from "@berth/tools";
@@ -21,6 +22,8 @@ import { BrowserSessions } from "./auth/browser-sessions";
 import { registerBrowserSessionRoutes } from "./http/routes/browser-sessions-routes";
 import { TerminalService } from "./terminals";
 import { CredentialRevocation } from "./auth/credential-revocation";
+import { ApiTokens } from "./auth/api-tokens";
+import { LocalInvalidationBus } from "./auth/invalidation-bus";
 import { hostAllowList } from "./http/request-guard";
 import { registerUserRoutes } from "./http/routes/users-routes";
 import { registerSessionRoutes } from "./http/routes/sessions-routes";
@@ -47,6 +50,8 @@ export interface Runner {
   port: number;
   adminTokenWhere: string;
   interruptedOnStart: number;
+  /** The sandbox driver, so a bench can time the agent RPC alone through the very connection tool calls use. */
+  driver: SandboxDriver;
   /** Graceful stop: sockets, HTTP, in-flight runs marked interrupted, pool drained; sessions keep running. */
   close(): Promise<void>;
 }
@@ -104,8 +109,11 @@ export async function createRunner(env: Env): Promise<Runner> {
     gateway,
     onInvalid: (serverId, message) => process.stderr.write(`berth-runner: MCP server ${serverId} skipped: ${message}\n`),
   });
+  // Credential and session caches hear every revocation and session write through this bus (auth/invalidation-bus.ts).
+  const invalidation = new LocalInvalidationBus();
   const sessions = new SessionService({
     repos,
+    invalidation,
     driver,
     events,
     onTerminated: async (t) => {
@@ -161,9 +169,10 @@ export async function createRunner(env: Env): Promise<Runner> {
   // The runner's own port is known once it listens (tests listen on port 0).
   let listeningPort = env.BERTH_RUNNER_PORT;
   const hosts = hostAllowList({ allowedHosts: env.BERTH_ALLOWED_HOSTS, ports: () => [env.BERTH_WEB_PORT, listeningPort] });
-  const revocation = new CredentialRevocation();
-  const browserSessions = new BrowserSessions({ repos, ttlMs: env.BERTH_BROWSER_SESSION_HOURS * 3_600_000, revocation });
-  const app = buildServer({ repos, dockerHealth, logLevel: env.BERTH_LOG_LEVEL, browserSessions, hosts });
+  const revocation = new CredentialRevocation(invalidation);
+  const browserSessions = new BrowserSessions({ repos, ttlMs: env.BERTH_BROWSER_SESSION_HOURS * 3_600_000, revocation, invalidation });
+  const apiTokens = new ApiTokens({ users: repos.users, invalidation });
+  const app = buildServer({ repos, dockerHealth, logLevel: env.BERTH_LOG_LEVEL, browserSessions, apiTokens, hosts });
   registerUserRoutes(app, { repos, revocation, sessions });
   registerSessionRoutes(app, { sessions, tools });
   registerDownloadRoutes(app, { sessions, driver });
@@ -177,13 +186,13 @@ export async function createRunner(env: Env): Promise<Runner> {
   registerSessionSkillRoutes(app, { sessions, skills });
   registerMcpRoutes(app, { sessions, tools, approvalWaitMs: env.BERTH_MCP_APPROVAL_WAIT_MS });
   registerMcpServerRoutes(app, { mcpServers });
-  registerPortRoutes(app, { repos, driver, sessions, browserSessions, hosts });
+  registerPortRoutes(app, { repos, driver, sessions, browserSessions, apiTokens, hosts });
   app.get("/metrics", async (request, reply) => {
     authorize(requirePrincipal(request), "metrics", "read");
     return reply.header("content-type", metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   const terminals = new TerminalService({ repos, driver, sessions, runs, dataDir: env.dataDir });
-  const io = createSocketServer(app.server, { repos, browserSessions, events, cancel: { runs: repos.runs, driver, events, activeRuns }, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin, hosts, revocation, terminals });
+  const io = createSocketServer(app.server, { repos, browserSessions, apiTokens, events, cancel: { runs: repos.runs, driver, events, activeRuns }, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin, hosts, revocation, terminals });
   const expiry = setInterval(() => void approvals.expireDue().catch(() => undefined), 30_000);
   expiry.unref();
 
@@ -220,6 +229,7 @@ export async function createRunner(env: Env): Promise<Runner> {
     port,
     adminTokenWhere: admin.source === "env" ? "BERTH_ADMIN_TOKEN" : (admin.file ?? ""),
     interruptedOnStart: recovery.interrupted,
+    driver,
     close,
   };
 }

@@ -1,6 +1,6 @@
-import type { UserRepository } from "@berth/db";
+import type { TokenAuthenticator } from "./api-tokens";
 import { browserSecretFromCookie, type BrowserSessions } from "./browser-sessions";
-import { authenticate, tokenFromHeaders, type Principal } from "./tokens";
+import { tokenFromHeaders, type Principal } from "./tokens";
 
 export interface PresentedCredentials {
   authorization?: string | undefined;
@@ -17,10 +17,10 @@ export type RequestAuthenticator = (presented: PresentedCredentials) => Promise<
  * presented wins over a cookie and never falls back to it, so holding a token gives no way to the browser's
  * rights, and a bad token is refused rather than quietly read as the cookie's owner.
  */
-export function createRequestAuthenticator(users: UserRepository, browserSessions: BrowserSessions | undefined): RequestAuthenticator {
+export function createRequestAuthenticator(tokens: TokenAuthenticator, browserSessions: BrowserSessions | undefined): RequestAuthenticator {
   return async ({ authorization, cookie, socketToken }) => {
     const token = tokenFromHeaders({ authorization }) ?? (socketToken || null);
-    if (token) return { principal: await authenticate(users, token), presented: true };
+    if (token) return { principal: await tokens.authenticate(token), presented: true };
     const secret = browserSessions ? browserSecretFromCookie(cookie) : null;
     if (secret) return { principal: await browserSessions!.authenticate(secret), presented: true };
     return { principal: null, presented: false };

@@ -4,6 +4,8 @@ import { USER_AGENT_MAX_CHARS, type BrowserSessionView, type CallerKind } from "
 import { AppError } from "@berth/protocol";
 import { authorize, listScope } from "./authorize";
 import type { CredentialRevocation } from "./credential-revocation";
+import { InvalidatingCache } from "./invalidating-cache";
+import type { InvalidationBus } from "./invalidation-bus";
 import { hashToken, newId, type Principal } from "./tokens";
 
 /**
@@ -17,6 +19,11 @@ export const DEFAULT_BROWSER_SESSION_HOURS = 12;
 
 const SECRET_PREFIX = "berthb_";
 const LAST_USED_RESOLUTION_MS = 60_000;
+/** How long a resolved sign-in is trusted without the database when nothing invalidated it (never past its expiry). */
+const CACHE_TTL_MS = 30_000;
+const CACHE_MAX_ENTRIES = 10_000;
+
+type CachedSignIn = { principal: Principal; touchedAt: number };
 
 /** Who a principal's calls are recorded as: a browser session is a person, an API token a script. */
 export function callerOf(principal: Principal): Extract<CallerKind, "browser" | "api"> {
@@ -39,14 +46,24 @@ export function browserSecretFromCookie(cookie: string | undefined): string | nu
 }
 
 export class BrowserSessions {
+  /** Resolved sign-ins by secret hash: three queries a request otherwise. Emptied by revocation (invalidation-bus.ts). */
+  private readonly cache = new InvalidatingCache<CachedSignIn>({ ttlMs: CACHE_TTL_MS, maxEntries: CACHE_MAX_ENTRIES });
+
   constructor(
     private readonly deps: {
       repos: Pick<Repositories, "browserSessions" | "users">;
       /** How long a sign-in lasts (BERTH_BROWSER_SESSION_HOURS). */
       ttlMs: number;
       revocation?: CredentialRevocation;
+      invalidation: InvalidationBus;
     },
-  ) {}
+  ) {
+    // A sign-in goes stale when it is revoked, when the token it was minted with is, and with its user.
+    deps.invalidation.subscribe((event) => {
+      if (event.kind === "credential") this.cache.deleteWhere(({ principal }) => principal.tokenId === event.id || principal.mintedWith === event.id);
+      else if (event.kind === "user") this.cache.deleteWhere(({ principal }) => principal.userId === event.id);
+    });
+  }
 
   /** Signs a browser in as the token's user; the secret is in this answer only (its sha256 is stored). */
   async mint(principal: Principal, userAgent: string): Promise<{ session: BrowserSessionView; secret: string }> {
@@ -69,7 +86,14 @@ export class BrowserSessions {
   /** Resolves a cookie's secret to its user, or null (unknown, expired, revoked, or the user disabled). */
   async authenticate(secret: string): Promise<Principal | null> {
     if (!secret.startsWith(SECRET_PREFIX)) return null;
-    const row = await this.deps.repos.browserSessions.findBySecretHash(hashToken(secret));
+    const hash = hashToken(secret);
+    const cached = this.cache.get(hash);
+    if (cached) {
+      this.touch(cached);
+      return cached.principal;
+    }
+    const epoch = this.cache.epoch;
+    const row = await this.deps.repos.browserSessions.findBySecretHash(hash);
     if (!row || row.revokedAt || row.expiresAt.getTime() <= Date.now()) return null;
     const user = await this.deps.repos.users.get(row.userId);
     if (!user || user.disabledAt || user.deletedAt) return null;
@@ -78,11 +102,19 @@ export class BrowserSessions {
       const token = await this.deps.repos.users.tokenRevokedAt(row.tokenId);
       if (!token || token.revokedAt) return null;
     }
-    if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-      this.deps.repos.browserSessions.touch(row.id).catch(() => undefined);
-    }
     // An unknown role reads as viewer (UserRepository).
-    return { userId: user.id, name: user.name, role: user.role, tokenId: row.id, credential: "browser", ...(row.tokenId ? { mintedWith: row.tokenId } : {}) };
+    const principal: Principal = { userId: user.id, name: user.name, role: user.role, tokenId: row.id, credential: "browser", ...(row.tokenId ? { mintedWith: row.tokenId } : {}) };
+    const entry = { principal, touchedAt: row.lastUsedAt?.getTime() ?? 0 };
+    this.touch(entry);
+    this.cache.set(hash, entry, epoch, row.expiresAt.getTime());
+    return principal;
+  }
+
+  /** For the sign-in list; at most one write a minute per sign-in, off the request's path. */
+  private touch(entry: CachedSignIn): void {
+    if (Date.now() - entry.touchedAt <= LAST_USED_RESOLUTION_MS) return;
+    entry.touchedAt = Date.now();
+    this.deps.repos.browserSessions.touch(entry.principal.tokenId).catch(() => undefined);
   }
 
   /** The caller's own sign-ins, newest first; an admin sees everyone's. */
@@ -101,6 +133,7 @@ export class BrowserSessions {
     // Someone else's is "not found" to a non-admin: its id says nothing (docs/api.md, Roles).
     authorize(principal, "browserSession", "revoke", { id, ownerId: row.userId });
     const revoked = row.revokedAt ? row : await this.deps.repos.browserSessions.revoke(id);
+    this.deps.invalidation.publish({ kind: "credential", id });
     this.deps.revocation?.disconnectCredential(id);
     const user = await this.deps.repos.users.get(row.userId);
     return view(revoked, user?.name ?? row.userId, principal.credential === "browser" ? principal.tokenId : null);

@@ -1,4 +1,5 @@
 import type { Server, Socket } from "socket.io";
+import type { InvalidationBus } from "./invalidation-bus";
 
 /** The rooms a socket joins on connect, so one credential's or one user's sockets can be found at once. */
 export const credentialRoom = (credentialId: string): string => `credential:${credentialId}`;
@@ -8,10 +9,14 @@ export const userRoom = (userId: string): string => `user:${userId}`;
  * Ends the sockets of a credential (a revoked token, a signed-out browser session) or of a user (removed
  * or disabled) the moment that happens: a socket is authenticated once at its handshake, so without this
  * it would keep acting on a credential that no longer exists. Rooms go through the socket.io adapter, so
- * with the Redis adapter this reaches the sockets held by every runner.
+ * with the Redis adapter this reaches the sockets held by every runner. The same moment it tells the
+ * credential caches (api-tokens.ts, browser-sessions.ts) through the invalidation bus, so a cached credential
+ * is refused on its next request too.
  */
 export class CredentialRevocation {
   private io: Server | null = null;
+
+  constructor(private readonly bus?: InvalidationBus) {}
 
   /** Called once the socket.io server exists (it is created after the HTTP routes). */
   attach(io: Server): void {
@@ -26,10 +31,12 @@ export class CredentialRevocation {
   }
 
   disconnectCredential(credentialId: string): void {
+    this.bus?.publish({ kind: "credential", id: credentialId });
     this.io?.in(credentialRoom(credentialId)).disconnectSockets(true);
   }
 
   disconnectUser(userId: string): void {
+    this.bus?.publish({ kind: "user", id: userId });
     this.io?.in(userRoom(userId)).disconnectSockets(true);
   }
 }

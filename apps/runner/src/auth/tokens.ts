@@ -60,21 +60,6 @@ export async function ensureAdminToken(users: UserRepository, opts: { dataDir: s
   return file ? { source: "file", file } : { source: "env" };
 }
 
-const LAST_USED_RESOLUTION_MS = 60_000;
-
-/** Resolves a presented token to its user, or null. */
-export async function authenticate(users: UserRepository, token: string): Promise<Principal | null> {
-  const row = await users.findTokenByHash(hashToken(token));
-  // A disabled or deleted user's tokens are refused like revoked ones (users-routes.ts).
-  if (!row || row.revokedAt || row.user.disabledAt || row.user.deletedAt) return null;
-  // For the admin's token list; at most one write a minute per token, off the request's path.
-  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    users.touchToken(row.id).catch(() => undefined);
-  }
-  // An unknown role reads as viewer (UserRepository).
-  return { userId: row.userId, name: row.user.name, role: row.user.role, tokenId: row.id, credential: "token" };
-}
-
 /**
  * Extracts an API token from `Authorization: Bearer …`, and only from there: a token in a cookie (the old
  * `berth_token`) is not read, so a page cannot spend it without the script that holds it. The browser

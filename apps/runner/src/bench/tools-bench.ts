@@ -1,6 +1,9 @@
 // npm run bench:tools — tool latencies through the real runner and Docker, with in-process baselines.
+// `npx tsx apps/runner/src/bench/tools-bench.ts --hot-path` runs only the hot-path figures (no 200 MB workspace).
+import os from "node:os";
 import { startTestRunner } from "../testing/runner-test-kit";
 import { percentile, row, timeMany } from "./bench-stats";
+import { measureHotPath } from "./tools-hot-path";
 
 type Result = { ok: boolean; output: string; details?: Record<string, unknown> };
 
@@ -9,6 +12,26 @@ try {
   const session = await kit.createSession({ autonomy: "yolo" });
   const call = async (tool: string, args: unknown) => (await kit.tool<Result>(session, tool, args)).body;
 
+  console.log(
+    `load average before: ${os
+      .loadavg()
+      .map((n) => n.toFixed(2))
+      .join(" ")}`,
+  );
+  for (const figure of await measureHotPath(kit, session)) console.log(`bench-figure ${JSON.stringify(figure)}`);
+  console.log(
+    `load average after the hot path: ${os
+      .loadavg()
+      .map((n) => n.toFixed(2))
+      .join(" ")}`,
+  );
+  if (!process.argv.includes("--hot-path")) await workspaceFigures(call);
+} finally {
+  await kit.close();
+}
+
+/** grep over a generated 20k-file workspace against rg in the same container, and the other tools' latencies. */
+async function workspaceFigures(call: (tool: string, args: unknown) => Promise<Result>): Promise<void> {
   console.log("generating a workspace of 20,000 files / 200 MB …");
   await call("write_file", {
     path: "gen.py",
@@ -96,6 +119,4 @@ try {
     { figure: "apply_patch 50 hunks p50", value: p50(patchTimes), unit: "ms" },
   ])
     console.log(`bench-figure ${JSON.stringify(figure)}`);
-} finally {
-  await kit.close();
 }

@@ -7,6 +7,7 @@ import { AppError, PortListResultSchema, PortMethod, PortNumberSchema, toApiErro
 import { allows } from "../auth/authorize";
 import { requirePrincipal } from "../http/build-server";
 import type { BrowserSessions } from "../auth/browser-sessions";
+import type { TokenAuthenticator } from "../auth/api-tokens";
 import { createRequestAuthenticator } from "../auth/authenticate-request";
 import type { Principal } from "../auth/tokens";
 import { checkRequest, refusalBody, type HostAllowList } from "../http/request-guard";
@@ -22,6 +23,7 @@ export interface PortRouteDeps {
   driver: SandboxDriver;
   sessions: SessionService;
   browserSessions?: BrowserSessions;
+  apiTokens: TokenAuthenticator;
   hosts: HostAllowList;
 }
 
@@ -40,7 +42,7 @@ class PortProblem extends Error {
  * that does not exist.
  */
 export function registerPortRoutes(app: FastifyInstance, deps: PortRouteDeps): void {
-  const authenticate = createRequestAuthenticator(deps.repos.users, deps.browserSessions);
+  const authenticate = createRequestAuthenticator(deps.apiTokens, deps.browserSessions);
 
   async function resolve(principal: Principal | null, url: string) {
     const match = PORT_PATH.exec(url);

@@ -1,4 +1,4 @@
-import { sessionView, type Repositories } from "@berth/db";
+import { sessionView, type Repositories, type SessionRecord } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
 import { AppError, AUTONOMY_LEVELS, type Autonomy, type CreateSessionBody, type SessionView } from "@berth/protocol";
 import type { SandboxTermination } from "@berth/protocol";
@@ -6,6 +6,12 @@ import { allows, authorize, listScope, type Target } from "../auth/authorize";
 import type { Principal } from "../auth/tokens";
 import { newId } from "../auth/tokens";
 import type { RunnerEvents } from "../events/runner-events";
+import { InvalidatingCache } from "../auth/invalidating-cache";
+import type { InvalidationBus } from "../auth/invalidation-bus";
+
+/** How long a session row is read from memory when nothing invalidated it. */
+const CACHE_TTL_MS = 30_000;
+const CACHE_MAX_ENTRIES = 10_000;
 
 /** The highest autonomy a developer may give their own session after creation: yolo is an operator's call. */
 export const DEVELOPER_MAX_AUTONOMY: Autonomy = "trusted";
@@ -19,12 +25,17 @@ function assertAutonomyAllowed(principal: Principal, autonomy: Autonomy, session
 
 /**
  * Sessions: the database row is the system of record, the sandbox driver runs the container. Driver
- * lifecycle events land on the row with their machine-readable cause.
+ * lifecycle events land on the row with their machine-readable cause. Every tool call reads its session, so
+ * the row is kept in memory; each write here publishes an invalidation, which empties it on this runner at once
+ * (and on others subscribed to the same bus).
  */
 export class SessionService {
+  private readonly cache = new InvalidatingCache<SessionRecord>({ ttlMs: CACHE_TTL_MS, maxEntries: CACHE_MAX_ENTRIES });
+
   constructor(
     private readonly deps: {
       repos: Pick<Repositories, "sessions">;
+      invalidation: InvalidationBus;
       driver: SandboxDriver;
       events: RunnerEvents;
       onTerminated?: (t: SandboxTermination) => Promise<void>;
@@ -32,6 +43,9 @@ export class SessionService {
       onRemoved?: (sessionId: string) => Promise<void>;
     },
   ) {
+    deps.invalidation.subscribe((event) => {
+      if (event.kind === "session") this.cache.delete(event.id);
+    });
     deps.driver.on("terminated", (termination) => void this.onTerminated(termination));
     deps.driver.on("ready", (info) => void this.setStatus(info.sessionId, "ready", null));
   }
@@ -42,6 +56,7 @@ export class SessionService {
     const report = await this.deps.driver.reconcile(live.map((s) => ({ sessionId: s.id, ...(s.volumeName ? { volumeName: s.volumeName } : {}) })));
     for (const sessionId of report.terminated) {
       await this.deps.repos.sessions.markEnded(sessionId, "stopped", "runner_restart");
+      this.changed(sessionId);
     }
   }
 
@@ -53,9 +68,12 @@ export class SessionService {
     await this.deps.repos.sessions.create({ id, name: body.name ?? `session ${new Date().toISOString().slice(0, 16).replace("T", " ")}`, ownerId: principal.userId, autonomy: body.autonomy, network: body.network, env: body.env });
     try {
       const info = await this.deps.driver.acquire(id, { egress: body.network === "egress" });
-      return sessionView(await this.deps.repos.sessions.markReady(id, { containerId: info.containerId, volumeName: info.volumeName }));
+      const ready = await this.deps.repos.sessions.markReady(id, { containerId: info.containerId, volumeName: info.volumeName });
+      this.changed(id);
+      return sessionView(ready);
     } catch (error) {
       await this.deps.repos.sessions.markEnded(id, "failed", "start_failed");
+      this.changed(id);
       throw new AppError({ code: "sandbox_unavailable", message: `Could not start a sandbox: ${(error as Error).message}`, userMessage: `Could not start a sandbox for the session: ${(error as Error).message}`, cause: error });
     }
   }
@@ -80,16 +98,32 @@ export class SessionService {
   }
 
   /** The row with where its sandbox lives, under the same rule as get. */
-  private async record(id: string, check: (target: Target) => unknown) {
-    const record = await this.deps.repos.sessions.get(id);
+  private async record(id: string, check: (target: Target) => unknown): Promise<SessionRecord> {
+    const record = await this.read(id);
     if (!record || record.status === "deleted") throw new AppError({ code: "not_found", message: `Session not found: ${id}` });
     check({ id: record.id, ownerId: record.ownerId });
     return record;
   }
 
+  /** The row, from memory when it is there. */
+  private async read(id: string): Promise<SessionRecord | null> {
+    const cached = this.cache.get(id);
+    if (cached) return cached;
+    const epoch = this.cache.epoch;
+    const record = await this.deps.repos.sessions.get(id);
+    if (record) this.cache.set(id, record, epoch);
+    return record;
+  }
+
+  /** After every write to a session's row: its cached copy is stale everywhere. */
+  private changed(id: string): void {
+    this.deps.invalidation.publish({ kind: "session", id });
+  }
+
   async remove(id: string, principal: Principal): Promise<void> {
     const row = await this.record(id, (target) => authorize(principal, "session", "delete", target));
     await this.deps.repos.sessions.markEnded(id, "deleted", "deleted");
+    this.changed(id);
     await this.deps.driver.destroy(id, row.volumeName ? { volumeName: row.volumeName } : {});
     await this.deps.onRemoved?.(id);
     this.deps.events.emit("session:status", { sessionId: id, status: "deleted", terminationCause: "deleted" });
@@ -105,6 +139,7 @@ export class SessionService {
     authorize(principal, "session", "update", { id: session.id, ownerId: session.ownerId });
     assertAutonomyAllowed(principal, autonomy, session);
     const row = await this.deps.repos.sessions.setAutonomy(session.id, autonomy, principal.name);
+    this.changed(session.id);
     this.deps.events.emit("session:status", {
       sessionId: row.id,
       status: row.status,
@@ -123,12 +158,15 @@ export class SessionService {
       ? await this.deps.driver.restart(id)
       : await this.deps.driver.acquire(id, { egress: row.network === "egress", ...(row.volumeName ? { volumeName: row.volumeName } : {}) });
     const updated = await this.deps.repos.sessions.markReady(id, { containerId: info.containerId, volumeName: info.volumeName }, { restarted: true });
+    this.changed(id);
     this.deps.events.emit("session:status", { sessionId: id, status: "ready", terminationCause: null });
     return sessionView(updated);
   }
 
   private async setStatus(sessionId: string, status: string, cause: string | null): Promise<void> {
-    if (await this.deps.repos.sessions.setStatusUnlessDeleted(sessionId, status, cause)) this.deps.events.emit("session:status", { sessionId, status, terminationCause: cause });
+    const updated = await this.deps.repos.sessions.setStatusUnlessDeleted(sessionId, status, cause);
+    this.changed(sessionId);
+    if (updated) this.deps.events.emit("session:status", { sessionId, status, terminationCause: cause });
   }
 
   private async onTerminated(termination: SandboxTermination): Promise<void> {

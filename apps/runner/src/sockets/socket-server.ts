@@ -16,6 +16,7 @@ import {
 } from "@berth/protocol";
 import type { Principal } from "../auth/tokens";
 import { callerOf, type BrowserSessions } from "../auth/browser-sessions";
+import type { TokenAuthenticator } from "../auth/api-tokens";
 import { createRequestAuthenticator } from "../auth/authenticate-request";
 import type { CredentialRevocation } from "../auth/credential-revocation";
 import { allowSocketRequest, type HostAllowList } from "../http/request-guard";
@@ -57,6 +58,7 @@ export function createSocketServer(
     repos: Repositories;
     /** Browser sign-ins: their cookie makes a `browser` principal; auth.token and Bearer are API tokens. */
     browserSessions?: BrowserSessions;
+    apiTokens: TokenAuthenticator;
     events: RunnerEvents;
     sessions: SessionService;
     tools: ToolService;
@@ -84,7 +86,7 @@ export function createSocketServer(
     destroyUpgrade: false,
   });
 
-  const authenticateRequest = createRequestAuthenticator(deps.repos.users, deps.browserSessions);
+  const authenticateRequest = createRequestAuthenticator(deps.apiTokens, deps.browserSessions);
   io.use((socket, next) => {
     const socketToken = typeof socket.handshake.auth?.token === "string" ? socket.handshake.auth.token : undefined;
     authenticateRequest({ ...socket.handshake.headers, socketToken }).then(

@@ -1,0 +1,28 @@
+/** What a cached read can go stale on: a credential revoked, a user disabled, removed or re-roled, a session row changed. */
+export type Invalidation = { kind: "credential"; id: string } | { kind: "user"; id: string } | { kind: "session"; id: string };
+
+export type InvalidationListener = (event: Invalidation) => void;
+
+/**
+ * Carries invalidations to every cache that may hold the stale value. This runner's own caches hear them
+ * synchronously, before the call that changed the row returns, so a revoked credential is refused on the very
+ * next request. A second runner would subscribe through the same two methods (a Redis channel behind them).
+ */
+export interface InvalidationBus {
+  publish(event: Invalidation): void;
+  subscribe(listener: InvalidationListener): () => void;
+}
+
+/** The in-process bus: one runner's caches. */
+export class LocalInvalidationBus implements InvalidationBus {
+  private readonly listeners = new Set<InvalidationListener>();
+
+  publish(event: Invalidation): void {
+    for (const listener of this.listeners) listener(event);
+  }
+
+  subscribe(listener: InvalidationListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
