@@ -1,5 +1,13 @@
+import os from "node:os";
 import Docker from "dockerode";
-import { DockerSandboxDriver, createMultiHostDriver, ensureImageOnHosts, type SandboxDriver } from "@berth/sandbox";
+import {
+  DEFAULT_LIMITS,
+  DockerSandboxDriver,
+  createMultiHostDriver,
+  defaultWarmPoolMemory,
+  ensureImageOnHosts,
+  type SandboxDriver,
+} from "@berth/sandbox";
 import { createDockerHealth } from "./docker-health";
 import type { Env } from "./env";
 import type { DockerHealth } from "./http/build-server";
@@ -21,6 +29,9 @@ export function createSandboxBackend(env: Env): SandboxBackend {
     runnerId: env.BERTH_RUNNER_ID,
     image: env.BERTH_SANDBOX_IMAGE,
     poolSize: env.BERTH_WARM_POOL,
+    poolMemoryBytes:
+      env.BERTH_WARM_POOL_MEMORY ??
+      defaultWarmPoolMemory({ containerMemoryBytes: DEFAULT_LIMITS.memoryBytes, hostMemoryBytes: os.totalmem() }),
     // One folder per runner, so reconcile reaps only its own workspace images.
     workspaceQuota: { dir: `${env.dataDir}/workspaces/${env.BERTH_RUNNER_ID}`, sizeBytes: env.BERTH_WORKSPACE_SIZE },
   };

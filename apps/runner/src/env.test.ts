@@ -57,4 +57,17 @@ describe("parseEnv", () => {
       expect(bad.errors.join("\n")).toContain(`BERTH_WORKSPACE_SIZE=${JSON.stringify(value)}: must be a size such as 10GiB`);
     }
   });
+
+  it("reads BERTH_WARM_POOL_MEMORY as a size (unset: the runner derives it, 0: a fixed pool) and names a bad value", () => {
+    const defaults = parseEnv({});
+    expect(defaults.ok && defaults.env.BERTH_WARM_POOL_MEMORY).toBeUndefined();
+    const set = parseEnv({ BERTH_WARM_POOL_MEMORY: "512MiB" });
+    expect(set.ok && set.env.BERTH_WARM_POOL_MEMORY).toBe(512 * 1024 ** 2);
+    const fixed = parseEnv({ BERTH_WARM_POOL_MEMORY: "0" });
+    expect(fixed.ok && fixed.env.BERTH_WARM_POOL_MEMORY).toBe(0);
+    const bad = parseEnv({ BERTH_WARM_POOL_MEMORY: "lots" });
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    expect(bad.errors.join("\n")).toContain('BERTH_WARM_POOL_MEMORY="lots": must be a size such as 1GiB');
+  });
 });

@@ -26,6 +26,22 @@ export const EnvSchema = z.object({
     .refine((value) => value === undefined || value.length >= 16, { message: "must be at least 16 characters (a short admin token can be guessed)" }),
   BERTH_SANDBOX_IMAGE: z.string().min(1).default("berth-sandbox:latest"),
   BERTH_WARM_POOL: z.coerce.number().int().min(0).max(32).default(2),
+  /**
+   * What the warm pool may hold in idle containers when it grows ahead of demand (packages/sandbox warm-pool);
+   * unset: the sandbox memory limit, at most an eighth of the host (create-sandbox-driver.ts); 0: a fixed pool.
+   */
+  BERTH_WARM_POOL_MEMORY: z
+    .string()
+    .default("")
+    .transform((value, ctx) => {
+      if (value.trim() === "") return undefined;
+      const bytes = parseByteSize(value);
+      if (bytes === null) {
+        ctx.addIssue({ code: "custom", message: "must be a size such as 1GiB, 512MiB or a number of bytes (0: a fixed pool)" });
+        return z.NEVER;
+      }
+      return bytes;
+    }),
   BERTH_MCP_APPROVAL_WAIT_MS: z.coerce.number().int().min(0).default(120_000),
   /** "1": users may register http MCP servers on loopback, private and link-local addresses (off: SSRF). */
   BERTH_MCP_ALLOW_PRIVATE_USER_URLS: z

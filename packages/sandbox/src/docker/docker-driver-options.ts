@@ -10,8 +10,16 @@ export interface DockerSandboxDriverOptions {
   socketPath?: string;
   /** Default `berth-sandbox:latest`. */
   image?: string;
-  /** Warm containers kept ready; default 2, 0 disables the pool. */
+  /** Warm containers kept ready while no sessions are asked for; default 2, 0 disables the pool. */
   poolSize?: number;
+  /**
+   * The memory the pool may hold in idle warm containers when it grows ahead of demand: after a burst of
+   * acquires it keeps `poolSize` plus what the burst took (warm-pool.ts), counting each container at
+   * WARM_CONTAINER_BYTES (warm-pool-budget.ts). Default 0: a fixed pool of `poolSize`. The runner passes
+   * BERTH_WARM_POOL_MEMORY, whose default is `defaultWarmPoolMemory` (the container memory limit, at most an
+   * eighth of the host).
+   */
+  poolMemoryBytes?: number;
   limits?: Partial<SandboxLimits>;
   /**
    * Stop a sandbox after this long without calls, touch() or a running background process (seen by the

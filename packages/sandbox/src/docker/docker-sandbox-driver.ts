@@ -16,7 +16,7 @@ import { emitWarning } from "../driver/emit-warning";
 import { requireSessionState, runningSessionState } from "../driver/session-state";
 import { SandboxError, sandboxNotRunning } from "../errors";
 import { StartGate } from "../start-gate";
-import { WarmPool } from "../warm-pool";
+import { WarmPool, warmPoolMaxSize } from "../warm-pool";
 import { ContainerLauncher, type DockerAttached } from "./container-launcher";
 import { errorMessage } from "./docker-errors";
 import {
@@ -96,6 +96,9 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     });
     this.pool = new WarmPool<DockerAttached>({
       size: this.opts.poolSize,
+      maxSize: warmPoolMaxSize(this.opts.poolSize, options.poolMemoryBytes ?? 0),
+      // Refills leave two of the start gate's slots to sessions' own cold starts.
+      maxParallel: Math.max(1, this.opts.maxConcurrentStarts - 2),
       create: () => this.createWarm(),
       dispose: (item) => this.disposeContainer(item, true),
       isAlive: (item) => !item.conn.closed,
