@@ -43,6 +43,7 @@ import { registerPortRoutes } from "./ports/register-port-routes";
 import { ContainerStdioLauncher } from "./mcp/container-stdio-launcher";
 import { McpServersService } from "./mcp/mcp-servers-service";
 import { needsMcpTools, toResolvedMcpTool } from "./mcp/to-resolved-mcp-tool";
+import { FunctionToolCatalog } from "./function-tools/function-tool-catalog";
 
 export interface Runner {
   /** Base URL once listening. */
@@ -86,6 +87,8 @@ export async function createRunner(env: Env): Promise<Runner> {
   // Fail closed: a declared built-in without its spec would be listed to callers and then not run.
   assertBuiltinsRegistered(builtins);
   const builtinNames = new Set(builtins.map((spec) => spec.name));
+  // berth.tools.json of each session's workspace, re-read when its content hash changes.
+  const functionTools = new FunctionToolCatalog({ driver, reserved: () => builtinNames });
   // MCP client gateway: http servers contacted by the runner, stdio servers started inside each session's container.
   const gateway = new McpClientGateway({
     pins: repos.mcpToolPins,
@@ -94,7 +97,7 @@ export async function createRunner(env: Env): Promise<Runner> {
       driver,
       sessionEnv: (sessionId) => repos.sessions.envOf(sessionId),
     }),
-    reservedNames: () => builtinNames,
+    reservedNames: (scope) => [...builtinNames, ...functionTools.names(scope.sessionId)],
     // Never carries header values (the gateway's promise); the server is named so an operator can act.
     onError: (error, context) => {
       const message = error instanceof Error ? error.message : String(error);
@@ -120,7 +123,10 @@ export async function createRunner(env: Env): Promise<Runner> {
       await gateway.closeSession(t.sessionId);
       await runs.interruptSession(t.sessionId, t.cause);
     },
-    onRemoved: (sessionId) => gateway.closeSession(sessionId),
+    onRemoved: (sessionId) => {
+      functionTools.forget(sessionId);
+      return gateway.closeSession(sessionId);
+    },
   });
   const approvalStore = repos.approvals;
   const approvals = new ApprovalService({ store: approvalStore });
@@ -131,9 +137,9 @@ export async function createRunner(env: Env): Promise<Runner> {
     runsByOutcome: () => repos.runs.countByOutcome(),
     approvalsPending: () => repos.approvals.countPending(),
   });
-  // Precedence (docs/tools.md): built-in → user MCP → (local function tools: none yet) → session MCP → global MCP.
+  // Precedence (docs/tools.md): built-in → user MCP → local function tools → session MCP → global MCP.
   const mcp = createMcpToolProviders(gateway, (tool, scope) => toResolvedMcpTool(gateway, tool, scope));
-  const router = new ToolRouter(builtins, [mcp.user, mcp.session, mcp.global]);
+  const router = new ToolRouter(builtins, [mcp.user, functionTools.provider, mcp.session, mcp.global]);
   const skills = new SkillsService({ skills: repos.skills, sessionSkills: repos.sessionSkills });
   const overflow = new ObservationOverflow({ dataDir: env.dataDir, runOf: (runId) => repos.runs.get(runId) });
   const tools = new ToolService({
@@ -153,8 +159,11 @@ export async function createRunner(env: Env): Promise<Runner> {
     overflow,
     observation: { poolBytes: env.BERTH_OBSERVATION_POOL_BYTES, caps: env.BERTH_OBSERVATION_CAPS },
     limits: { mcpApprovalWaitMs: env.BERTH_MCP_APPROVAL_WAIT_MS, mcpCallTimeoutMs: DEFAULT_MCP_CALL_TIMEOUT_MS },
+    functionTools,
     prepareScope: async (scope, tool) => {
       if (!needsMcpTools(tool, builtinNames)) return;
+      // First: the function tools' names are reserved when the MCP tools are projected.
+      await functionTools.refresh(scope.sessionId);
       await mcpServers.refreshIfStale();
       return gateway.prepare(scope);
     },

@@ -7,3 +7,4 @@ export * from "./gateway";
 export * from "./orchestration";
 export * from "./budget";
 export * from "./context";
+export * from "./function-tools";

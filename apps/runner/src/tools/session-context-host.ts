@@ -10,7 +10,7 @@ import {
   type PolicyRule,
 } from "@berth/protocol";
 import type { SandboxDriver } from "@berth/sandbox";
-import type { ContextHost, ObservationTurn } from "@berth/tools";
+import type { ContextHost, FunctionToolsReport, ObservationTurn } from "@berth/tools";
 import type { SkillsService } from "../skills/skills-service";
 import type { ObservationOverflow } from "./observation-overflow";
 import type { ToolGate } from "./tool-gate";
@@ -35,11 +35,14 @@ export function createSessionContextHost(deps: {
   gate: ToolGate;
   limits: SessionLimits;
   policyRules: () => Promise<PolicyRule[]>;
+  /** The session's berth.tools.json as scanned now (`context workspace` names a malformed one's problems). */
+  functionTools?: () => Promise<FunctionToolsReport | undefined>;
 }): ContextHost {
   const sessionId = deps.session.id;
   return {
     workspaceRoot: deps.workspaceRoot,
     workspaceSummary: () => deps.driver.request(sessionId, AgentMethod.WorkspaceSummary, {}, WorkspaceSummarySchema),
+    ...(deps.functionTools ? { functionTools: deps.functionTools } : {}),
     async settings() {
       const { poolBytes, caps } = deps.turn.limits;
       const rules = await deps.policyRules();

@@ -1,6 +1,6 @@
 import type { Repositories } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
-import type { ObservationTurn, ScopedTools, ToolContext } from "@berth/tools";
+import type { FunctionToolsReport, ObservationTurn, ScopedTools, ToolContext } from "@berth/tools";
 import { WORKSPACE_ROOT, type PolicyRule, type SessionView, type ToolResult } from "@berth/protocol";
 import type { RunnerEvents } from "../events/runner-events";
 import type { ReceiptService } from "../receipts/receipt-service";
@@ -25,6 +25,8 @@ export interface ToolContextDeps {
   overflow: ObservationOverflow;
   limits?: SessionLimits;
   policyRules: () => Promise<PolicyRule[]>;
+  /** Each session's berth.tools.json, for `context workspace`. */
+  functionTools?: { report(sessionId: string): Promise<FunctionToolsReport | undefined> };
 }
 
 /** The calls a tool that reaches others makes (gateway call, a dispatch task): back through the spine, never around it. */
@@ -88,6 +90,7 @@ export function buildToolContext(
 
 /** `context` for this call: its session, principal, gate and turn. */
 function contextHost(deps: ToolContextDeps, input: ToolCallInput, session: CallSession, turn: ObservationTurn, gate: ToolGate) {
+  const functionTools = deps.functionTools;
   return createSessionContextHost({
     session,
     userId: input.principal.userId,
@@ -103,5 +106,6 @@ function contextHost(deps: ToolContextDeps, input: ToolCallInput, session: CallS
     gate,
     limits: deps.limits ?? { mcpApprovalWaitMs: 120_000, mcpCallTimeoutMs: 60_000 },
     policyRules: deps.policyRules,
+    ...(functionTools ? { functionTools: () => functionTools.report(session.id) } : {}),
   });
 }

@@ -17,6 +17,7 @@ import {
   type ObservationLimits,
   type ToolRouter,
   type ToolScope,
+  type FunctionToolsReport,
 } from "@berth/tools";
 import type { ActionClass, ApprovalRequest, Autonomy, ToolResult } from "@berth/protocol";
 import { BuiltinTool, WORKSPACE_ROOT, toolFailure } from "@berth/protocol";
@@ -90,6 +91,8 @@ export class ToolService {
       observation?: ObservationLimits;
       /** What `context settings` shows of the MCP limits. */
       limits?: SessionLimits;
+      /** Each session's berth.tools.json, for `context workspace` (the router resolves the tools themselves). */
+      functionTools?: { report(sessionId: string): Promise<FunctionToolsReport | undefined> };
     },
   ) {
     this.generation = new WorkspaceGeneration(deps.driver);
@@ -247,7 +250,8 @@ export class ToolService {
         kind: spec.runKind?.(args) ?? "mcp",
         args,
         actionClass: admission.actionClass,
-        env: { ...session.env, ...((args.env as Record<string, string> | undefined) ?? {}) },
+        // A function tool's `env` argument is its own parameter, not a declared environment (it runs with the session's).
+        env: { ...session.env, ...(spec.runsAs ? {} : ((args.env as Record<string, string> | undefined) ?? {})) },
         approvals: approval ? [{ id: approval.id, approvedBy: approval.decidedBy ?? "operator", approvedAt: approval.decidedAt ?? new Date().toISOString(), sha256: approval.sha256 }] : [],
         approvalWaitMs: approved.waitMs,
         caller: input.caller,
@@ -266,7 +270,7 @@ export class ToolService {
         input,
         session,
         tools,
-        tool: spec.name,
+        tool: spec.runsAs ?? spec.name,
         callId: runId ?? callId,
         ...(signal ? { signal } : {}),
         ...(approval && approved.expect ? { expect: approved.expect } : {}),

@@ -1,5 +1,6 @@
 import type { ContextSkill, WorkspaceSummary } from "@berth/protocol";
 import type { ObservationBudgetView } from "../budget/observation-turn";
+import type { FunctionToolsReport } from "../function-tools/parse-function-tools-file";
 
 /** A policy rule as `context settings` shows it. */
 export interface ContextPolicyRule {
@@ -51,6 +52,8 @@ export interface RecallPage {
  */
 export interface ContextHost {
   workspaceSummary(): Promise<WorkspaceSummary>;
+  /** The session's berth.tools.json as scanned now: its tools, or why none loaded (undefined: the workspace has none). */
+  functionTools?(): Promise<FunctionToolsReport | undefined>;
   settings(): Promise<ContextSettings>;
   skills(): Promise<ContextSkill[]>;
   /** The skill's stored body, refused for a drifted one (its body is not what was installed). */

@@ -46,10 +46,10 @@ export const contextTool = defineTool({
 });
 
 async function workspace(host: ContextHost): Promise<ToolResult> {
-  const [summary, skills] = await Promise.all([host.workspaceSummary(), host.skills()]);
+  const [summary, skills, functionTools] = await Promise.all([host.workspaceSummary(), host.skills(), host.functionTools?.()]);
   const active = skills.filter((skill) => skill.active).length;
   const skillCatalog = `${skills.length} skill${skills.length === 1 ? "" : "s"} (${active} active): context {"scope":"skills"} lists them`;
-  return jsonResult({ scope: "workspace", ...summary, skillCatalog });
+  return jsonResult({ scope: "workspace", ...summary, skillCatalog, ...(functionTools ? { functionTools } : {}) });
 }
 
 async function settings(host: ContextHost, args: ContextArgs): Promise<ToolResult> {

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { ActionClass, CallerKind, ToolProgressListener, ToolResult } from "@berth/protocol";
+import type { ActionClass, BuiltinToolName, CallerKind, ToolProgressListener, ToolResult } from "@berth/protocol";
 import type { SimpleCommand } from "../shell";
 import type { ContextHost } from "../context/context-host";
 
@@ -125,6 +125,8 @@ export interface ToolSpec<TArgs = unknown> {
   createsRun(args: TArgs): boolean;
   /** The kind of the run a call that createsRun records; omitted: an `mcp` run (an MCP tool's call). */
   runKind?(args: TArgs): ToolRunKind;
+  /** The agent tool a call runs as when not its own name (a function tool runs as run_script): its approval's file hashes go with that call. */
+  runsAs?: BuiltinToolName;
   /** The files an approval of this call binds (hashed when it parks, checked again when it runs). */
   boundFiles?(args: TArgs): BoundFiles | undefined;
   /** What a finished call changed, for open IDEs to refresh ("." for anything: a command ran). */

@@ -7,7 +7,7 @@ export type ToolKind = "builtin" | "mcp" | "function";
 export interface ToolScope {
   userId: string;
   sessionId: string;
-  /** Local function tools this request exposes (by name); undefined = none. */
+  /** Local function tools this request exposes (by name); undefined = all its session declares (a request allowlist still narrows). */
   functions?: readonly string[];
   /** MCP servers this request exposes (by name); undefined = all the user may see. */
   mcpServers?: readonly string[];

@@ -1,0 +1,61 @@
+import { z } from "zod";
+import { BuiltinTool, RUN_SCRIPT_MAX_ARG_BYTES } from "@berth/protocol";
+import type { ToolSpec } from "../registry/tool-spec";
+import { validateJsonSchema } from "./json-schema-subset";
+import { FUNCTION_TOOLS_FILE, type FunctionToolDeclaration } from "./parse-function-tools-file";
+
+/**
+ * The arguments as the script gets them: validated against the declared schema (defaults filled in), and
+ * small enough to be one argument of run_script (at most RUN_SCRIPT_MAX_ARG_BYTES of JSON).
+ */
+function argsSchemaOf(declaration: FunctionToolDeclaration): z.ZodType<Record<string, unknown>> {
+  return z.unknown().transform((input, ctx) => {
+    const checked = validateJsonSchema(declaration.parameters, input ?? {});
+    if (!checked.ok) {
+      for (const issue of checked.issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+      return z.NEVER;
+    }
+    const bytes = Buffer.byteLength(JSON.stringify(checked.value));
+    if (bytes > RUN_SCRIPT_MAX_ARG_BYTES) {
+      ctx.addIssue({ code: "custom", message: `must be at most ${RUN_SCRIPT_MAX_ARG_BYTES} bytes as JSON (got ${bytes} bytes)` });
+      return z.NEVER;
+    }
+    return checked.value as Record<string, unknown>;
+  });
+}
+
+/**
+ * A function tool declared in berth.tools.json as a ToolSpec under its exposed `name` (sanitised, perhaps
+ * suffixed). It is admitted under that name and its declared class, and runs as run_script: the script gets
+ * the validated arguments as one JSON argument (argv[1] after the script), and each call is a run with a
+ * receipt. An approval binds the script and the declaration file, so neither can change between the operator's
+ * decision and the run.
+ */
+export function functionToolSpec(declaration: FunctionToolDeclaration, name: string): ToolSpec<Record<string, unknown>> {
+  const { actionClass, script, interpreter } = declaration;
+  const reads = actionClass === "read";
+  return {
+    name,
+    description: declaration.description,
+    argsSchema: argsSchemaOf(declaration),
+    parameters: { ...declaration.parameters },
+    executionMode: reads ? "parallel" : "sequential",
+    actionClass,
+    // The workspace's word for what its script does: never recognised, so an execute one asks at default autonomy.
+    classify: () => ({ actionClass, recognised: false, alwaysAsk: false, reasons: [`function tool declared in ${FUNCTION_TOOLS_FILE}: ${interpreter} ${script}`] }),
+    createsRun: () => true,
+    runKind: () => "run_script",
+    runsAs: BuiltinTool.run_script,
+    boundFiles: () => ({ paths: [script, FUNCTION_TOOLS_FILE], preview: script }),
+    // A script that may write may have written anything; a declared reader changes nothing.
+    changedPaths: () => (reads ? [] : ["."]),
+    async run(args, ctx) {
+      const result = await ctx.sandbox.callTool(
+        BuiltinTool.run_script,
+        { interpreter, script, args: [JSON.stringify(args)], ...(declaration.timeoutMs ? { timeoutMs: declaration.timeoutMs } : {}) },
+        { callId: ctx.callId, ...(ctx.signal ? { signal: ctx.signal } : {}) },
+      );
+      return { ...result, details: { ...result.details, functionTool: name } };
+    },
+  };
+}
