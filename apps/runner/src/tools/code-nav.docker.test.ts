@@ -159,6 +159,20 @@ describe("code_nav over a TypeScript monorepo in a container", () => {
     expect(bad.error?.message).toContain('unknown regex flag "q" in /x/q');
   });
 
+  it("path: a /regex/ is bounded by its length and a time limit, each named in the error", async () => {
+    const long = await call(ts, "code_nav", { mode: "path", query: `/${"a".repeat(1000)}/` });
+    expect(long).toMatchObject({ ok: false });
+    expect(long.error?.message).toBe("code_nav: query: a /regex/ may be at most 1000 characters (got 1002)");
+    // A path that makes /(a+)+\/x/ backtrack without end: the worker running it is stopped at the limit.
+    expect((await call(ts, "write_file", { path: `${"a".repeat(40)}/y.ts`, content: "export {};\n" })).ok).toBe(true);
+    const spinning = await call(ts, "code_nav", { mode: "path", query: "/^(a+)+\\/x/" });
+    expect(spinning).toMatchObject({ ok: false, error: { code: "regex_time_limit" } });
+    expect(spinning.error?.message).toMatch(/^code_nav: query: \/\^\(a\+\)\+\\\/x\/ ran past the time limit of 2000 ms over \d+ paths/);
+    // The session's agent still answers at once.
+    expect(await nav(ts, { mode: "path", query: "math" })).toMatchObject({ files: ["packages/core/src/math.ts"] });
+    expect((await call(ts, "bash", { command: `rm -r ${"a".repeat(40)}` })).ok).toBe(true);
+  });
+
   it("entries: package.json main, bin and exports first (built targets shown as their sources)", async () => {
     const { entries } = (await nav(ts, { mode: "entries" })) as {
       entries: { path: string; reason: string; exists: boolean }[];

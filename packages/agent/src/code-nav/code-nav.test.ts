@@ -6,7 +6,7 @@ import { CodeIndex } from "./code-index";
 import { dropCodeIndex } from "./code-index-cache";
 import { loadAgentConfig } from "../config";
 import { parseImports } from "./parse-imports";
-import { pathMatcher } from "./path-matcher";
+import { PATH_REGEX_MAX_CHARS, PATH_REGEX_TIME_LIMIT_MS, pathMatcher } from "./path-matcher";
 
 // The agent's half of code_nav on the host (ctags from Debian, as in the image); the contract over a real
 // container is apps/runner/src/tools/code-nav.docker.test.ts.
@@ -84,6 +84,24 @@ describe("pathMatcher", () => {
   it("refuses an unknown flag by name, and a bad regex with the engine's reason", () => {
     expect(() => pathMatcher("/x/q")).toThrow('code_nav: query: unknown regex flag "q" in /x/q');
     expect(() => pathMatcher("/(/")).toThrow(/invalid regular expression \/\(\//);
+  });
+
+  it("bounds a /regex/: its length before it compiles, its run by a time limit off the agent's thread", async () => {
+    const long = `/${"a".repeat(PATH_REGEX_MAX_CHARS)}/`;
+    expect(() => pathMatcher(long)).toThrow(
+      `code_nav: query: a /regex/ may be at most ${PATH_REGEX_MAX_CHARS} characters (got ${long.length})`,
+    );
+    expect(await pathMatcher("/\\.ts$/").filter(["a.ts", "b.py", "c/d.ts"])).toEqual(["a.ts", "c/d.ts"]);
+    // Backtracks for ever on a path of a's ending in a b: without the limit this would never answer.
+    const paths = [`${"a".repeat(40)}b`, "src/index.ts"];
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 50);
+    await expect(pathMatcher("/(a+)+$/").filter(paths)).rejects.toThrow(
+      `code_nav: query: /(a+)+$/ ran past the time limit of ${PATH_REGEX_TIME_LIMIT_MS} ms over 2 paths`,
+    );
+    clearInterval(timer);
+    // The agent's own thread kept running while the pattern spun.
+    expect(ticks).toBeGreaterThan(0);
   });
 
   it("a glob without a slash matches the file name at any depth; substring is case-insensitive unless capitalised", () => {

@@ -126,7 +126,7 @@ export async function runCodeNav(args: CodeNavArgs, ctx: ToolContext): Promise<T
     }
     case "path": {
       const matcher = pathMatcher(query);
-      const matched = index.allFiles().filter((f) => inFolder(f) && matcher.test(f));
+      const matched = await matcher.filter(index.allFiles().filter(inFolder));
       if (matched.length === 0 && shape === "identifier" && findSymbols(index, query).length > 0) {
         redirect("path", query, "symbol", "no file path matches, but it names a definition");
       }
