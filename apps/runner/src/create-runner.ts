@@ -36,6 +36,7 @@ import { registerPolicyRoutes } from "./http/routes/policy-routes";
 import { registerSkillRoutes } from "./http/routes/skills-routes";
 import { registerSessionSkillRoutes } from "./http/routes/session-skills-routes";
 import { SkillsService } from "./skills/skills-service";
+import { SkillsMount } from "./skills/skills-mount";
 import { ObservationOverflow } from "./tools/observation-overflow";
 import { registerMcpRoutes } from "./http/routes/mcp-routes";
 import { registerMcpServerRoutes } from "./http/routes/mcp-servers-routes";
@@ -170,6 +171,11 @@ export async function createRunner(env: Env): Promise<Runner> {
   });
 
   await mcpServers.load();
+  // Before reconcile: adopted sandboxes get the skill catalog when they become ready, like new ones.
+  const skillsMount = new SkillsMount({ skills: repos.skills, driver, log: (message) => process.stderr.write(`berth-runner: ${message}\n`) });
+  const legacySkills = await skills.upgradeLegacyHashes();
+  if (legacySkills.length > 0) process.stderr.write(`berth-runner: skill hashes now cover activation: ${legacySkills.join(", ")}\n`);
+  await skillsMount.start();
   await sessions.reconcile();
   // After reconcile: what a crashed runner left running in an adopted container is stopped there and recorded.
   const recovery = await recoverInterruptedRuns({ repos, dataDir: env.dataDir, driver, receipts });
@@ -191,8 +197,8 @@ export async function createRunner(env: Env): Promise<Runner> {
   registerApprovalFileRoutes(app, { approvals, sessions, driver });
   registerPolicyRoutes(app, { repos, onChange: () => tools.invalidatePolicy() });
   registerBrowserSessionRoutes(app, { browserSessions });
-  registerSkillRoutes(app, { repos });
-  registerSessionSkillRoutes(app, { sessions, skills });
+  registerSkillRoutes(app, { repos, onChange: () => skillsMount.refresh() });
+  registerSessionSkillRoutes(app, { sessions, skills, onChange: () => skillsMount.refresh() });
   registerMcpRoutes(app, { sessions, tools, approvalWaitMs: env.BERTH_MCP_APPROVAL_WAIT_MS });
   registerMcpServerRoutes(app, { mcpServers });
   registerPortRoutes(app, { repos, driver, sessions, browserSessions, apiTokens, hosts });

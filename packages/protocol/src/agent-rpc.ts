@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ToolResultSchema } from "./tool-result";
+import { SKILL_NAME_PATTERN } from "./api/skills";
 import { RunScriptFileHashSchema } from "./tools/run-script";
 
 /**
@@ -114,6 +115,22 @@ export const FilesHashResultSchema = z.object({
 });
 export type FilesHashResult = z.infer<typeof FilesHashResultSchema>;
 
+/**
+ * The skill catalog to mount read-only at SKILLS_ROOT (`/skills/<name>/SKILL.md`, the stored body). The agent
+ * writes it as root (the workspace user can read it, never write it) and drops skills that are not listed.
+ */
+export const SkillsSyncParamsSchema = z.object({
+  skills: z.array(z.object({ name: z.string().regex(SKILL_NAME_PATTERN), body: z.string() })).max(1000),
+});
+export type SkillsSyncParams = z.infer<typeof SkillsSyncParamsSchema>;
+export const SkillsSyncResultSchema = z.object({
+  root: z.string(),
+  skills: z.array(z.string()),
+  /** False when the mount already held exactly these skills (nothing was written). */
+  written: z.boolean(),
+});
+export type SkillsSyncResult = z.infer<typeof SkillsSyncResultSchema>;
+
 export const AgentMethod = {
   Hello: "agent.hello",
   Ping: "agent.ping",
@@ -122,6 +139,8 @@ export const AgentMethod = {
   FilesHash: "files.hash",
   /** Read-only: the workspace summary `context workspace` shows (WorkspaceSummarySchema). */
   WorkspaceSummary: "workspace.summary",
+  /** Writes the skill catalog into the read-only skills root (SkillsSyncParamsSchema). */
+  SkillsSync: "skills.sync",
 } as const;
 
 // ---- notifications (agent → runner) ----

@@ -1,7 +1,7 @@
 import type { SessionSkillRepository, SkillRepository } from "@berth/db";
 import type { ContextSkill, SkillView } from "@berth/protocol";
 import type { Refused } from "@berth/tools";
-import { skillContentHash } from "./skill-content-hash";
+import { legacySkillContentHash, skillContentHash } from "./skill-content-hash";
 
 /** Reachable whatever an active skill allows: the way to the environment (context) and to what it allows (gateway). */
 export const ALWAYS_ALLOWED_UNDER_SKILLS: readonly string[] = ["gateway", "context"];
@@ -28,10 +28,13 @@ export function isDrifted(skill: SkillView): boolean {
  * drifted from the hash recorded at install, and the tools the active ones narrow the session to.
  */
 export class SkillsService {
-  private readonly skills: SkillRepository;
-  private readonly active: SessionSkillRepository;
+  private readonly skills: Pick<SkillRepository, "list" | "get" | "update">;
+  private readonly active: Pick<SessionSkillRepository, "list" | "activate" | "deactivate">;
 
-  constructor(repos: { skills: SkillRepository; sessionSkills: SessionSkillRepository }) {
+  constructor(repos: {
+    skills: Pick<SkillRepository, "list" | "get" | "update">;
+    sessionSkills: Pick<SessionSkillRepository, "list" | "activate" | "deactivate">;
+  }) {
     this.skills = repos.skills;
     this.active = repos.sessionSkills;
   }
@@ -102,6 +105,27 @@ export class SkillsService {
       contentHash: skillContentHash(skill),
       version: skill.version + 1,
     });
+  }
+
+  /**
+   * Once at start: a skill whose recorded hash is the one runners kept before the hash covered `activation`, and
+   * whose content still matches it, gets the current hash (its version unchanged). Its activation was never
+   * covered until now, so it is taken as stored, once; a skill that had drifted stays drifted. Returns the names.
+   */
+  async upgradeLegacyHashes(): Promise<string[]> {
+    const upgraded: string[] = [];
+    for (const skill of await this.skills.list()) {
+      if (skill.contentHash !== legacySkillContentHash(skill) || !isDrifted(skill)) continue;
+      await this.skills.update(skill.name, {
+        description: skill.description,
+        body: skill.body,
+        allowedTools: skill.allowedTools,
+        contentHash: skillContentHash(skill),
+        version: skill.version,
+      });
+      upgraded.push(skill.name);
+    }
+    return upgraded;
   }
 
   private async activeNames(sessionId: string): Promise<Set<string>> {

@@ -229,7 +229,7 @@ describe("context skills", () => {
     );
     const loaded = await context(client, { scope: "skills", name: "py-tests" });
     expect(loaded.json.body).toBe(
-      "Skill py-tests. Workspace root: /workspace. Paths in this skill are relative to the workspace root.\n---\nRun `python3 -m pytest tests/` from the root.\nSee src/pkg/core.py.\n",
+      "Skill py-tests. Workspace root: /workspace. Paths in this skill are relative to the workspace root. The skill is mounted read-only at /skills/py-tests/ (SKILL.md; read_file, grep and glob read it there).\n---\nRun `python3 -m pytest tests/` from the root.\nSee src/pkg/core.py.\n",
     );
     const activated = await context(client, { scope: "skills", name: "py-tests", activate: true });
     expect(activated.json.skill).toMatchObject({ name: "py-tests", active: true });

@@ -1,9 +1,11 @@
 import path from "node:path";
-import { WORKSPACE_ROOT } from "@berth/protocol";
+import { SKILLS_ROOT, WORKSPACE_ROOT } from "@berth/protocol";
 
 export interface AgentConfig {
   /** Workspace root every tool path is confined to (BERTH_WORKSPACE, default /workspace). */
   workspace: string;
+  /** The read-only root the session's skills are mounted at (BERTH_SKILLS, default /skills; see sync-skills.ts). */
+  skillsRoot: string;
   /** Where background process logs live (BERTH_AGENT_STATE, default /tmp/berth-agent). */
   stateDir: string;
   /** cgroup v2 memory events, read to tell an OOM kill from any other SIGKILL (BERTH_MEMORY_EVENTS). */
@@ -33,6 +35,7 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv = process.env, opts: { ru
   const workspace = path.resolve(value("BERTH_WORKSPACE", WORKSPACE_ROOT));
   return {
     workspace,
+    skillsRoot: path.resolve(value("BERTH_SKILLS", SKILLS_ROOT)),
     stateDir: path.resolve(value("BERTH_AGENT_STATE", "/tmp/berth-agent")),
     memoryEventsPath: value("BERTH_MEMORY_EVENTS", "/sys/fs/cgroup/memory.events"),
     oomControlPath: value("BERTH_OOM_CONTROL", "/sys/fs/cgroup/memory/memory.oom_control"),

@@ -9,7 +9,7 @@ export const readFileTool = defineTool({
   name: "read_file",
   schema: ReadFileArgsSchema,
   async run(args, { workspace }) {
-    const file = await workspace.resolve(args.path);
+    const file = await workspace.resolveForRead(args.path);
     const { size } = await statFile(file, READ_FILE_MAX_BYTES);
     // Small files are read synchronously (the common case, and the RPC latency target); big ones off-thread.
     const bytes = size <= 256 * 1024 ? readFileSync(file.real) : await readFile(file.real);

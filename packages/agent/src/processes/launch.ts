@@ -6,7 +6,7 @@ export interface Launch {
 }
 
 /** No capability survives into what the agent starts: inheritable, ambient and bounding sets all cleared. */
-const NO_CAPS = ["--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all"];
+export const NO_CAPS = ["--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all"];
 
 /**
  * How to start workspace code (bash, run_script, terminals): through setpriv as the workspace user with every

@@ -9,6 +9,7 @@ import {
   type AgentPingResult,
   JsonRpcRequestSchema,
   RpcErrorCode,
+  SkillsSyncParamsSchema,
   ToolAbortParamsSchema,
   ToolCallParamsSchema,
   type ToolResult,
@@ -30,6 +31,7 @@ import type { AgentTool, Notify } from "../tools/tool-context";
 import { AGENT_TOOLS } from "../tools/tool-registry";
 import { Workspace } from "../workspace/workspace";
 import { TreeFault, dispatchTreeMethod, treeWorkspace } from "../worktrees";
+import { syncSkills } from "../workspace/sync-skills";
 import { LineSplitter } from "./line-splitter";
 
 export const AGENT_VERSION: string = pkg.version;
@@ -68,7 +70,7 @@ export function startAgentServer(options: AgentServerOptions): {
   const { config, input, output } = options;
   const log = options.log ?? ((message: string) => process.stderr.write(`berth-agent: ${message}\n`));
   const tools = options.tools ?? AGENT_TOOLS;
-  const workspace = new Workspace(config.workspace);
+  const workspace = new Workspace(config.workspace, { readOnlyRoots: [config.skillsRoot] });
   const send = (message: Record<string, unknown>) => {
     if (!output.writableEnded) output.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
   };
@@ -144,6 +146,15 @@ export function startAgentServer(options: AgentServerOptions): {
         }
       case AgentMethod.WorkspaceSummary:
         return workspaceSummary(workspace, config);
+      case AgentMethod.SkillsSync: {
+        const parsed = SkillsSyncParamsSchema.safeParse(params);
+        if (!parsed.success)
+          throw new RpcFault(RpcErrorCode.InvalidParams, `Invalid skills.sync params: ${formatIssues(parsed.error, "params")}`);
+        // In order with file edits, so a read sent after it sees the skills it wrote.
+        const synced = writeQueue.then(() => syncSkills(config, parsed.data.skills));
+        writeQueue = synced.catch(() => undefined);
+        return await synced;
+      }
       case AgentMethod.ToolAbort: {
         const parsed = ToolAbortParamsSchema.safeParse(params);
         if (!parsed.success)

@@ -17,12 +17,13 @@ export const globTool = defineTool({
     let pattern = args.pattern;
     let basePath = args.path;
     if (path.isAbsolute(pattern)) {
+      const readOnlyRoot = workspace.readOnlyRoots.find((r) => pattern.startsWith(r + "/"));
       const root = [workspace.root, await workspace.realRoot()].find((r) => pattern.startsWith(r + "/"));
-      if (root === undefined) fail("path_escape", `Path escapes workspace root: ${args.pattern}`);
-      pattern = pattern.slice((root as string).length + 1);
-      basePath = ".";
+      if (root === undefined && readOnlyRoot === undefined) fail("path_escape", `Path escapes workspace root: ${args.pattern}`);
+      pattern = pattern.slice(((root ?? readOnlyRoot) as string).length + 1);
+      basePath = readOnlyRoot ?? ".";
     }
-    const base = await workspace.resolve(basePath);
+    const base = await workspace.resolveForRead(basePath);
     const info = await stat(base.real).catch(() => undefined);
     if (!info) fail("not_found", `Directory not found: ${basePath}`);
     if (!info?.isDirectory()) fail("not_a_directory", `Not a directory: ${basePath}`);
@@ -30,7 +31,8 @@ export const globTool = defineTool({
     pattern = pattern.replace(/^(\.\/)+/, "");
     const matcher = globToRegExp(pattern);
     const maxDepth = globMaxDepth(pattern);
-    const realRoot = await workspace.realRoot();
+    // A link counts only when it ends inside the root the search is in (the workspace, or a read-only root).
+    const realRoot = base.root;
     const prefix = base.rel === "." ? "" : base.rel + "/";
     const files: string[] = [];
     let dirsVisited = 0;

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
+import path from "node:path";
 import { createInterface } from "node:readline";
 import {
   GLOB_IGNORED_DIRS,
@@ -56,11 +57,13 @@ export const grepTool = defineTool({
   name: "grep",
   schema: GrepArgsSchema,
   async run(args, { workspace, signal, config }) {
-    const base = await workspace.resolve(args.path);
+    const base = await workspace.resolveForRead(args.path);
     const info = await stat(base.real).catch(() => undefined);
     if (!info) fail("not_found", `Path not found: ${args.path}`);
-    const realRoot = await workspace.realRoot();
-    const relBase = await workspace.relative(base.real);
+    // The root the path is in: the workspace, or a read-only root (/skills), whose paths are shown absolute.
+    const realRoot = base.root;
+    const relBase = path.relative(realRoot, base.real) || ".";
+    const shownPrefix = base.readOnlyRoot === undefined ? "" : `${base.readOnlyRoot}/`;
     const rgArgs = buildRgArgs(args);
     // Searching from the root makes every reported path root-relative.
     if (relBase !== ".") rgArgs.push("--", relBase);
@@ -127,7 +130,7 @@ export const grepTool = defineTool({
       if (message.type === "match" || message.type === "context") {
         const content = rgText(data.lines as RgText).replace(/\r?\n$/, "");
         const entry: GrepMatch = {
-          file: rgText(data.path as RgText).replace(/^\.\//, ""),
+          file: shownPrefix + rgText(data.path as RgText).replace(/^\.\//, ""),
           line: Number(data.line_number),
           content: content.slice(0, GREP_MAX_LINE_CHARS),
         };

@@ -42,7 +42,7 @@ export async function createToolHarness(extraEnv: Record<string, string> = {}): 
   const notifications: Notification[] = [];
   const notify = (method: string, params: Record<string, unknown>) => notifications.push({ method, params });
   const processes = new ProcessManager(stateDir, notify);
-  const workspace = new Workspace(root);
+  const workspace = new Workspace(root, { readOnlyRoots: [config.skillsRoot] });
   let n = 0;
   return {
     root,

@@ -1,3 +1,4 @@
 export * from "./workspace";
 export * from "./atomic-write";
 export * from "./text-file";
+export * from "./sync-skills";

@@ -12,6 +12,10 @@ export interface ResolvedPath {
   rel: string;
   /** Whether the full path exists. */
   exists: boolean;
+  /** Real path of the root it is confined to: the workspace's, or a read-only root's (resolveForRead). */
+  root: string;
+  /** The read-only root (as mounted, e.g. /skills) the path is in; `rel` is then absolute, as the caller wrote it. */
+  readOnlyRoot?: string;
 }
 
 const MAX_SYMLINK_HOPS = 40;
@@ -23,10 +27,13 @@ const MAX_SYMLINK_HOPS = 40;
  */
 export class Workspace {
   readonly root: string;
+  /** Absolute roots read_file, grep and glob may read and no tool may write (the session's skills at /skills). */
+  readonly readOnlyRoots: readonly string[];
   private realRootPromise: Promise<string> | undefined;
 
-  constructor(root: string) {
+  constructor(root: string, opts: { readOnlyRoots?: readonly string[] } = {}) {
     this.root = path.resolve(root);
+    this.readOnlyRoots = (opts.readOnlyRoots ?? []).map((r) => path.resolve(r));
   }
 
   realRoot(): Promise<string> {
@@ -48,11 +55,39 @@ export class Workspace {
     if (!isInside(lexical, realRoot)) fail("path_escape", `Path escapes workspace root: ${input}`);
     const { real, exists } = resolveReal(realRoot, path.relative(realRoot, lexical));
     if (!isInside(real, realRoot)) fail("path_escape", `Path escapes workspace root: ${input}`);
-    return { input, real, rel: toRel(realRoot, lexical), exists };
+    return { input, real, rel: toRel(realRoot, lexical), exists, root: realRoot };
   }
 
-  /** Resolves a path a tool is about to write; refuses anything inside .git (hooks and internals). */
+  /**
+   * Like resolve, and an absolute path inside a read-only root resolves there, by the same real-path walk: a
+   * symlink in it that leads out of that root is an escape. Only tools that read call this.
+   */
+  async resolveForRead(input: string): Promise<ResolvedPath> {
+    const readOnlyRoot = this.readOnlyRootOf(input);
+    if (readOnlyRoot === undefined) return this.resolve(input);
+    const realRoot = await realpath(readOnlyRoot).catch(() =>
+      fail("not_found", `Read-only root ${readOnlyRoot} is not mounted in this sandbox: ${input}`),
+    );
+    const rel = path.relative(readOnlyRoot, path.resolve(input));
+    const { real, exists } = resolveReal(realRoot, rel);
+    if (!isInside(real, realRoot)) fail("path_escape", `Path escapes read-only root ${readOnlyRoot}: ${input}`);
+    const display = rel === "" ? readOnlyRoot : path.posix.join(readOnlyRoot, rel.split(path.sep).join("/"));
+    return { input, real, rel: display, exists, root: realRoot, readOnlyRoot };
+  }
+
+  /** The read-only root an absolute path lies in (lexically), if any. */
+  readOnlyRootOf(input: string): string | undefined {
+    if (!path.isAbsolute(input)) return undefined;
+    const normalized = path.resolve(input);
+    return this.readOnlyRoots.find((r) => isInside(normalized, r));
+  }
+
+  /** Resolves a path a tool is about to write; refuses anything inside .git (hooks and internals) or a read-only root. */
   async resolveForWrite(input: string): Promise<ResolvedPath> {
+    const readOnlyRoot = this.readOnlyRootOf(input);
+    if (readOnlyRoot !== undefined) {
+      fail("read_only_path", `Path is in the read-only root ${readOnlyRoot}, which no tool writes: ${input}`);
+    }
     const resolved = await this.resolve(input);
     const realRoot = await this.realRoot();
     const segments = [...toRel(realRoot, resolved.real).split("/"), ...resolved.rel.split("/")];

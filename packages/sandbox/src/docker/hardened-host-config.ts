@@ -1,4 +1,4 @@
-import { WORKSPACE_ROOT, type SandboxPosture } from "@berth/protocol";
+import { SKILLS_ROOT, WORKSPACE_ROOT, type SandboxPosture } from "@berth/protocol";
 import type Docker from "dockerode";
 
 export interface SandboxLimits {
@@ -37,6 +37,11 @@ export const WORKSPACE_USER = "1000:1000";
 export const AGENT_CAPABILITIES = ["SETUID", "SETGID", "SETPCAP"];
 export const WORKSPACE_DIR = WORKSPACE_ROOT;
 export const HOME_DIR = "/home/berth";
+/**
+ * Size of the tmpfs at SKILLS_ROOT: root's, mode 0755, so the agent (as root) writes the skill catalog there and
+ * workspace code can only read it. Mounted in every container, pooled ones too: no session is needed to make it.
+ */
+export const SKILLS_TMPFS_BYTES = 32 * 1024 * 1024;
 
 /**
  * docs/architecture.md "Locked down by default": no capabilities but the agent's three (AGENT_CAPABILITIES), no
@@ -58,6 +63,7 @@ export function hardenedHostConfig(opts: {
     Tmpfs: {
       "/tmp": `rw,nosuid,nodev,size=${limits.tmpBytes},mode=1777`,
       [HOME_DIR]: `rw,nosuid,nodev,size=${limits.homeBytes},uid=1000,gid=1000,mode=0755`,
+      [SKILLS_ROOT]: `rw,nosuid,nodev,noexec,size=${SKILLS_TMPFS_BYTES},mode=0755`,
     },
     PidsLimit: limits.pidsLimit,
     Memory: limits.memoryBytes,
@@ -89,7 +95,7 @@ export function postureOf(opts: { limits: SandboxLimits; network: string }): San
     memoryBytes: opts.limits.memoryBytes,
     nanoCpus: opts.limits.nanoCpus,
     memorySwapBytes: opts.limits.memoryBytes,
-    tmpfs: { "/tmp": opts.limits.tmpBytes, [HOME_DIR]: opts.limits.homeBytes },
+    tmpfs: { "/tmp": opts.limits.tmpBytes, [HOME_DIR]: opts.limits.homeBytes, [SKILLS_ROOT]: SKILLS_TMPFS_BYTES },
     dockerSocket: false,
   };
 }

@@ -1,6 +1,7 @@
 import {
   ContextArgsSchema,
   ContextDetailsSchema,
+  SKILLS_ROOT,
   toolFailure,
   type ContextArgs,
   type ToolResult,
@@ -14,9 +15,9 @@ const DEFAULT_RULES_PAGE = 20;
 /** Room a recall page leaves for its own fields around the content. */
 const RECALL_OVERHEAD_BYTES = 600;
 
-/** The frame a loaded skill's body comes in: where its paths start. */
+/** The frame a loaded skill's body comes in: where its paths start, and where the skill itself can be read. */
 export function skillHeader(name: string, workspaceRoot: string): string {
-  return `Skill ${name}. Workspace root: ${workspaceRoot}. Paths in this skill are relative to the workspace root.\n---\n`;
+  return `Skill ${name}. Workspace root: ${workspaceRoot}. Paths in this skill are relative to the workspace root. The skill is mounted read-only at ${SKILLS_ROOT}/${name}/ (SKILL.md; read_file, grep and glob read it there).\n---\n`;
 }
 
 export const contextTool = defineTool({

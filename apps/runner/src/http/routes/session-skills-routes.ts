@@ -22,7 +22,7 @@ function mayActivateManual(principal: Principal, ownerId: string): boolean {
  */
 export function registerSessionSkillRoutes(
   app: FastifyInstance,
-  deps: { sessions: SessionService; skills: SkillsService },
+  deps: { sessions: SessionService; skills: SkillsService; onChange: () => Promise<void> },
 ): void {
   app.get<{ Params: { id: string } }>("/api/sessions/:id/skills", async (request) => {
     const session = await deps.sessions.get(request.params.id, requirePrincipal(request));
@@ -57,6 +57,8 @@ export function registerSessionSkillRoutes(
     authorize(requirePrincipal(request), "skill", "accept");
     const accepted = await deps.skills.accept(request.params.name);
     if (!accepted) throw new AppError({ code: "not_found", message: `Skill not found: ${request.params.name}` });
+    // Accepted, it is mounted in the sandboxes again (a drifted skill is not).
+    await deps.onChange();
     return accepted;
   });
 }
