@@ -9,6 +9,9 @@ import { isDrifted } from "./skills-service";
  * root-owned tmpfs there, and the agent writes the catalog into it as root each time a sandbox becomes ready and
  * whenever a skill changes. A drifted skill is left out: its stored body is not what was installed.
  */
+/** A sandbox that does not take the catalog in this long is logged and skipped: a skill change never waits longer. */
+const SYNC_TIMEOUT_MS = 15_000;
+
 export class SkillsMount {
   private catalog: SkillsSyncParams["skills"] = [];
   private refreshing: Promise<void> = Promise.resolve();
@@ -52,6 +55,7 @@ export class SkillsMount {
         AgentMethod.SkillsSync,
         { skills: this.catalog },
         SkillsSyncResultSchema,
+        { timeoutMs: SYNC_TIMEOUT_MS },
       );
     } catch (error) {
       this.deps.log(

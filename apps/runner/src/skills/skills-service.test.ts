@@ -66,6 +66,25 @@ describe("a skill's content hash covers its activation", () => {
   });
 });
 
+describe("an active skill that drifts", () => {
+  it("narrows its session to gateway and context only until accepted (fail closed)", async () => {
+    const reader = { ...base, name: "reader", allowedTools: ["read_file", "grep"], activation: "model" as const };
+    const { svc, skills } = service([{ ...reader, contentHash: skillContentHash(reader) }]);
+    expect(await svc.setActive("s1", "reader", true, agent)).toMatchObject({ active: true });
+    expect([...((await svc.narrowing("s1"))?.tools ?? [])]).toEqual(["gateway", "context", "read_file", "grep"]);
+    skills.set("reader", { ...(skills.get("reader") as SkillView), allowedTools: ["read_file", "grep", "bash"] });
+    expect(await svc.narrowing("s1")).toEqual({ skills: ["reader"], tools: new Set(["gateway", "context"]) });
+    await svc.accept("reader");
+    expect([...((await svc.narrowing("s1"))?.tools ?? [])]).toEqual([
+      "gateway",
+      "context",
+      "read_file",
+      "grep",
+      "bash",
+    ]);
+  });
+});
+
 describe("upgradeLegacyHashes", () => {
   it("gives a row hashed before activation was covered the current hash, once; a drifted one stays drifted", async () => {
     const legacy = { ...base, name: "legacy", activation: "manual" as const };
