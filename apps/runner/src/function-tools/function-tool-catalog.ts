@@ -66,6 +66,11 @@ export class FunctionToolCatalog {
     return (this.loaded.get(sessionId)?.tools ?? []).map((tool) => tool.spec.name);
   }
 
+  /** Why the session's file loaded no tool, as last read (what `gateway find` shows beside its list). */
+  problems(sessionId: string): string[] {
+    return this.loaded.get(sessionId)?.report.problems ?? [];
+  }
+
   /** What was found in the file, after a refresh; undefined when the workspace has none. */
   async report(sessionId: string): Promise<FunctionToolsReport | undefined> {
     await this.refresh(sessionId);

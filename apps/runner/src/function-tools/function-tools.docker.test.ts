@@ -49,7 +49,7 @@ const TOOLS_FILE = JSON.stringify({ tools: [countLines, deploy, shadow] }, null,
 const MALFORMED_FILE = JSON.stringify({ tools: [{ ...countLines, interpreter: "python4" }, deploy] }, null, 2);
 
 type Capability = { name: string; kind: string; description: string; actionClass: string };
-type Find = { capabilities: Capability[]; count: number; total: number };
+type Find = { capabilities: Capability[]; count: number; total: number; notices?: string[] };
 
 async function writeFile(path: string, content: string): Promise<void> {
   const { status, body } = await kit.tool<ToolResult>(sessionId, "write_file", { path, content });
@@ -242,6 +242,8 @@ describe("a malformed berth.tools.json", () => {
     expect(report.file).toBe("berth.tools.json");
     expect(report.tools).toEqual([]);
     expect(report.problems).toEqual([expect.stringMatching(/^berth\.tools\.json: tools\[0\] \(count_lines\): interpreter: must be one of python3, .* \(got "python4"\)$/)]);
+    // gateway find says why beside its list.
+    expect(all.notices).toEqual(report.problems);
 
     // The session goes on: built-ins answer, and a call of a tool the file no longer gives is unknown, not a crash.
     const read = await kit.tool<ToolResult>(sessionId, "read_file", { path: "notes.txt" });
@@ -251,7 +253,9 @@ describe("a malformed berth.tools.json", () => {
 
     // Fixed again, the tools are back at once: the change is seen by the file's content hash.
     await writeFile("berth.tools.json", TOOLS_FILE);
-    expect((await find("count_lines")).capabilities[0]?.name).toBe("count_lines");
+    const fixed = await find("count_lines");
+    expect(fixed.capabilities[0]?.name).toBe("count_lines");
+    expect(fixed.notices).toBeUndefined();
   });
 
   it("reports text that is not JSON", async () => {

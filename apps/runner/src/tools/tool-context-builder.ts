@@ -26,7 +26,7 @@ export interface ToolContextDeps {
   limits?: SessionLimits;
   policyRules: () => Promise<PolicyRule[]>;
   /** Each session's berth.tools.json, for `context workspace`. */
-  functionTools?: { report(sessionId: string): Promise<FunctionToolsReport | undefined> };
+  functionTools?: { report(sessionId: string): Promise<FunctionToolsReport | undefined>; problems(sessionId: string): string[] };
 }
 
 /** The calls a tool that reaches others makes (gateway call, a dispatch task): back through the spine, never around it. */
@@ -73,6 +73,7 @@ export function buildToolContext(
         const resolved = call.tools.resolve(name);
         return resolved ? input.gate?.refusal(name, resolved) : undefined;
       },
+      notices: () => deps.functionTools?.problems(session.id) ?? [],
       call: (tool, args) => call.nested.call(tool, args),
       callAdmitted: (tool, args) => call.nested.callAdmitted(tool, args),
     },

@@ -92,7 +92,7 @@ export class ToolService {
       /** What `context settings` shows of the MCP limits. */
       limits?: SessionLimits;
       /** Each session's berth.tools.json, for `context workspace` (the router resolves the tools themselves). */
-      functionTools?: { report(sessionId: string): Promise<FunctionToolsReport | undefined> };
+      functionTools?: { report(sessionId: string): Promise<FunctionToolsReport | undefined>; problems(sessionId: string): string[] };
     },
   ) {
     this.generation = new WorkspaceGeneration(deps.driver);

@@ -36,6 +36,8 @@ export const GatewayDetailsSchema = z.union([
     ),
     count: z.number().int(),
     total: z.number().int(),
+    /** What keeps capabilities out of the catalogue that the caller should know of (a malformed berth.tools.json). */
+    notices: z.array(z.string()).optional(),
   }),
   z.object({
     name: z.string(),
@@ -70,6 +72,7 @@ export const gatewayTool = defineTool({
     if (args.op === "find") {
       const visible = catalogue.filter(inServer) as ResolvedTool[];
       const ranked = rankCapabilities(visible, args.query ?? args.capability);
+      const notices = host.notices?.() ?? [];
       return jsonResult({
         capabilities: ranked.map((tool) => ({
           name: tool.spec.name,
@@ -79,6 +82,7 @@ export const gatewayTool = defineTool({
         })),
         count: ranked.length,
         total: visible.length,
+        ...(notices.length > 0 ? { notices } : {}),
       });
     }
     if (!args.capability) return toolFailure("invalid_arguments", `gateway: capability is required for op=${args.op}`);

@@ -51,6 +51,8 @@ export interface GatewayHost {
   catalogue(): readonly { spec: AnyToolSpec; kind: "builtin" | "mcp" | "function" }[];
   /** Why a capability that exists is kept out of this catalogue (a request allowlist, an active skill), if it is. */
   refusal?(name: string): string | undefined;
+  /** Problems that keep capabilities out of the catalogue (a malformed berth.tools.json): `find` shows them. */
+  notices?(): string[];
   call(tool: string, args: unknown): Promise<ToolResult>;
   /** Runs a task of a plan that admission already approved as a whole (dispatch): no second ask. */
   callAdmitted(tool: string, args: unknown): Promise<ToolResult>;
