@@ -109,3 +109,36 @@ export function readLog(dataDir: string, runId: string, stream: LogStream, offse
   }
   return { content, size };
 }
+
+/**
+ * A kept-open read handle on one of a run's logs, for readers that take a log in many steps (a socket follower
+ * catching up, a streamed range over HTTP): one open for all its reads, no stat per read. It reads what
+ * `readLog` reads, so a change of the logs' layout changes both.
+ */
+export class LogReader {
+  private fd: number | null = null;
+
+  constructor(private readonly file: string) {}
+
+  static open(dataDir: string, runId: string, stream: LogStream): LogReader {
+    return new LogReader(RunLogs.pathFor(dataDir, runId, stream));
+  }
+
+  /** Reads up to `into.length` bytes at `offset`; the count read, 0 at the end of what is written so far (or with no log yet). */
+  read(offset: number, into: Buffer): number {
+    if (this.fd === null) {
+      try {
+        this.fd = fs.openSync(this.file, "r");
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return 0;
+        throw error;
+      }
+    }
+    return fs.readSync(this.fd, into, 0, into.length, offset);
+  }
+
+  close(): void {
+    if (this.fd !== null) fs.closeSync(this.fd);
+    this.fd = null;
+  }
+}

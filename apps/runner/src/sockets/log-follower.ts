@@ -1,59 +1,81 @@
 import type { Socket } from "socket.io";
-import { readLog, type LogStream } from "../runs/run-logs";
+import { LogReader, type LogStream } from "../runs/run-logs";
 import { utf8Boundary } from "../runs/utf8-boundary";
 
-/** Packets a client may have queued before it counts as behind (each ≤ one agent chunk, ~64 KiB). */
-const MAX_QUEUED_PACKETS = 8;
-const CATCH_UP_CHUNK = 64 * 1024;
+/** Bytes a client may have queued before it counts as behind (about eight 64 KiB agent chunks). */
+export const MAX_QUEUED_BYTES = 512 * 1024;
+/** One read (and one event) of a catch-up: large reads mean few syscalls and few packets. */
+const CATCH_UP_READ = 256 * 1024;
+/** Read into and turned into a string at once, so one buffer serves every follower. */
+const scratch = Buffer.allocUnsafe(CATCH_UP_READ);
 
-/** engine.io's per-connection queue of packets not yet written to the transport. */
-function queuedPackets(socket: Socket): number {
-  return (socket.conn as unknown as { writeBuffer?: unknown[] }).writeBuffer?.length ?? 0;
+/** Bytes in engine.io's per-connection queue of packets not yet handed to the transport. */
+export function queuedBytes(socket: Socket): number {
+  const queue = (socket.conn as unknown as { writeBuffer?: { data?: string | Buffer }[] }).writeBuffer ?? [];
+  let bytes = 0;
+  for (const packet of queue) bytes += packet.data?.length ?? 0;
+  return bytes;
+}
+
+export interface FollowedLog {
+  dataDir: string;
+  runId: string;
+  stream: LogStream;
+  /** The room of this log's caught-up followers (LogFanOut sends each chunk to it once). */
+  room: string;
 }
 
 /**
- * Follows one log for one client with backpressure. While the client keeps up, live chunks go straight
- * through; when its queue grows, live chunks are dropped for it and it catches up from the log file on
- * disk as its connection drains. The runner's memory stays bounded however slow a client is, and the
- * client still gets every byte in order: the file is the source of truth and offsets are exact.
+ * One client following one log. Caught up, it is in the log's room and gets the live chunks LogFanOut
+ * broadcasts; behind (its queue grew, or it starts from an old offset), it is out of the room and reads the
+ * log from disk through one kept-open handle as its connection drains, then rejoins the room in the same
+ * synchronous step that finds the end, so no chunk falls between. The file is the source of truth: offsets
+ * stay exact, and the runner's memory stays bounded however slow a client is.
  */
 export class LogFollower {
-  private live = false;
+  /** In the room: each live chunk is counted into `sent` by LogFanOut as it is broadcast. */
+  live = false;
   private stopped = false;
+  private catchingUp = false;
+  private reader: LogReader | null = null;
   private readonly onDrain = () => this.catchUp();
 
   constructor(
-    private readonly socket: Socket,
-    private readonly source: { dataDir: string; runId: string; stream: LogStream },
+    readonly socket: Socket,
+    private readonly log: FollowedLog,
     public sent: number,
     private readonly emit: (offset: number, data: string) => void,
   ) {
     socket.conn.on("drain", this.onDrain);
   }
 
-  /** Replays from the client's offset; becomes live once it reaches the end (synchronously: no gap). */
+  /** Replays from the client's offset; joins the room once it reaches the end. The offset it got to. */
   start(): number {
     this.catchUp();
     return this.sent;
   }
 
-  /** A chunk just appended to the log (already on disk); `bytes` is its length in the file. */
-  push(offset: number, data: string, bytes: number): void {
-    if (this.stopped || !this.live) return;
-    if (offset !== this.sent || queuedPackets(this.socket) > MAX_QUEUED_PACKETS) {
-      this.live = false;
-      return;
-    }
-    this.sent += bytes;
-    this.emit(offset, data);
+  /** Whether the next live chunk, at `offset`, can go to this follower through the room. */
+  keepsUp(offset: number): boolean {
+    return offset === this.sent && queuedBytes(this.socket) <= MAX_QUEUED_BYTES;
+  }
+
+  /** Out of the room; it catches up from disk when its connection drains (or at once if nothing is queued). */
+  fallBehind(): void {
+    this.live = false;
+    void this.socket.leave(this.log.room);
+    // Not now: the chunk that made it fall behind is on disk already and about to be broadcast.
+    setImmediate(() => this.catchUp());
   }
 
   stop(): void {
     this.stopped = true;
+    this.live = false;
     this.socket.conn.off("drain", this.onDrain);
+    void this.socket.leave(this.log.room);
+    this.reader?.close();
+    this.reader = null;
   }
-
-  private catchingUp = false;
 
   private catchUp(): void {
     // emit() can flush and fire "drain" synchronously: never re-enter.
@@ -67,18 +89,22 @@ export class LogFollower {
   }
 
   private catchUpNow(): void {
-    while (queuedPackets(this.socket) <= MAX_QUEUED_PACKETS) {
-      const { content } = readLog(this.source.dataDir, this.source.runId, this.source.stream, this.sent, CATCH_UP_CHUNK);
-      if (content.length === 0) {
+    while (queuedBytes(this.socket) <= MAX_QUEUED_BYTES) {
+      this.reader ??= LogReader.open(this.log.dataDir, this.log.runId, this.log.stream);
+      const read = this.reader.read(this.sent, scratch);
+      if (read === 0) {
+        this.reader.close();
+        this.reader = null;
+        // The end of what is on disk, and every chunk is on disk before it is broadcast: the next one is ours.
         this.live = true;
+        void this.socket.join(this.log.room);
         return;
       }
       // Cut at a UTF-8 boundary so a character is never split across two events.
-      const end = utf8Boundary(content) || content.length;
-      const piece = content.subarray(0, end);
+      const end = utf8Boundary(scratch.subarray(0, read)) || read;
       const offset = this.sent;
-      this.sent += piece.length;
-      this.emit(offset, piece.toString("utf8"));
+      this.sent += end;
+      this.emit(offset, scratch.toString("utf8", 0, end));
     }
   }
 }

@@ -24,7 +24,8 @@ import { authorize } from "../auth/authorize";
 import type { RunnerEvents } from "../events/runner-events";
 import { SessionOwners, ownApprovalsRoom, ownRunsRoom } from "./session-owners";
 import type { LogStream } from "../runs/run-logs";
-import { LogFollower } from "./log-follower";
+import { LogFanOut, type OutputTarget } from "./log-fan-out";
+import type { LogFollower } from "./log-follower";
 import { registerTerminalEvents, type TerminalService } from "../terminals";
 import { cancelRun, type CancelRunDeps } from "../runs/cancel-run";
 import type { SessionService } from "../sessions/session-service";
@@ -105,13 +106,9 @@ export function createSocketServer(
   const followers: Followers = new Map();
   // Fan-out through rooms: socket.io encodes a broadcast packet once for all its sockets (and the
   // Redis adapter carries rooms across runners), instead of once per listening socket.
-  // Log output goes to each follower with backpressure (LogFollower); the rest fans out through rooms.
-  deps.events.on("run:output", (e) => {
-    for (const follower of followers.get(`run:${e.runId}:${e.stream}`) ?? []) follower.push(e.offset, e.data, e.bytes);
-  });
-  deps.events.on("process:output", (e) => {
-    for (const follower of followers.get(`process:${e.processId}`) ?? []) follower.push(e.offset, e.data, e.bytes);
-  });
+  // Log output too, to the room of a log's caught-up followers, with backpressure (LogFanOut).
+  deps.events.on("run:output", (e) => followers.get(`run:${e.runId}:${e.stream}`)?.push(e.offset, e.data, e.bytes));
+  deps.events.on("process:output", (e) => followers.get(`process:${e.sessionId}:${e.processId}`)?.push(e.offset, e.data, e.bytes));
   deps.events.on("file:changed", (payload) => io.to(`session:${payload.sessionId}`).emit("file:changed", payload));
   deps.events.on("session:status", (payload) => io.to(`session:${payload.sessionId}`).emit("session:status", payload));
   deps.events.on("process:status", (payload) => io.to(`session:${payload.sessionId}`).emit("process:status", payload));
@@ -136,7 +133,7 @@ export function createSocketServer(
     });
   }
 
-  io.on("connection", (socket) => handleConnection(socket, deps, followers));
+  io.on("connection", (socket) => handleConnection(io, socket, deps, followers));
   deps.revocation.attach(io);
   return io;
 }
@@ -150,34 +147,38 @@ function reply(ack: unknown, error: unknown, result?: unknown): void {
   return fn({ code: "internal", message: "Internal error" });
 }
 
-type Followers = Map<string, Set<LogFollower>>;
+/**
+ * Each followed log's fan-out, by key: `run:<runId>:<stream>`, `process:<sessionId>:<processId>` (a processId
+ * comes from the container, so it is only unique within its session).
+ */
+type Followers = Map<string, LogFanOut>;
 
-function handleConnection(socket: BerthServerSocket, deps: Parameters<typeof createSocketServer>[1], followers: Followers): void {
+function handleConnection(io: BerthServer, socket: BerthServerSocket, deps: Parameters<typeof createSocketServer>[1], followers: Followers): void {
   const principal = socket.data.principal;
-  const mine: { key: string; follower: LogFollower }[] = [];
-  /** Starts following a log from `offset`: replay from disk, then live, in one synchronous step. */
-  const follow = (key: string, source: { runId: string; stream: LogStream }, offset: number, emit: (offset: number, data: string) => void): number => {
+  const mine = new Map<string, LogFollower>();
+  const unfollow = (key: string) => {
+    const fanOut = followers.get(key);
+    const follower = mine.get(key);
+    if (!fanOut || !follower) return;
+    fanOut.unfollow(follower);
+    mine.delete(key);
+    if (fanOut.size === 0) followers.delete(key);
+  };
+  /**
+   * Starts following a log from `offset`: replay from disk, then live, in one synchronous step. `send` is the
+   * log's event, to one socket or to its room (the same payload for every follower of the log).
+   */
+  const follow = (key: string, source: { runId: string; stream: LogStream }, offset: number, send: (to: OutputTarget, offset: number, data: string) => void): number => {
     // A second subscribe to the same log replaces the first (a client re-subscribing after a gap).
-    for (const entry of mine.filter((m) => m.key === key)) {
-      entry.follower.stop();
-      followers.get(key)?.delete(entry.follower);
-      mine.splice(mine.indexOf(entry), 1);
-    }
-    const follower = new LogFollower(socket, { dataDir: deps.dataDir, ...source }, offset, emit);
-    const sent = follower.start();
-    let set = followers.get(key);
-    if (!set) followers.set(key, (set = new Set()));
-    set.add(follower);
-    mine.push({ key, follower });
+    unfollow(key);
+    let fanOut = followers.get(key);
+    if (!fanOut) followers.set(key, (fanOut = new LogFanOut(io, key, { dataDir: deps.dataDir, ...source }, send)));
+    const { follower, sent } = fanOut.follow(socket, offset);
+    mine.set(key, follower);
     return sent;
   };
   socket.on("disconnect", () => {
-    for (const { key, follower } of mine) {
-      follower.stop();
-      const set = followers.get(key);
-      set?.delete(follower);
-      if (set?.size === 0) followers.delete(key);
-    }
+    for (const key of [...mine.keys()]) unfollow(key);
   });
 
   const on: OnClientEvent = (event, handler) => {
@@ -235,8 +236,8 @@ function handleConnection(socket: BerthServerSocket, deps: Parameters<typeof cre
     const run = await deps.repos.runs.findProcessRun(input.sessionId, input.processId);
     if (!run) throw new AppError({ code: "not_found", message: `Unknown processId: ${input.processId}` });
     authorize(principal, "run", "logs", { id: run.id, ownerId: session.ownerId });
-    const sent = follow(`process:${input.processId}`, { runId: run.id, stream: "combined" }, input.offset, (offset, data) =>
-      socket.emit("process:output", { sessionId: input.sessionId, processId: input.processId, stream: "combined", offset, data }),
+    const sent = follow(`process:${input.sessionId}:${input.processId}`, { runId: run.id, stream: "combined" }, input.offset, (to, offset, data) =>
+      to.emit("process:output", { sessionId: input.sessionId, processId: input.processId, stream: "combined", offset, data }),
     );
     return { processId: input.processId, runId: run.id, offset: sent, status: run.status };
   });
@@ -251,8 +252,8 @@ function handleConnection(socket: BerthServerSocket, deps: Parameters<typeof cre
     await deps.sessions.get(run.sessionId, principal, (session) => authorize(principal, "run", "logs", { id: run.id, ownerId: session.ownerId }));
     const offsets = typeof input.offset === "number" ? { stdout: input.offset, stderr: input.offset } : input.offset;
     const sent = {
-      stdout: follow(`run:${run.id}:stdout`, { runId: run.id, stream: "stdout" }, offsets.stdout, (offset, data) => socket.emit("run:output", { runId: run.id, stream: "stdout", offset, data })),
-      stderr: follow(`run:${run.id}:stderr`, { runId: run.id, stream: "stderr" }, offsets.stderr, (offset, data) => socket.emit("run:output", { runId: run.id, stream: "stderr", offset, data })),
+      stdout: follow(`run:${run.id}:stdout`, { runId: run.id, stream: "stdout" }, offsets.stdout, (to, offset, data) => to.emit("run:output", { runId: run.id, stream: "stdout", offset, data })),
+      stderr: follow(`run:${run.id}:stderr`, { runId: run.id, stream: "stderr" }, offsets.stderr, (to, offset, data) => to.emit("run:output", { runId: run.id, stream: "stderr", offset, data })),
     };
     const current = (await deps.repos.runs.get(run.id)) ?? run;
     return { runId: run.id, offsets: sent, status: current.status, outcome: current.outcome, exitCode: current.exitCode };

@@ -1,0 +1,135 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { Server } from "socket.io";
+import { io as connect, type Socket as ClientSocket } from "socket.io-client";
+import { RunLogs } from "../runs/run-logs";
+import { LogFanOut } from "./log-fan-out";
+
+const RUN = "run_fanout";
+const CHUNK = 64 * 1024;
+
+type Client = { socket: ClientSocket; received: Buffer[]; next: number; errors: string[] };
+
+/** A real socket.io server whose every connection follows one run's stdout through one LogFanOut. */
+async function setUp() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-fan-out-"));
+  const logs = new RunLogs(RunLogs.dirFor(dataDir, RUN));
+  logs.open();
+  const server = http.createServer();
+  const io = new Server(server, { transports: ["websocket"] });
+  let encodedOutputs = 0;
+  const encode = io.encoder.encode.bind(io.encoder);
+  io.encoder.encode = (packet) => {
+    if (Array.isArray(packet.data) && packet.data[0] === "run:output") encodedOutputs++;
+    return encode(packet);
+  };
+  const fanOut = new LogFanOut(io, `run:${RUN}:stdout`, { dataDir, runId: RUN, stream: "stdout" }, (to, offset, data) =>
+    to.emit("run:output", { runId: RUN, stream: "stdout", offset, data }),
+  );
+  io.on("connection", (socket) => {
+    const { follower } = fanOut.follow(socket, Number(socket.handshake.auth.offset ?? 0));
+    socket.on("disconnect", () => fanOut.unfollow(follower));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const clients: Client[] = [];
+  const join = async (offset = 0): Promise<Client> => {
+    const socket = connect(url, { transports: ["websocket"], forceNew: true, auth: { offset } });
+    const client: Client = { socket, received: [], next: offset, errors: [] };
+    socket.on("run:output", (event: { offset: number; data: string }) => {
+      if (event.offset !== client.next) client.errors.push(`offset ${event.offset}, expected ${client.next}`);
+      const bytes = Buffer.from(event.data);
+      client.received.push(bytes);
+      client.next = event.offset + bytes.length;
+    });
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    clients.push(client);
+    return client;
+  };
+  /** Appends a chunk to the log and pushes it, as the run service does. */
+  const print = (data: Buffer) => {
+    const { offset } = logs.append("stdout", data);
+    fanOut.push(offset, data.toString("utf8"), data.length);
+  };
+  const close = async () => {
+    for (const client of clients) client.socket.disconnect();
+    logs.close();
+    await new Promise<void>((resolve) => void io.close(() => resolve()));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { join, print, close, logs, fanOut, dataDir, encoded: () => encodedOutputs };
+}
+
+const until = async (check: () => boolean, what: string) => {
+  for (let i = 0; i < 1000 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!check()) throw new Error(`timed out waiting for ${what}`);
+};
+const sha = (buffers: Buffer[]) => crypto.createHash("sha256").update(Buffer.concat(buffers)).digest("hex");
+const chunk = (i: number) => Buffer.alloc(CHUNK, String.fromCharCode(97 + (i % 26)));
+
+let current: Awaited<ReturnType<typeof setUp>> | null = null;
+afterEach(async () => {
+  await current?.close();
+  current = null;
+});
+
+describe("LogFanOut", () => {
+  it("encodes each live chunk once for every caught-up client, and each gets every byte at its offset", async () => {
+    const t = (current = await setUp());
+    const clients = await Promise.all(Array.from({ length: 10 }, () => t.join()));
+    const before = t.encoded();
+    // Output at the pace a reader keeps up with (a burst faster than the network is the next test's case).
+    for (let i = 0; i < 20; i++) {
+      t.print(chunk(i));
+      await until(() => clients.every((c) => c.next === (i + 1) * CHUNK), `every client to get chunk ${i}`);
+    }
+    expect(t.encoded() - before).toBe(20);
+    const stored = sha([fs.readFileSync(RunLogs.pathFor(t.dataDir, RUN, "stdout"))]);
+    for (const client of clients) {
+      expect(client.errors).toEqual([]);
+      expect(sha(client.received)).toBe(stored);
+    }
+  });
+
+  it("replays a client from an old offset, then it follows live without a gap or a duplicate", async () => {
+    const t = (current = await setUp());
+    for (let i = 0; i < 40; i++) t.print(chunk(i));
+    const late = await t.join(3 * CHUNK + 5);
+    for (let i = 40; i < 45; i++) t.print(chunk(i));
+    await until(() => late.next === 45 * CHUNK, "the late client to reach the end");
+    expect(late.errors).toEqual([]);
+    const stored = fs.readFileSync(RunLogs.pathFor(t.dataDir, RUN, "stdout"));
+    expect(Buffer.concat(late.received).equals(stored.subarray(3 * CHUNK + 5))).toBe(true);
+  });
+
+  it("a client that stops reading falls behind without holding up the others, then catches up from disk", async () => {
+    const t = (current = await setUp());
+    const fast = await t.join();
+    const slow = await t.join();
+    // Stop reading the slow client's TCP socket: the runner's queue for it grows until it leaves the room.
+    const tcp = (slow.socket.io.engine.transport as unknown as { ws: { _socket: { pause(): void; resume(): void } } }).ws._socket;
+    tcp.pause();
+    const total = 400;
+    for (let i = 0; i < total; i++) {
+      t.print(chunk(i));
+      if (i % 20 === 0) await new Promise((r) => setImmediate(r));
+    }
+    await until(() => fast.next === total * CHUNK, "the fast client to get everything");
+    expect(slow.next).toBeLessThan(total * CHUNK);
+    tcp.resume();
+    await until(() => slow.next === total * CHUNK, "the slow client to catch up");
+    const stored = sha([fs.readFileSync(RunLogs.pathFor(t.dataDir, RUN, "stdout"))]);
+    for (const client of [fast, slow]) {
+      expect(client.errors).toEqual([]);
+      expect(sha(client.received)).toBe(stored);
+    }
+    // Caught up, it is back in the live room: the next chunk reaches both.
+    t.print(chunk(total));
+    await until(() => fast.next === (total + 1) * CHUNK && slow.next === (total + 1) * CHUNK, "the next live chunk");
+  });
+});
