@@ -95,3 +95,18 @@ export const RunLogPageSchema = z.object({
   times: z.array(z.tuple([z.number().int().nonnegative(), z.number()])).optional(),
 });
 export type RunLogPage = z.infer<typeof RunLogPageSchema>;
+
+/** `GET /api/runs/:id/logs/times` query: when the bytes of a log in [offset, end) arrived (`end`: the log's size). */
+export const RunLogTimesQuerySchema = z.object({
+  stream: RunLogStreamSchema.default("stdout"),
+  offset: z.coerce.number().int().min(0, "must be ≥ 0").default(0),
+  end: z.coerce.number().int().min(0, "must be ≥ 0").optional(),
+});
+export type RunLogTimesQuery = z.infer<typeof RunLogTimesQuerySchema>;
+
+/** The times of a byte range, as a page's `times`, and the log's size when they were read. */
+export const RunLogTimesResultSchema = z.object({
+  times: RunLogPageSchema.shape.times.unwrap(),
+  size: z.number().int(),
+});
+export type RunLogTimesResult = z.infer<typeof RunLogTimesResultSchema>;

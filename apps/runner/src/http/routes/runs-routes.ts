@@ -1,13 +1,13 @@
-import fs from "node:fs";
 import type { FastifyInstance } from "fastify";
-import { AppError, RunListQuerySchema, RunLogsQuerySchema, type RunDetail, type RunLogPage } from "@berth/protocol";
+import { AppError, RunListQuerySchema, RunLogTimesQuerySchema, RunLogsQuerySchema, type RunDetail, type RunLogPage, type RunLogTimesResult } from "@berth/protocol";
 import type { Repositories, RunRepository } from "@berth/db";
 import { authorize, listScope, type Action } from "../../auth/authorize";
 import type { Principal } from "../../auth/tokens";
-import { RunLogs, readLog } from "../../runs/run-logs";
+import { LogReader, RunLogs, logSize, readLog } from "../../runs/run-logs";
 import { readLogTimes } from "../../runs/run-log-times";
 import { cancelRun, type CancelRunDeps } from "../../runs/cancel-run";
 import { requirePrincipal } from "../build-server";
+import { logRangeStream, parseByteRange } from "./log-range-stream";
 import { parse } from "../validate";
 
 /** The run if the principal may `action` it (a run belongs to its session's owner); 404 if they may not even read it. */
@@ -46,12 +46,22 @@ export function registerRunRoutes(app: FastifyInstance, deps: { repos: Pick<Repo
     const run = await findVisibleRun(deps.repos.runs, request.params.id, requirePrincipal(request), "logs");
     const query = parse(RunLogsQuerySchema, request.query, "query");
     if (query.download === "1") {
-      // Streamed from disk: a 100 MB log never sits in the runner's memory.
-      const file = RunLogs.pathFor(deps.dataDir, run.id, query.stream);
-      return reply
+      // Streamed from disk: a 100 MB log never sits in the runner's memory. A `Range` header streams one
+      // byte range of it (206): how the IDE reads a log, in one request instead of pages.
+      const size = logSize(deps.dataDir, run.id, query.stream);
+      const range = parseByteRange(request.headers.range, size);
+      if (range === "unsatisfiable") {
+        reply.header("content-range", `bytes */${size}`);
+        throw new AppError({ code: "bad_request", status: 416, message: `Range ${request.headers.range} starts at or past the end of the log (${size} bytes)` });
+      }
+      const { start, end } = range ?? { start: 0, end: size };
+      reply
         .header("content-type", "text/plain; charset=utf-8")
         .header("content-disposition", `attachment; filename="${run.id}-${query.stream}.log"`)
-        .send(fs.existsSync(file) ? fs.createReadStream(file) : "");
+        .header("accept-ranges", "bytes")
+        .header("content-length", end - start);
+      if (range) reply.status(206).header("content-range", `bytes ${start}-${end - 1}/${size}`);
+      return reply.send(logRangeStream(LogReader.open(deps.dataDir, run.id, query.stream), { start, end }));
     }
     const { content, size } = readLog(deps.dataDir, run.id, query.stream, query.offset, query.limit);
     const nextOffset = Math.min(size, query.offset + content.length);
@@ -59,5 +69,13 @@ export function registerRunRoutes(app: FastifyInstance, deps: { repos: Pick<Repo
     if (query.timestamps !== "1") return page;
     // When each chunk of the page arrived, from the times index written beside the logs.
     return { ...page, times: readLogTimes(RunLogs.dirFor(deps.dataDir, run.id), query.stream, query.offset, nextOffset) } satisfies RunLogPage;
+  });
+
+  // The times of a byte range, for a reader of the streamed range above (its bytes carry no times).
+  app.get<{ Params: { id: string } }>("/api/runs/:id/logs/times", async (request): Promise<RunLogTimesResult> => {
+    const run = await findVisibleRun(deps.repos.runs, request.params.id, requirePrincipal(request), "logs");
+    const query = parse(RunLogTimesQuerySchema, request.query, "query");
+    const size = logSize(deps.dataDir, run.id, query.stream);
+    return { times: readLogTimes(RunLogs.dirFor(deps.dataDir, run.id), query.stream, query.offset, Math.min(size, query.end ?? size)), size };
   });
 }
