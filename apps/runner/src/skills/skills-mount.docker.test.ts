@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDatabase, type Database } from "@berth/db";
+import type { ToolResult } from "@berth/protocol";
 import { TEST_ADMIN_TOKEN, startTestRunner, type TestRunner } from "../testing/runner-test-kit";
 import { installSkill } from "../testing/install-skill";
 import { legacySkillContentHash, skillContentHash } from "./skill-content-hash";
@@ -11,24 +12,15 @@ import { legacySkillContentHash, skillContentHash } from "./skill-content-hash";
  * Skills mounted read-only at /skills/<name>/SKILL.md in a real sandbox: read_file, grep and glob read them over
  * HTTP, no write tool and no workspace process can change them, and the mount follows the catalog.
  */
-type Result = {
-  ok: boolean;
-  output: string;
-  details?: Record<string, unknown>;
-  error?: { code: string; message: string };
-};
-
 let kit: TestRunner;
 let db: Database;
 let session: string;
 
 const READER = "# Reader\nRead src/ first.\nTODO: grep before you read.\n";
 
-async function call(tool: string, args: Record<string, unknown>, sessionId = session): Promise<Result> {
-  const { status, body } = await kit.tool<Result>(sessionId, tool, args);
-  expect(status, JSON.stringify(body)).toBe(200);
-  return body;
-}
+/** A tool call over HTTP; a refused or failed call is a 200 with ok:false. */
+const call = async (tool: string, args: Record<string, unknown>, sessionId = session): Promise<ToolResult> =>
+  (await kit.tool<ToolResult>(sessionId, tool, args)).body;
 
 async function bash(command: string): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   const result = await call("bash", { command });
@@ -41,12 +33,7 @@ const readSkill = async (name: string, sessionId = session) =>
 beforeAll(async () => {
   kit = await startTestRunner();
   db = await createDatabase({ dataDir: kit.dataDir, ...(kit.databaseUrl ? { databaseUrl: kit.databaseUrl } : {}) });
-  await installSkill(kit, {
-    name: "reader",
-    description: "Read and search only.",
-    body: READER,
-    allowedTools: ["read_file", "grep"],
-  });
+  await installSkill(kit, { name: "guide", description: "How to read this repository.", body: READER });
   // Made after the install: its sandbox gets the catalog when it becomes ready.
   session = await kit.createSession({ autonomy: "yolo" });
 }, 120_000);
@@ -57,16 +44,16 @@ afterAll(async () => {
 
 describe("skills mounted read-only at /skills", () => {
   it("read_file, grep and glob read a skill's file through HTTP", async () => {
-    const read = await readSkill("reader");
+    const read = await readSkill("guide");
     expect(read.ok, read.output).toBe(true);
-    expect(read.details).toMatchObject({ path: "/skills/reader/SKILL.md", content: READER, totalLines: 3 });
+    expect(read.details).toMatchObject({ path: "/skills/guide/SKILL.md", content: READER, totalLines: 3 });
     const grep = await call("grep", { pattern: "TODO", path: "/skills" });
     expect(grep.details).toMatchObject({
-      matches: [{ file: "/skills/reader/SKILL.md", line: 3, content: "TODO: grep before you read." }],
+      matches: [{ file: "/skills/guide/SKILL.md", line: 3, content: "TODO: grep before you read." }],
       totalMatches: 1,
     });
     expect((await call("glob", { pattern: "/skills/**/*.md" })).details).toEqual({
-      files: ["/skills/reader/SKILL.md"],
+      files: ["/skills/guide/SKILL.md"],
       truncated: false,
     });
   });
@@ -80,17 +67,17 @@ describe("skills mounted read-only at /skills", () => {
     );
     const loaded = (await client.callTool({
       name: "gateway",
-      arguments: { op: "call", capability: "context", args: { scope: "skills", name: "reader" } },
+      arguments: { op: "call", capability: "context", args: { scope: "skills", name: "guide" } },
     })) as CallToolResult;
     const { body } = JSON.parse((loaded.content[0] as { text: string }).text) as { body: string };
     expect(body).toBe(
-      `Skill reader. Workspace root: /workspace. Paths in this skill are relative to the workspace root. The skill is mounted read-only at /skills/reader/ (SKILL.md; read_file, grep and glob read it there).\n---\n${READER}`,
+      `Skill guide. Workspace root: /workspace. Paths in this skill are relative to the workspace root. The skill is mounted read-only at /skills/guide/ (SKILL.md; read_file, grep and glob read it there).\n---\n${READER}`,
     );
     await client.close();
   });
 
   it("refuses every write tool by the read-only root's name, and nothing changes", async () => {
-    const file = "/skills/reader/SKILL.md";
+    const file = "/skills/guide/SKILL.md";
     const refused = `Path is in the read-only root /skills, which no tool writes: ${file}`;
     const write = await call("write_file", { path: file, content: "rewritten\n" });
     expect(write).toMatchObject({ ok: false, error: { code: "read_only_path", message: refused } });
@@ -105,29 +92,29 @@ describe("skills mounted read-only at /skills", () => {
     expect(created.error?.message).toBe(
       "Path is in the read-only root /skills, which no tool writes: /skills/planted/SKILL.md",
     );
-    expect((await readSkill("reader")).details).toMatchObject({ content: READER });
+    expect((await readSkill("guide")).details).toMatchObject({ content: READER });
   });
 
   it("the workspace user's shell and scripts can read it and cannot write, remove or add anything there", async () => {
     const shell = await bash(
-      "id -u; cat /skills/reader/SKILL.md | head -1; echo x > /skills/reader/SKILL.md; rm -f /skills/reader/SKILL.md; " +
-        "touch /skills/planted; mkdir /skills/reader/sub; mv /skills/reader /skills/moved; chmod 666 /skills/reader/SKILL.md; true",
+      "id -u; cat /skills/guide/SKILL.md | head -1; echo x > /skills/guide/SKILL.md; rm -f /skills/guide/SKILL.md; " +
+        "touch /skills/planted; mkdir /skills/guide/sub; mv /skills/guide /skills/moved; chmod 666 /skills/guide/SKILL.md; true",
     );
     expect(shell.stdout).toBe("1000\n# Reader\n");
-    expect(shell.stderr).toMatch(/^bash: line 1: \/skills\/reader\/SKILL\.md: Permission denied$/m);
-    expect(shell.stderr).toMatch(/cannot remove '\/skills\/reader\/SKILL\.md': Permission denied/);
+    expect(shell.stderr).toMatch(/^bash: line 1: \/skills\/guide\/SKILL\.md: Permission denied$/m);
+    expect(shell.stderr).toMatch(/cannot remove '\/skills\/guide\/SKILL\.md': Permission denied/);
     expect(shell.stderr).toMatch(/cannot touch '\/skills\/planted': Permission denied/);
-    expect(shell.stderr).toMatch(/cannot create directory .\/skills\/reader\/sub.: Permission denied/);
-    expect(shell.stderr).toMatch(/cannot move '\/skills\/reader' to '\/skills\/moved': Permission denied/);
-    expect(shell.stderr).toMatch(/changing permissions of '\/skills\/reader\/SKILL\.md': Operation not permitted/);
+    expect(shell.stderr).toMatch(/cannot create directory .\/skills\/guide\/sub.: Permission denied/);
+    expect(shell.stderr).toMatch(/cannot move '\/skills\/guide' to '\/skills\/moved': Permission denied/);
+    expect(shell.stderr).toMatch(/changing permissions of '\/skills\/guide\/SKILL\.md': Operation not permitted/);
     await call("write_file", {
       path: "job.py",
       content:
-        "import errno\ntry:\n    open('/skills/reader/SKILL.md', 'a').write('x')\nexcept OSError as e:\n    print(errno.errorcode[e.errno])\n",
+        "import errno\ntry:\n    open('/skills/guide/SKILL.md', 'a').write('x')\nexcept OSError as e:\n    print(errno.errorcode[e.errno])\n",
     });
     const ran = await call("run_script", { interpreter: "python3", script: "job.py" });
     expect(ran.output).toContain("EACCES");
-    expect((await readSkill("reader")).details).toMatchObject({ content: READER });
+    expect((await readSkill("guide")).details).toMatchObject({ content: READER });
   });
 
   it("follows the catalog in a running sandbox: an install, an update and a removal", async () => {
@@ -143,7 +130,7 @@ describe("skills mounted read-only at /skills", () => {
     const gone = await readSkill("deploy");
     expect(gone).toMatchObject({ ok: false, error: { message: "File not found: /skills/deploy/SKILL.md" } });
     expect((await call("glob", { pattern: "**/SKILL.md", path: "/skills" })).details).toEqual({
-      files: ["/skills/reader/SKILL.md"],
+      files: ["/skills/guide/SKILL.md"],
       truncated: false,
     });
   });
@@ -161,32 +148,6 @@ describe("skills mounted read-only at /skills", () => {
 });
 
 describe("a skill's content hash", () => {
-  it("covers its activation: a manual skill turned model behind the API is drifted and cannot be activated by an agent", async () => {
-    await installSkill(kit, {
-      name: "lockdown",
-      description: "Read only.",
-      body: "Only read.",
-      allowedTools: ["read_file"],
-      activation: "manual",
-    });
-    await db.skill.update({ where: { name: "lockdown" }, data: { activation: "model" } });
-    expect((await kit.api<{ drifted: boolean }>("GET", "/api/skills/lockdown")).body.drifted).toBe(true);
-    const client = new Client({ name: "berth-skills-mount-test", version: "1.0.0" });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${kit.url}/mcp/${session}`), {
-        requestInit: { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } },
-      }),
-    );
-    const activation = (await client.callTool({
-      name: "gateway",
-      arguments: { op: "call", capability: "context", args: { scope: "skills", name: "lockdown", activate: true } },
-    })) as CallToolResult;
-    expect(activation.isError).toBe(true);
-    expect((activation.content[0] as { text: string }).text).toMatch(/^context: skill lockdown has drifted/);
-    expect((await client.listTools()).tools.map((t) => t.name)).toContain("bash");
-    await client.close();
-  });
-
   it("a skill stored with the hash older runners recorded (without activation) is upgraded once at start", async () => {
     await installSkill(kit, { name: "legacy", description: "Old.", body: "From before.\n", activation: "manual" });
     const fields = { name: "legacy", description: "Old.", body: "From before.\n", allowedTools: [] };

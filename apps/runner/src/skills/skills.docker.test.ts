@@ -167,6 +167,21 @@ describe("a drifted skill", () => {
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["gateway", "read_file"]);
     await client.close();
   });
+
+  it("its hash covers activation: a manual skill turned model behind the API is drifted, and an agent cannot activate it", async () => {
+    await installSkill(kit, { name: "frozen", description: "Read only.", body: "Only read.", activation: "manual" });
+    await db.skill.update({ where: { name: "frozen" }, data: { activation: "model" } });
+    expect((await kit.api<{ drifted: boolean }>("GET", "/api/skills/frozen")).body.drifted).toBe(true);
+    const client = await mcp(`/mcp/${await kit.createSession({ autonomy: "yolo" })}`);
+    const activation = (await client.callTool({
+      name: "gateway",
+      arguments: { op: "call", capability: "context", args: { scope: "skills", name: "frozen", activate: true } },
+    })) as CallToolResult;
+    expect(activation.isError).toBe(true);
+    expect(textOf(activation)).toMatch(/^context: skill frozen has drifted/);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain("bash");
+    await client.close();
+  });
 });
 
 describe("a request-level allowlist", () => {
