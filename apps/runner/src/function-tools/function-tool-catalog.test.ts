@@ -105,14 +105,26 @@ describe("FunctionToolCatalog", () => {
     expect(names(c)).toEqual(["ok"]);
   });
 
-  it("keeps what it knew while the sandbox does not answer, and narrows to a request's functions", async () => {
+  it("gives no tools and says why while the file cannot be read, and reads it again on the next call", async () => {
+    const workspace = new FakeWorkspace();
+    workspace.text = JSON.stringify({ tools: [entry("a")] });
+    const c = catalogue(workspace);
+    await c.refresh("s1");
+    workspace.down = true;
+    expect((await c.report("s1"))?.problems).toEqual(["berth.tools.json: could not be read: sandbox stopped"]);
+    expect(names(c)).toEqual([]);
+    expect(c.problems("s1")).toEqual(["berth.tools.json: could not be read: sandbox stopped"]);
+    workspace.down = false;
+    await c.refresh("s1");
+    expect(names(c)).toEqual(["a"]);
+    expect(c.problems("s1")).toEqual([]);
+  });
+
+  it("narrows to a request's functions, and forgets a removed session", async () => {
     const workspace = new FakeWorkspace();
     workspace.text = JSON.stringify({ tools: [entry("a"), entry("b")] });
     const c = catalogue(workspace);
     await c.refresh("s1");
-    workspace.down = true;
-    await c.refresh("s1");
-    expect(names(c)).toEqual(["a", "b"]);
     expect(c.provider.list({ ...scope, functions: ["b"] }).map((tool) => tool.spec.name)).toEqual(["b"]);
     expect(c.provider.resolve("a", { ...scope, functions: ["b"] })).toBeUndefined();
     expect(c.names("s1")).toEqual(["a", "b"]);

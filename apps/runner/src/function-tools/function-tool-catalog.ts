@@ -24,6 +24,8 @@ interface Loaded {
 
 const EMPTY: FunctionToolsScan = { tools: [], problems: [] };
 const ABSENT = "(absent)";
+/** Never a file's key: a file that could not be read is read again on the next call. */
+const UNREAD = "(unread)";
 const sha256Hex = (text: string) => createHash("sha256").update(text).digest("hex");
 
 /**
@@ -51,9 +53,16 @@ export class FunctionToolCatalog {
     list: (scope) => this.visible(scope),
   };
 
-  /** Brings the session's tools up to date with its file. A sandbox that does not answer keeps what was known. */
+  /**
+   * Brings the session's tools up to date with its file. A file that cannot be read (it resolves outside the
+   * workspace, the sandbox does not answer) gives no tools and says why; the next call looks again.
+   */
   refresh(sessionId: string): Promise<void> {
-    const next = (this.queues.get(sessionId) ?? Promise.resolve()).then(() => this.scan(sessionId)).catch(() => undefined);
+    const next = (this.queues.get(sessionId) ?? Promise.resolve())
+      .then(() => this.scan(sessionId))
+      .catch((error: unknown) => {
+        this.loaded.set(sessionId, { key: UNREAD, ...this.project(problem(`could not be read: ${error instanceof Error ? error.message : String(error)}`)) });
+      });
     this.queues.set(sessionId, next);
     void next.then(() => {
       if (this.queues.get(sessionId) === next) this.queues.delete(sessionId);
