@@ -7,6 +7,9 @@ import { NO_CAPS } from "../processes/launch";
 
 type Skill = SkillsSyncParams["skills"][number];
 
+/** The writer's whole run; a catalog of a few MiB takes well under a second. */
+const WRITER_TIMEOUT_MS = 10_000;
+
 /**
  * The writer, run as root with no capabilities: the skills root is root's and mode 0755 (a tmpfs the driver
  * mounts), so the workspace user, whose uid the agent's file access uses, can read it and never write it.
@@ -60,12 +63,19 @@ export async function syncSkills(config: AgentConfig, skills: readonly Skill[]):
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       if (stderr.length < 8192) stderr += chunk;
     });
+    // It holds the agent's write queue: a writer that hangs must not hold every later edit with it.
+    const timer = setTimeout(() => child.kill("SIGKILL"), WRITER_TIMEOUT_MS);
     child.on("error", reject);
-    child.on("close", (code) =>
-      code === 0
-        ? resolve()
-        : reject(new Error(`skills.sync: writing ${root} failed (exit ${code}): ${stderr.trim()}`)),
-    );
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve();
+      else
+        reject(
+          new Error(
+            `skills.sync: writing ${root} failed (${signal === "SIGKILL" ? `killed after ${WRITER_TIMEOUT_MS} ms` : `exit ${code}`}): ${stderr.trim()}`,
+          ),
+        );
+    });
     child.stdin.end(JSON.stringify(skills));
   });
   return { ...result, written: true };
