@@ -168,6 +168,17 @@ describe("berth.tools.json over HTTP", () => {
     expect(receipt.body.body.approvals.map((a) => a.id)).toEqual([parked.body.approvalId]);
   });
 
+  it("binds the script to the approval: changed after the operator saw it, the call parks again instead of running", async () => {
+    const parked = await kit.tool<{ approvalId: string; sha256: string }>(sessionId, "deploy", { target: "production" });
+    expect(parked.status).toBe(202);
+    await writeFile("tools/deploy.sh", 'echo "something else $1"\n');
+    await kit.api("POST", `/api/approvals/${parked.body.approvalId}`, { decision: "approve", sha256: parked.body.sha256 });
+    const again = await kit.tool<{ status: string; approvalId: string }>(sessionId, "deploy", { target: "production" });
+    expect(again.status).toBe(202);
+    expect(again.body.approvalId).not.toBe(parked.body.approvalId);
+    await writeFile("tools/deploy.sh", 'echo "deployed $1"\n');
+  });
+
   it("is neither listed nor callable outside a request's allowlist", async () => {
     const narrowed = await find("", "?tools=gateway,read_file");
     expect(narrowed.capabilities.map((c) => c.name)).not.toContain("count_lines");
