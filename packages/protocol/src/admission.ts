@@ -126,7 +126,8 @@ export function isPolicyRule(value: unknown): value is PolicyRule {
   return PolicyRuleSchema.safeParse(value).success;
 }
 
-export const DispatchTopologySchema = z.enum(["parallel", "sequential", "pipeline"]);
+/** compete: candidates each in a tree of their own, checked, the first that passes every check applied; review: one builder, its checks gate it. */
+export const DispatchTopologySchema = z.enum(["parallel", "sequential", "pipeline", "compete", "review"]);
 export type DispatchTopology = z.infer<typeof DispatchTopologySchema>;
 
 export const DispatchTaskSchema = z.object({
@@ -140,5 +141,16 @@ export type DispatchTask = z.infer<typeof DispatchTaskSchema>;
 export const DispatchPlanSchema = z.object({
   tasks: z.array(DispatchTaskSchema).min(1, "must have at least one task"),
   topology: DispatchTopologySchema,
+  /** compete and review: the checks run in each candidate's tree after its task (admitted as tasks of the plan). */
+  checks: z.array(DispatchTaskSchema).optional(),
+  /** compete and review: whether the winner is applied to the workspace as part of the plan. */
+  apply: z.boolean().optional(),
 });
 export type DispatchPlan = z.infer<typeof DispatchPlanSchema>;
+
+/** A dispatch that is not a plan: an operation on a finished compete or review (its run id). */
+export const DispatchOpSchema = z.object({
+  op: z.enum(["apply-winner", "clear"]),
+  runId: z.string().min(1, "must not be empty").max(100),
+});
+export type DispatchOp = z.infer<typeof DispatchOpSchema>;

@@ -104,6 +104,33 @@ export const ReceiptApprovalSchema = z.strictObject({
 });
 export type ReceiptApproval = z.infer<typeof ReceiptApprovalSchema>;
 
+const ReceiptCheckSchema = z.strictObject({
+  tool: z.string(),
+  ok: z.boolean(),
+  runId: z.string().nullable(),
+  receiptId: z.string().nullable(),
+});
+
+/** What a compete or review plan decided: the tree it started from, each candidate with its checks, the winner. */
+export const ReceiptPlanSchema = z.strictObject({
+  topology: z.enum(["compete", "review"]),
+  /** The tree the candidates started from (TreeIdentity.text). */
+  tree: z.string(),
+  candidates: z.array(
+    z.strictObject({
+      id: z.string(),
+      ok: z.boolean(),
+      runId: z.string().nullable(),
+      /** The commit holding the candidate's changes on its branch. */
+      commit: z.string().nullable(),
+      checks: z.array(ReceiptCheckSchema),
+    }),
+  ),
+  winner: z.string().nullable(),
+  applied: z.boolean(),
+});
+export type ReceiptPlan = z.infer<typeof ReceiptPlanSchema>;
+
 export const ReceiptTimingSchema = z.strictObject({
   startedAt: IsoTimeSchema,
   endedAt: IsoTimeSchema,
@@ -135,6 +162,8 @@ export const ReceiptBodySchema = z
     logs: z.array(ReceiptLogSchema),
     sandbox: ReceiptSandboxSchema.nullable(),
     approvals: z.array(ReceiptApprovalSchema),
+    /** A compete or review plan's judgement: the winner and every check. Present only on such a plan's receipt. */
+    plan: ReceiptPlanSchema.optional(),
   })
   .refine((body) => (body.seq === 0) === (body.prevDigest === null), {
     path: ["prevDigest"],

@@ -5,6 +5,7 @@ import type {
   ReceiptFileHash,
   ReceiptLog,
   ReceiptOutputHash,
+  ReceiptPlan,
   ReceiptSandbox,
   RunOutcome,
 } from "@berth/protocol";
@@ -34,6 +35,8 @@ export interface ReceiptInput {
   logs?: readonly ReceiptLog[];
   sandbox?: ReceiptSandbox | null;
   approvals?: ReadonlyArray<{ id: string; approvedBy: string; approvedAt: Time; sha256: string }>;
+  /** A compete or review plan's winner and checks; other receipts carry no `plan` key at all. */
+  plan?: ReceiptPlan | null;
 }
 
 /** Where a receipt sits in its ledger: seq 0 has prevDigest null, seq n has the digest of seq n-1. */
@@ -81,6 +84,7 @@ export function buildReceiptBody(input: ReceiptInput, position: ChainPosition): 
     logs: input.logs ?? [],
     sandbox: input.sandbox ?? null,
     approvals: (input.approvals ?? []).map((a) => ({ ...a, approvedAt: toIso(a.approvedAt) })),
+    ...(input.plan ? { plan: input.plan } : {}),
   };
   const parsed = ReceiptBodySchema.safeParse(candidate);
   if (!parsed.success) {

@@ -3,7 +3,7 @@ import type { ReceiptRepository } from "@berth/db";
 import { Ledger, loadOrCreateSigningKey, verifyReceipt } from "@berth/receipts";
 import type { ReceiptSigner } from "@berth/receipts";
 import type { CallerKind, Receipt, RunOutcome, SandboxPosture } from "@berth/protocol";
-import { AppError } from "@berth/protocol";
+import { AppError, ReceiptPlanSchema } from "@berth/protocol";
 import { hashToken, newId } from "../auth/tokens";
 
 export interface SealRunInput {
@@ -79,6 +79,8 @@ export class ReceiptService {
         sha256: h.sha256 ?? null,
         bytes: h.bytes ?? null,
       }));
+    // A compete or review plan's judgement (its run's details.plan) is signed with it.
+    const plan = ReceiptPlanSchema.safeParse(d.plan);
     const previousHead = this.ledger.head;
     const receipt = this.ledger.seal({
       run: input.run,
@@ -98,6 +100,7 @@ export class ReceiptService {
       logs: input.logs,
       sandbox: this.sandboxFacts(input.run.sessionId),
       approvals: input.approvals,
+      ...(plan.success ? { plan: plan.data } : {}),
     });
     try {
       await this.receipts.store(input.run.id, receipt);

@@ -54,6 +54,8 @@ function outcomeOf(kind: RunKind, result: ToolResult): { outcome: RunOutcome; ex
     return { outcome: code === "aborted" ? "aborted" : code === "interrupted" ? "interrupted" : exitCode === 0 ? "succeeded" : "failed", exitCode };
   }
   if (kind === "mcp") return { outcome: result.error?.code === "mcp_timeout" ? "timed-out" : result.ok ? "succeeded" : "failed", exitCode: null };
+  // A plan's run (compete, review, background): it succeeded when the plan did; it never spawns a process itself.
+  if (kind === "dispatch") return { outcome: result.error?.code === "aborted" ? "aborted" : result.ok ? "succeeded" : "failed", exitCode: null };
   if (!result.ok && exitCode === null) return { outcome: "spawn-failed", exitCode };
   return { outcome: result.ok && (exitCode === 0 || exitCode === null) ? "succeeded" : "failed", exitCode };
 }

@@ -1,7 +1,7 @@
 import type { SandboxDriver } from "@berth/sandbox";
 import { bindCallText, expectedHashes, sha256Hex, type AdmissionResult, type ApprovalService, type ResolvedTool } from "@berth/tools";
 import type { ApprovalRequest, ToolResult } from "@berth/protocol";
-import { AgentMethod, FilesHashResultSchema, redactSecrets, toolFailure } from "@berth/protocol";
+import { AgentMethod, FilesHashResultSchema, TreeIdentitySchema, TreeMethod, redactSecrets, toolFailure } from "@berth/protocol";
 
 /** How an `ask` settled: approved (run it), parked (the caller is told the approval id), or refused by the operator. */
 export type ApprovalOutcome =
@@ -26,7 +26,7 @@ export class ApprovalWait {
     call: { sessionId: string; tool: ResolvedTool | undefined; requestedBy: string; waitMs: number; signal?: AbortSignal },
   ): Promise<ApprovalOutcome> {
     // The approval binds the files the call runs or changes as they are now; execution checks them again.
-    const bound = await this.bindFiles(call.sessionId, call.tool, admission);
+    const bound = await this.bindTree(call.sessionId, call.tool, admission.args, await this.bindFiles(call.sessionId, call.tool, admission));
     const given = await this.deps.approvals.consumeApproved(call.sessionId, bound.sha256);
     if (given) return { kind: "approved", approval: given, waitMs: null, ...(bound.expect ? { expect: bound.expect } : {}) };
     const parked = await this.deps.approvals.park({
@@ -49,6 +49,23 @@ export class ApprovalWait {
     const code = outcome.status === "cancelled" ? "cancelled" : "denied";
     const result = toolFailure(code, `Approval ${parked.id} was ${"request" in outcome ? outcome.request.status : outcome.status}: the call did not run`, { approvalId: parked.id });
     return { kind: "refused", result, approvalId: parked.id };
+  }
+
+  /**
+   * A compete or review plan's text with the workspace tree's identity appended (HEAD and a hash of the dirty
+   * paths, or of every file): approving binds what the candidates start from, and the same plan on a changed
+   * tree is another text to approve. A tree that cannot be read is said so, as for files.
+   */
+  private async bindTree<T extends { text: string; sha256: string }>(sessionId: string, tool: ResolvedTool | undefined, args: unknown, bound: T): Promise<T> {
+    if (!tool?.spec.bindsTree?.(args) || !sessionId) return bound;
+    let line: string;
+    try {
+      line = `tree ${(await this.deps.driver.request(sessionId, TreeMethod.Identity, {}, TreeIdentitySchema)).text}`;
+    } catch (error) {
+      line = `tree not bound: ${redactSecrets((error as Error).message)}`;
+    }
+    const text = `${bound.text}\n${line}`;
+    return { ...bound, text, sha256: sha256Hex(text) };
   }
 
   /**

@@ -9,13 +9,13 @@ import type { SandboxCaller } from "@berth/tools";
  */
 export function sessionSandbox(
   driver: Pick<SandboxDriver, "call">,
-  call: { sessionId: string; tool: string; env: Record<string, string>; expect?: Record<string, string | null> },
+  call: { sessionId: string; tool: string; env: Record<string, string>; expect?: Record<string, string | null>; worktree?: string },
 ): SandboxCaller {
   return {
     callTool: (tool, args, opts) =>
       driver.call(
         call.sessionId,
-        { tool, args, callId: opts.callId, env: call.env, ...(call.expect && tool === call.tool ? { expect: call.expect } : {}) },
+        { tool, args, callId: opts.callId, env: call.env, ...(call.expect && tool === call.tool ? { expect: call.expect } : {}), ...(call.worktree ? { worktree: call.worktree } : {}) },
         opts.signal ? { signal: opts.signal } : {},
       ),
   };

@@ -26,6 +26,10 @@ export interface ToolCallInput {
   turn?: ObservationTurn;
   /** Set by call(): what this caller may reach (its allowlist and the session's active skills). */
   gate?: ToolGate;
+  /** A compete or review task or check: the agent runs it in that candidate's tree (`<competeId>/<candidate>`). */
+  worktree?: string;
+  /** The call already runs in the background (its spec's detach answered the caller). */
+  detached?: boolean;
 }
 
 export type ToolCallOutcome =

@@ -5,6 +5,7 @@ import { WORKSPACE_ROOT, type PolicyRule, type SessionView, type ToolResult } fr
 import type { RunnerEvents } from "../events/runner-events";
 import type { ReceiptService } from "../receipts/receipt-service";
 import type { SkillsService } from "../skills/skills-service";
+import { createCompeteTreesHost } from "./dispatch-trees";
 import { createMonitorHost } from "./monitor-host";
 import type { ObservationOverflow } from "./observation-overflow";
 import { createSessionContextHost, type SessionLimits } from "./session-context-host";
@@ -33,8 +34,8 @@ export interface ToolContextDeps {
 export interface NestedCalls {
   /** A capability under its own name, admitted on its own. */
   call(tool: string, args: unknown): Promise<ToolResult>;
-  /** A task of the plan admission already approved as a whole. */
-  callAdmitted(tool: string, args: unknown): Promise<ToolResult>;
+  /** A task of the plan admission already approved as a whole (in a compete tree when `worktree` names one). */
+  callAdmitted(tool: string, args: unknown, opts?: { worktree?: string }): Promise<ToolResult>;
   /** The direct surface (monitor mode=tools). */
   surface(): { name: string; description: string }[];
 }
@@ -64,7 +65,7 @@ export function buildToolContext(
     userId: input.principal.userId,
     callId: call.callId,
     caller: input.caller,
-    sandbox: sessionSandbox(deps.driver, { sessionId: session.id, tool: call.tool, env: session.env, ...(call.expect ? { expect: call.expect } : {}) }),
+    sandbox: sessionSandbox(deps.driver, { sessionId: session.id, tool: call.tool, env: session.env, ...(call.expect ? { expect: call.expect } : {}), ...(input.worktree ? { worktree: input.worktree } : {}) }),
     ...(signal ? { signal } : {}),
     ...(input.onProgress ? { onProgress: input.onProgress } : {}),
     host: {
@@ -75,8 +76,9 @@ export function buildToolContext(
       },
       notices: () => deps.functionTools?.problems(session.id) ?? [],
       call: (tool, args) => call.nested.call(tool, args),
-      callAdmitted: (tool, args) => call.nested.callAdmitted(tool, args),
+      callAdmitted: (tool, args, opts) => call.nested.callAdmitted(tool, args, opts),
     },
+    trees: createCompeteTreesHost({ driver: deps.driver, repos: deps.repos, sessionId: session.id }),
     monitor: createMonitorHost({
       repos: deps.repos,
       dataDir: deps.dataDir,

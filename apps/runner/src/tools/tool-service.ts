@@ -240,6 +240,17 @@ export class ToolService {
     const { spec } = resolved;
     const args = admission.args as Record<string, unknown>;
     const { approval } = approved;
+    // Sent to the background (dispatch background=true): the answer names the run as soon as it exists, and the
+    // run goes on without the caller (its signal and progress); only an explicit cancel (Stop) ends it early.
+    const answer = input.detached || !spec.createsRun(args) ? undefined : spec.detach?.(args);
+    if (answer) {
+      const { signal: _signal, onProgress: _onProgress, ...alone } = input;
+      const runId = await new Promise<string>((resolve, reject) => {
+        const onRunStarted = (id: string) => (input.onRunStarted?.(id), resolve(id));
+        this.execute(tools, admission, { ...alone, detached: true, onRunStarted }, session, callId, approved).then(() => reject(new Error(`${spec.name} ended without a run`)), reject);
+      });
+      return { ...answer(runId), runId };
+    }
 
     let runId: string | undefined;
     if (spec.createsRun(args)) {
@@ -279,7 +290,7 @@ export class ToolService {
             const outcome = await this.call({ ...inner, tool, args: toolArgs });
             return outcome.kind === "result" ? outcome.result : toolFailure("parked", `${tool} is waiting for operator approval ${outcome.approvalId} (sha256 ${outcome.sha256})`, { approvalId: outcome.approvalId });
           },
-          callAdmitted: (tool, toolArgs) => this.runPlanTask(tools, tool, toolArgs, withoutProgress(inner), session, admission, approved),
+          callAdmitted: (tool, toolArgs, opts) => this.runPlanTask(tools, tool, toolArgs, { ...withoutProgress(inner), ...(opts?.worktree ? { worktree: opts.worktree } : {}) }, session, admission, approved),
           surface: () => this.surface(session.id, input.principal),
         },
       },

@@ -345,6 +345,27 @@ describe("admit: dispatch plans", () => {
     expect(asks.verdict).toBe("ask");
   });
 
+  it("a compete plan admits its checks as tasks and renders them after the candidates; an op on one is a plain write", () => {
+    const result = admit(
+      {
+        sessionId: "s1",
+        tool: "dispatch",
+        args: { topology: "compete", tasks: [{ tool: "write_file", args: { path: "a" } }, { tool: "write_file", args: { path: "b" } }], checks: [{ tool: "bash", args: { command: "npm test" } }] },
+        caller: "agent",
+      },
+      ctx("default"),
+    );
+    expect(result).toMatchObject({ verdict: "ask", actionClass: "dispatch" });
+    expect(result.tasks?.map((t) => t.tool)).toEqual(["write_file", "write_file", "bash"]);
+    const lines = result.text.split("\n");
+    expect(lines[0]).toBe("dispatch plan: topology=compete tasks=2 checks=1 apply=winner");
+    expect(lines[3]).toMatch(/^check 1\. bash args_sha256=[0-9a-f]{64} \{"command":"npm test"\}$/);
+    const op = admit({ sessionId: "s1", tool: "dispatch", args: { op: "clear", runId: "run_1" }, caller: "agent" }, ctx("default"));
+    expect(op).toMatchObject({ verdict: "allow", actionClass: "write" });
+    expect(op.tasks).toBeUndefined();
+    expect(op.text).toBe('dispatch {"op":"clear","runId":"run_1"}');
+  });
+
   it("unknown tools and malformed plans are refused", () => {
     expect(admit(plan([{ tool: "nope", args: {} }]), ctx("yolo")).reason).toMatch(/Unknown tool: nope/);
     expect(admit({ sessionId: "s1", tool: "dispatch", args: { tasks: [] }, caller: "agent" }, ctx("yolo")).stage).toBe(

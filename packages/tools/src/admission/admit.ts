@@ -1,4 +1,4 @@
-import { DispatchPlanSchema } from "@berth/protocol";
+import { DispatchOpSchema, DispatchPlanSchema } from "@berth/protocol";
 import type { ActionClass, AdmissionStage, Autonomy, CallerKind, Decision, PolicyRule } from "@berth/protocol";
 import { builtinSpecOf } from "../builtin/builtin-tools";
 import type { ClassifyContext } from "../registry/tool-spec";
@@ -141,7 +141,8 @@ function evaluate(call: AdmissionCall, ctx: AdmissionContext, depth: number): Ad
   if (!validated.ok) return refuse("arguments", validated.message, call.args);
   const args = validated.args;
 
-  if (builtinSpecOf(tool)?.plansCalls) return evaluatePlan(call, args, ctx, depth);
+  // An op on a finished compete (apply-winner, clear) is no plan: its spec classifies it like any call.
+  if (builtinSpecOf(tool)?.plansCalls && !DispatchOpSchema.safeParse(args).success) return evaluatePlan(call, args, ctx, depth);
 
   const classified = classifyCall(tool, args, ctx);
   const rendered = renderCallText(tool, args);
@@ -274,7 +275,9 @@ function evaluatePlan(call: AdmissionCall, args: unknown, ctx: AdmissionContext,
       reasons: [],
     };
   }
-  const tasks = plan.data.tasks.map((task) => evaluate({ ...call, tool: task.tool, args: task.args }, ctx, depth + 1));
+  // A compete's or review's checks are tasks of the plan too: each runs in every candidate's tree.
+  const planned = [...plan.data.tasks, ...(plan.data.checks ?? [])];
+  const tasks = planned.map((task) => evaluate({ ...call, tool: task.tool, args: task.args }, ctx, depth + 1));
   const reasons = tasks.flatMap((t, i) => t.reasons.map((r) => `task ${i + 1} (${t.tool}): ${r}`));
   const alwaysAsk = tasks.some((t) => t.alwaysAsk);
   const denied = tasks.findIndex((t) => t.verdict === "deny");

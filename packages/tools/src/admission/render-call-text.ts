@@ -46,10 +46,17 @@ export function renderPlanTaskLine(index: number, task: DispatchPlan["tasks"][nu
   return showControls(`${index + 1}.${id}${after} ${task.tool} args_sha256=${sha256Hex(args)} ${preview}`);
 }
 
-/** `dispatch plan: topology=T tasks=N`, then one line per task. Approving its hash approves the plan. */
+/**
+ * `dispatch plan: topology=T tasks=N`, then one line per task (a compete or review adds its checks and whether
+ * the winner is applied, then one `check N.` line each). Approving its hash approves the plan.
+ */
 export function renderPlanText(plan: DispatchPlan): string {
-  const lines = [`dispatch plan: topology=${plan.topology} tasks=${plan.tasks.length}`];
+  const judged = plan.topology === "compete" || plan.topology === "review";
+  const checks = plan.checks ?? [];
+  const extra = judged ? ` checks=${checks.length} apply=${plan.apply === false ? "no" : "winner"}` : "";
+  const lines = [`dispatch plan: topology=${plan.topology} tasks=${plan.tasks.length}${extra}`];
   plan.tasks.forEach((task, i) => lines.push(renderPlanTaskLine(i, task)));
+  if (judged) checks.forEach((check, i) => lines.push(`check ${renderPlanTaskLine(i, check)}`));
   return lines.join("\n");
 }
 

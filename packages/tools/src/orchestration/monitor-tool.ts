@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { lenientArray, toolFailure } from "@berth/protocol";
 import { defineTool, fixedClass, jsonResult } from "../registry/define-tool";
+import type { MonitoredRun } from "../registry/tool-spec";
 
 const RunId = z.string().min(1, "must not be empty").max(100);
 
@@ -29,7 +30,8 @@ const MonitoredRunSchema = z.object({
 
 /** One shape per mode: list/collect, tools, peek, receipt, status/wait. */
 export const MonitorDetailsSchema = z.union([
-  z.object({ runs: z.array(MonitoredRunSchema) }),
+  // collect adds whether every run ended, and which still run when its timeout passed.
+  z.object({ runs: z.array(MonitoredRunSchema), ended: z.boolean().optional(), running: z.array(z.string()).optional() }),
   z.object({ tools: z.array(z.object({ name: z.string(), description: z.string() })) }),
   z.object({ run: MonitoredRunSchema, stdout: z.string(), stderr: z.string() }),
   z.object({ run: MonitoredRunSchema, receipt: z.record(z.string(), z.unknown()) }),
@@ -40,7 +42,7 @@ export const MonitorDetailsSchema = z.union([
 export const monitorTool = defineTool({
   name: "monitor",
   description:
-    "Watch this session's runs: mode list (recent runs), status {runId}, peek {runId} (log tails), tools (what is callable), receipt {runId}, wait {runId, timeoutMs} (until it ends), collect {runIds} (status of several).",
+    "Watch this session's runs: mode list (recent runs), status {runId}, peek {runId} (log tails), tools (what is callable), receipt {runId}, wait {runId, timeoutMs} (until it ends), collect {runIds, timeoutMs} (the barrier: waits until every run ended or the timeout passes, then their status; a background dispatch's run id goes here).",
   argsSchema: MonitorArgsSchema,
   resultSchema: MonitorDetailsSchema,
   classify: fixedClass("read"),
@@ -55,10 +57,13 @@ export const monitorTool = defineTool({
       case "collect": {
         const ids = args.runIds ?? (args.runId ? [args.runId] : []);
         if (!ids.length) return toolFailure("invalid_arguments", "monitor: runIds is required for mode=collect");
-        const runs = await Promise.all(ids.map((id) => host.getRun(id)));
-        const refused = runs.find((r): r is { refused: string } => "refused" in r);
+        // A refused id fails at once, before anything waits.
+        const refused = (await Promise.all(ids.map((id) => host.getRun(id)))).find((r): r is { refused: string } => "refused" in r);
         if (refused) return toolFailure("refused", refused.refused);
-        return jsonResult({ runs });
+        const deadline = Date.now() + args.timeoutMs;
+        const runs = (await Promise.all(ids.map((id) => host.waitForEnd(id, Math.max(0, deadline - Date.now()))))).filter((r): r is MonitoredRun => !("refused" in r));
+        const running = runs.filter((r) => r.status === "running").map((r) => r.id);
+        return jsonResult({ runs, ended: running.length === 0, ...(running.length ? { running } : {}) });
       }
       default: {
         const runId = args.runId;

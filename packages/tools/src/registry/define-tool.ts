@@ -40,6 +40,8 @@ export function defineTool<TArgs, N extends BuiltinToolName>(spec: {
   changedPaths?: (args: TArgs, result: ToolResult) => string[];
   startedProcess?: (args: TArgs, result: ToolResult) => string | undefined;
   plansCalls?: boolean;
+  detach?: (args: TArgs) => ((runId: string) => ToolResult) | undefined;
+  bindsTree?: (args: TArgs) => boolean;
   run: (args: TArgs, ctx: ToolContext) => Promise<ToolResult>;
 }): ToolSpec<TArgs> & { name: N } {
   const { resultSchema, ...rest } = spec;

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { ActionClass, BuiltinToolName, CallerKind, ToolProgressListener, ToolResult } from "@berth/protocol";
 import type { SimpleCommand } from "../shell";
 import type { ContextHost } from "../context/context-host";
+import type { CompeteTreesHost } from "../orchestration/compete-trees-host";
 
 export type ExecutionMode = "parallel" | "sequential";
 export type Placement = "direct" | "gateway";
@@ -36,7 +37,7 @@ export interface BoundFiles {
 }
 
 /** The kind of run a call records (logs + receipt). */
-export type ToolRunKind = "run_script" | "bash" | "process" | "mcp";
+export type ToolRunKind = "run_script" | "bash" | "process" | "mcp" | "dispatch";
 
 /** Runs a tool inside the session's sandbox (the agent); implemented by the runner over the driver. */
 export interface SandboxCaller {
@@ -54,8 +55,8 @@ export interface GatewayHost {
   /** Problems that keep capabilities out of the catalogue (a malformed berth.tools.json): `find` shows them. */
   notices?(): string[];
   call(tool: string, args: unknown): Promise<ToolResult>;
-  /** Runs a task of a plan that admission already approved as a whole (dispatch): no second ask. */
-  callAdmitted(tool: string, args: unknown): Promise<ToolResult>;
+  /** Runs a task of a plan that admission already approved as a whole (dispatch): no second ask; `worktree` runs it in a compete tree. */
+  callAdmitted(tool: string, args: unknown, opts?: { worktree?: string }): Promise<ToolResult>;
 }
 
 /** A run as `monitor` reports it. */
@@ -99,6 +100,8 @@ export interface ToolContext {
   monitor?: MonitorHost;
   /** Present for `context`: the session's settings, skills, stored bodies and this turn's budget. */
   context?: ContextHost;
+  /** Present for dispatch: the session's compete and review candidate trees (made by the agent in the container). */
+  trees?: CompeteTreesHost;
 }
 
 /**
@@ -137,6 +140,13 @@ export interface ToolSpec<TArgs = unknown> {
   startedProcess?(args: TArgs, result: ToolResult): string | undefined;
   /** A call is a plan of other calls (dispatch): admission judges each task, then the plan as a whole. */
   plansCalls?: boolean;
+  /**
+   * The answer a call gives at once when its run goes on in the background (dispatch background=true), or
+   * undefined to run it to the end first; the run then ends by itself and `monitor collect` waits for it.
+   */
+  detach?(args: TArgs): ((runId: string) => ToolResult) | undefined;
+  /** Its approval binds the workspace tree's identity (a compete or review plan changes what that tree holds). */
+  bindsTree?(args: TArgs): boolean;
   run(args: TArgs, ctx: ToolContext): Promise<ToolResult>;
 }
 
