@@ -32,6 +32,7 @@ import {
   RunDetailSchema,
   RunListSchema,
   RunLogPageSchema,
+  RunLogTimesResultSchema,
   RunOutcomeSchema,
   SessionDetailSchema,
   SessionListSchema,
@@ -252,6 +253,10 @@ export const runLogDownloadUrl = (id: string, stream: LogStream) => `/api/runs/$
 /** `timestamps`: the page also says when its bytes arrived (`times`). */
 export const getRunLogs = (id: string, stream: LogStream, offset = 0, limit = 65_536, timestamps = false): Promise<LogPage> =>
   get(`/api/runs/${enc(id)}/logs${query({ stream, offset, limit, ...(timestamps ? { timestamps: 1 } : {}) })}`, RunLogPageSchema);
+
+/** When the bytes of a log from `offset` arrived, for a log read as one stream (lib/run-log-stream.ts). */
+export const getRunLogTimes = (id: string, stream: LogStream | "combined", offset = 0) =>
+  get(`/api/runs/${enc(id)}/logs/times${query({ stream, offset })}`, RunLogTimesResultSchema);
 
 /** Every byte of one stream, page by page. */
 export async function getAllRunLogs(id: string, stream: LogStream): Promise<LogPage> {

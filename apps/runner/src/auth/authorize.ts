@@ -74,7 +74,7 @@ export const PERMISSIONS = {
   run: {
     list: rule(["GET /api/runs"], "any", "any", "own", "any"),
     read: rule(["GET /api/runs/:id"], "any", "any", "own", "any"),
-    logs: rule(["GET /api/runs/:id/logs", "socket run:subscribe", "socket process:subscribe"], "any", "any", "own", "any"),
+    logs: rule(["GET /api/runs/:id/logs", "GET /api/runs/:id/logs/times", "socket run:subscribe", "socket process:subscribe"], "any", "any", "own", "any"),
     share: rule(["POST /api/receipts/:id/share"], "any", "own", "own", "none", "a share link publishes the run's logs to anyone holding it: the owner decides"),
     unshare: rule(["DELETE /api/receipts/:id/share"], "any", "any", "own", "none", "pulling a link that leaks is always safe"),
     cancel: rule(["POST /api/runs/:id/cancel", "socket run:cancel"], "any", "any", "own", "none", "operators can stop a runaway run"),

@@ -1,9 +1,10 @@
 "use client";
 import { useEffect, useRef, useState } from "react";
-import { getAllRunLogs, getRun, getRunLogs, type LogStream, type Run } from "@/lib/api";
+import { getRun, getRunLogTimes, type LogStream, type Run } from "@/lib/api";
 import { splitCombined } from "@/lib/log-lines";
 import type { LogTime } from "@/lib/log-times";
 import { sliceNew } from "@/lib/format";
+import { streamRunLog } from "@/lib/run-log-stream";
 import { getSocket, onEveryConnect, type RunOutputEvent, type RunStatusEvent } from "@/lib/socket";
 
 export type OutputChunk = { stream: LogStream; text: string };
@@ -13,9 +14,16 @@ export type RunStream = { chunks: OutputChunk[]; times: LogTime[]; status: strin
 const EMPTY: RunStream = { chunks: [], times: [], status: null, outcome: null, exitCode: null, run: null, error: null };
 const utf8Length = (text: string) => new TextEncoder().encode(text).length;
 
+/** A stream's whole stored log, read in one streamed request. */
+async function readWhole(runId: string, stream: LogStream): Promise<string> {
+  let text = "";
+  await streamRunLog(runId, stream, 0, (piece) => void (text += piece.text));
+  return text;
+}
+
 /**
- * Live output of one run: the stored logs from offset 0, then `run:output` from where they ended, with a
- * slow poll as a safety net. Every piece goes through the per-stream byte offsets held here, so replays,
+ * Live output of one run: the stored logs from offset 0 (each one streamed request, docs/api.md), then
+ * `run:output` from where they ended, with a slow poll as a safety net. Every piece goes through the per-stream byte offsets held here, so replays,
  * reconnects and the poll never duplicate text nor leave a gap (lib/api.ts A3).
  */
 export function useRunStream(runId: string | null): RunStream {
@@ -59,14 +67,20 @@ export function useRunStream(runId: string | null): RunStream {
       return true;
     };
 
+    /** The rest of a stream's stored log from what this page has, with when its bytes arrived. */
     const fetchFrom = async (stream: LogStream) => {
-      for (let i = 0; i < 200 && !cancelled; i++) {
-        const from = haveRef.current[stream];
-        const page = await getRunLogs(runId, stream, from, 1_048_576, true);
+      const from = haveRef.current[stream];
+      const { times, size } = await getRunLogTimes(runId, stream, from);
+      if (cancelled) return;
+      let next = 0;
+      await streamRunLog(runId, stream, from, (piece) => {
         if (cancelled) return;
-        append(stream, page.offset ?? from, page.content, page.times);
-        if (!page.content || page.nextOffset <= from || page.done) return;
-      }
+        // This piece's times: those that start in it, and for the first the chunk it starts inside. Bytes
+        // written since the times were read are stamped as they reach the page, like live output.
+        const mine: [number, number][] = [];
+        while (next < times.length && (times[next]![0] < piece.end || next === 0)) mine.push(times[next++]!);
+        append(stream, piece.offset, piece.text, times.length > 0 && piece.offset >= size ? undefined : mine);
+      });
     };
 
     const catchUp = async () => {
@@ -114,34 +128,38 @@ export function useRunStream(runId: string | null): RunStream {
       const known = sizes;
       // One stream only: the combined log is that stream, nothing to split.
       const only: LogStream | null = known.stderr === 0 ? "stdout" : known.stdout === 0 ? "stderr" : null;
-      let content = "";
-      let offset = 0;
       // The combined log is the chunks joined, so its offsets are the times' offsets as they are.
       const times: LogTime[] = [];
-      for (let i = 0; i < 200 && !cancelled; i++) {
-        // A small first page, shown at once: a long log's first lines appear while the rest loads.
-        const page = await getRunLogs(runId, "combined" as LogStream, offset, i === 0 ? 262_144 : 1_048_576, true);
-        content += page.content;
-        for (const [o, at] of page.times ?? []) if (times.length === 0 || o > times[times.length - 1]!.offset) times.push({ offset: o, at });
-        if (!page.content || page.nextOffset <= offset || page.done) break;
-        offset = page.nextOffset;
-        if (i === 0 && !cancelled) {
-          const first = content;
-          setState((old) => ({ ...old, chunks: [{ stream: only ?? "stdout", text: first }], times: [...times] }));
-        }
-      }
+      const timesRead = getRunLogTimes(runId, "combined").then(
+        (answer) => {
+          for (const [o, at] of answer.times) if (times.length === 0 || o > times[times.length - 1]!.offset) times.push({ offset: o, at });
+        },
+        () => undefined,
+      );
+      let content = "";
+      let shown = 0;
+      // One streamed request. The first lines go on screen as they arrive, then again each time what has
+      // arrived doubles: lines show as they come, and the view parses about twice the log, not once a piece.
+      const bytes = await streamRunLog(runId, "combined", 0, (piece) => {
+        content += piece.text;
+        if (cancelled || content.length < shown * 2) return;
+        shown = content.length;
+        const text = content;
+        setState((old) => ({ ...old, chunks: [{ stream: only ?? "stdout", text }], times: [...times] }));
+      });
+      await timesRead;
       if (cancelled) return false;
       let chunks: OutputChunk[] = [];
       if (content && only) chunks = [{ stream: only, text: content }];
       else if (content) {
         // The combined log has no stream marks: walking it against the two stream logs gives each piece back
         // to the stream that wrote it, so stderr is still marked.
-        const [stdout, stderr] = await Promise.all([getAllRunLogs(runId, "stdout"), getAllRunLogs(runId, "stderr")]);
-        chunks = splitCombined(content, stdout.content, stderr.content);
+        const [stdout, stderr] = await Promise.all([readWhole(runId, "stdout"), readWhole(runId, "stderr")]);
+        chunks = splitCombined(content, stdout, stderr);
       }
       if (cancelled) return false;
       haveRef.current = { ...known };
-      bytesRef.current = utf8Length(content);
+      bytesRef.current = bytes;
       setState((old) => ({ ...old, chunks, times }));
       return true;
     };
