@@ -3,13 +3,16 @@ import { ToolResultSchema } from "./tool-result";
 import { SKILL_NAME_PATTERN } from "./api/skills";
 import { RunScriptFileHashSchema } from "./tools/run-script";
 
+export * from "./agent-output-frame";
+
 /**
  * The wire between the runner and berth-agent inside a session container: JSON-RPC 2.0, one JSON
- * message per line, over the container's attached stdin (runner → agent) and stdout (agent → runner).
+ * message per line, over the container's attached stdin (runner → agent) and stdout (agent → runner); on
+ * stdout, live output comes as binary frames between the lines (agent-output-frame.ts).
  * The agent logs to stderr only. Bump AGENT_PROTOCOL_VERSION on any incompatible change; the runner
  * refuses an agent whose hello reports another version.
  */
-export const AGENT_PROTOCOL_VERSION = 1;
+export const AGENT_PROTOCOL_VERSION = 2;
 
 export const JsonRpcIdSchema = z.union([z.number().int(), z.string()]);
 
@@ -145,23 +148,8 @@ export const AgentMethod = {
 
 // ---- notifications (agent → runner) ----
 
-export const OutputStreamSchema = z.enum(["stdout", "stderr"]);
-export type OutputStream = z.infer<typeof OutputStreamSchema>;
-
-/**
- * A chunk of live output: of a running tool call (callId: run_script, bash exec) or of a background
- * process (processId, plus the callId of the call that started it, so output that arrives before the
- * start call's result can already be attributed). `offset` is the byte offset of this chunk within its
- * stream; `data` is base64 so any bytes survive the JSON line.
- */
-export const OutputNotificationSchema = z.object({
-  callId: z.string().optional(),
-  processId: z.string().optional(),
-  stream: OutputStreamSchema,
-  offset: z.number().int().nonnegative(),
-  data: z.string(),
-});
-export type OutputNotification = z.infer<typeof OutputNotificationSchema>;
+// Live output (run_script, bash, background processes) is not a notification: it comes as binary frames
+// between the lines (agent-output-frame.ts).
 
 export const ProcessStatusSchema = z.enum(["RUNNING", "EXITED", "STOPPED"]);
 export type ProcessStatus = z.infer<typeof ProcessStatusSchema>;
@@ -174,7 +162,6 @@ export const ProcessStatusNotificationSchema = z.object({
 export type ProcessStatusNotification = z.infer<typeof ProcessStatusNotificationSchema>;
 
 export const AgentNotification = {
-  Output: "output",
   ProcessStatus: "process.status",
 } as const;
 

@@ -107,7 +107,7 @@ export function commandOutputStream(driver: SandboxDriver, sessionId: string, co
   }
   function onOutput(event: SessionOutputEvent) {
     if (event.sessionId !== sessionId || event.callId !== callId || event.stream !== "stdout" || done) return;
-    const chunk = Buffer.from(event.data, "base64");
+    const chunk = event.data;
     received += chunk.length;
     if (!stream.push(chunk)) full = true;
     grant();

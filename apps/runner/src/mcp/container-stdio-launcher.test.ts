@@ -31,7 +31,7 @@ function fakeDriver(opts: { beforeStartReturns?: (emit: FakeDriver["emitOutput"]
       return { ok: true, output: "", details: {} };
     },
     emitOutput(data: string | Buffer, offset: number, stream: "stdout" | "stderr" = "stdout", processId = "proc_1") {
-      events.emit("output", { sessionId: "ses_1", processId, stream, offset, data: Buffer.from(data).toString("base64") });
+      events.emit("output", { sessionId: "ses_1", processId, stream, offset, data: Buffer.from(data) });
     },
     emitStatus(status: "EXITED" | "STOPPED", exitCode: number) {
       events.emit("process.status", { sessionId: "ses_1", processId: "proc_1", status, exitCode });

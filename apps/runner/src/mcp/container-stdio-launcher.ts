@@ -157,7 +157,7 @@ export class ContainerStdioTransport implements Transport {
       return;
     }
     if (this.#state !== "open" || event.processId !== this.#processId) return;
-    const chunk = Buffer.from(event.data, "base64");
+    const chunk = event.data;
     if (event.stream === "stderr") {
       this.#stderrTail = (this.#stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
       return;

@@ -200,7 +200,7 @@ export class RunService {
   private onOutput(event: SessionOutputEvent): void {
     const runId = event.callId ?? (event.processId ? this.byProcess.get(event.processId) : undefined);
     if (!runId) return;
-    this.appendOutput(runId, event.stream, Buffer.from(event.data, "base64"));
+    this.appendOutput(runId, event.stream, event.data);
   }
 
   private async onProcessStatus(event: SessionProcessStatusEvent): Promise<void> {

@@ -44,7 +44,7 @@ describe("WorkspaceGeneration.observedBy", () => {
     const generation = new WorkspaceGeneration(driver);
     const logs = { action: "logs", processId: "p" };
     const before = generation.observedBy("s1", "bash", logs);
-    driver.emit("output", { sessionId: "s1", processId: "p", stream: "stdout", data: "aGkK" });
+    driver.emit("output", { sessionId: "s1", processId: "p", stream: "stdout", offset: 0, data: Buffer.from("hi\n") });
     expect(generation.observedBy("s1", "bash", logs)).toBeGreaterThan(before);
     expect(generation.observedBy("s1", "read_file", { path: "a" })).toBe(0);
     expect(generation.observedBy("s1", "bash", { command: "cat a" })).toBe(0);

@@ -64,7 +64,7 @@ describe("bash exec", () => {
   it("streams live output as notifications with byte offsets", async () => {
     await exec({ command: "printf abc; sleep 0.05; printf def" }, { callId: "live-1" });
     const chunks = h.notifications.filter((n) => n.method === "output" && n.params.callId === "live-1");
-    expect(Buffer.concat(chunks.map((c) => Buffer.from(c.params.data as string, "base64"))).toString()).toBe("abcdef");
+    expect(Buffer.concat(chunks.map((c) => c.params.data as Buffer)).toString()).toBe("abcdef");
     expect(chunks[0]?.params).toMatchObject({ stream: "stdout", offset: 0 });
     expect(chunks.at(-1)?.params.offset).toBe(chunks.length > 1 ? 3 : 0);
   });

@@ -1,6 +1,5 @@
 import { stat } from "node:fs/promises";
 import {
-  AgentNotification,
   BASH_STREAM_CAP_BYTES,
   BashArgsSchema,
   type BashArgs,
@@ -78,7 +77,7 @@ async function exec(args: BashArgs, ctx: ToolContext): Promise<ToolResult> {
     signal: ctx.signal,
     onOutput(stream, chunk, offset) {
       buffers[stream].push(chunk);
-      ctx.notify(AgentNotification.Output, { callId: ctx.callId, stream, offset, data: chunk.toString("base64") });
+      ctx.output({ callId: ctx.callId, stream, offset }, chunk);
     },
   });
   if (result.spawnError) fail("spawn_failed", `bash: could not start: ${result.spawnError}`);

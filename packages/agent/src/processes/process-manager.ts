@@ -11,7 +11,7 @@ import {
   type BashLogsDetails,
   type ProcessStatus,
 } from "@berth/protocol";
-import type { Notify } from "../tools/tool-context";
+import type { EmitOutput, Notify } from "../tools/tool-context";
 import { fail } from "../tools/tool-failure-error";
 import { killGroup, signalNumber } from "./process-group";
 import type { Launch } from "./launch";
@@ -41,6 +41,7 @@ export class ProcessManager {
   constructor(
     private readonly stateDir: string,
     private readonly notify: Notify,
+    private readonly output: EmitOutput,
     /** How a command is started (as the workspace user, asWorkspaceUser); as is by default. */
     private readonly launch: (file: string, args: string[]) => Launch = (file, args) => ({ file, args }),
   ) {}
@@ -181,13 +182,10 @@ export class ProcessManager {
   }
 
   private onOutput(managed: ManagedProcess, stream: "stdout" | "stderr", chunk: Buffer): void {
-    this.notify(AgentNotification.Output, {
-      processId: managed.info.processId,
-      ...(managed.startCallId ? { callId: managed.startCallId } : {}),
-      stream,
-      offset: managed.offsets[stream],
-      data: chunk.toString("base64"),
-    });
+    this.output(
+      { processId: managed.info.processId, ...(managed.startCallId ? { callId: managed.startCallId } : {}), stream, offset: managed.offsets[stream] },
+      chunk,
+    );
     managed.offsets[stream] += chunk.length;
     this.appendLog(managed, stream, chunk);
   }

@@ -2,9 +2,8 @@ import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from "node:c
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AGENT_PROTOCOL_VERSION } from "@berth/protocol";
+import { AGENT_PROTOCOL_VERSION, OUTPUT_FRAME_MARKER, OUTPUT_FRAME_PREFIX_BYTES, decodeOutputFramePrefix } from "@berth/protocol";
 import { bundlePath } from "../../bundle-path.mjs";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- arbitrary JSON read back from the wire */
@@ -19,18 +18,43 @@ type Message = {
 
 /** Talks to the real bundled agent over its stdio, exactly as the runner does. */
 class AgentProcess {
+  /** Lines as parsed, and output frames as `output` messages with their bytes in params.data. */
   readonly messages: Message[] = [];
   readonly rawLines: string[] = [];
   private waiters: (() => void)[] = [];
   stderr = "";
 
+  private pending = Buffer.alloc(0);
+
   constructor(readonly child: ChildProcessWithoutNullStreams) {
-    createInterface({ input: child.stdout }).on("line", (line) => {
-      this.rawLines.push(line);
-      this.messages.push(JSON.parse(line) as Message);
-      for (const wake of this.waiters.splice(0)) wake();
+    child.stdout.on("data", (chunk: Buffer) => {
+      this.pending = Buffer.concat([this.pending, chunk]);
+      while (this.take()) for (const wake of this.waiters.splice(0)) wake();
     });
     child.stderr.on("data", (chunk: Buffer) => (this.stderr += chunk.toString()));
+  }
+
+  /** One line or one output frame off the front of what stdout sent, if it is all there. */
+  private take(): boolean {
+    if (this.pending[0] === OUTPUT_FRAME_MARKER) {
+      if (this.pending.length < OUTPUT_FRAME_PREFIX_BYTES) return false;
+      const lengths = decodeOutputFramePrefix(this.pending);
+      if ("error" in lengths) throw new Error(lengths.error);
+      const end = OUTPUT_FRAME_PREFIX_BYTES + lengths.headerBytes + lengths.dataBytes;
+      if (this.pending.length < end) return false;
+      const header = JSON.parse(this.pending.subarray(OUTPUT_FRAME_PREFIX_BYTES, OUTPUT_FRAME_PREFIX_BYTES + lengths.headerBytes).toString()) as object;
+      const message = { method: "output", params: { ...header, data: Buffer.from(this.pending.subarray(end - lengths.dataBytes, end)) } };
+      this.messages.push(message);
+      this.pending = this.pending.subarray(end);
+      return true;
+    }
+    const newline = this.pending.indexOf(10);
+    if (newline === -1) return false;
+    const line = this.pending.subarray(0, newline).toString();
+    this.pending = this.pending.subarray(newline + 1);
+    this.rawLines.push(line);
+    this.messages.push(JSON.parse(line) as Message);
+    return true;
   }
 
   send(line: string | Buffer): void {
@@ -131,7 +155,7 @@ describe("berth-agent over JSON-RPC stdio", () => {
     });
     expect(exec.result.details).toMatchObject({ exitCode: 0, stdout: "hey\n" });
     const out = await agent.waitFor((m) => m.method === "output" && m.params.callId === "b1");
-    expect(Buffer.from(out.params.data, "base64").toString()).toBe("hey\n");
+    expect((out.params.data as Buffer).toString()).toBe("hey\n");
     const unknown = await agent.request(32, "tool.call", { tool: "teleport", callId: "t1", args: {} });
     expect(unknown.result).toMatchObject({
       ok: false,
@@ -182,16 +206,11 @@ describe("berth-agent over JSON-RPC stdio", () => {
         params: { tool: "bash", callId: "b", args: { command: "cat deep/dir/f.txt" } },
       },
     ];
+    const proc = new AgentProcess(child);
     child.stdin.end(lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
-    let stdout = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     const code = await new Promise((resolve) => child.once("exit", resolve));
     expect(code).toBe(0);
-    const replies = stdout
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l) as Message)
-      .filter((m) => m.id !== undefined);
+    const replies = proc.messages.filter((m) => m.id !== undefined);
     const byId = new Map(replies.map((m) => [m.id, m]));
     expect(byId.get(1)?.result.ok).toBe(true);
     expect(byId.get(2)?.result.details.content).toBe("written\n");

@@ -8,11 +8,13 @@ import {
   type AgentHelloResult,
   type AgentPingResult,
   JsonRpcRequestSchema,
+  OUTPUT_FRAME_MAX_DATA_BYTES,
   RpcErrorCode,
   SkillsSyncParamsSchema,
   ToolAbortParamsSchema,
   ToolCallParamsSchema,
   type ToolResult,
+  encodeOutputFrameHead,
   isPortMethod,
   isTerminalMethod,
   isTreeMethod,
@@ -27,7 +29,7 @@ import { TerminalFault, TerminalManager } from "../terminals";
 import { PortFault, PortRelay } from "../ports";
 import { HashParamsError, firstChanged, hashFiles } from "../run-script/hash-files";
 import { callTool } from "../tools/call-tool";
-import type { AgentTool, Notify } from "../tools/tool-context";
+import type { AgentTool, EmitOutput, Notify } from "../tools/tool-context";
 import { AGENT_TOOLS } from "../tools/tool-registry";
 import { Workspace } from "../workspace/workspace";
 import { TreeFault, dispatchTreeMethod, treeWorkspace } from "../worktrees";
@@ -60,7 +62,8 @@ const fatalDecoder = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * The agent's JSON-RPC 2.0 loop: one request per line on `input`, one response or notification per
- * line on `output` and nothing else there. Requests run concurrently; tools that change files run one
+ * line on `output` and, between the lines, live output as binary frames (agent-output-frame.ts in
+ * @berth/protocol); nothing else there. Requests run concurrently; tools that change files run one
  * at a time. A bad line earns a JSON-RPC error and the loop goes on.
  */
 export function startAgentServer(options: AgentServerOptions): {
@@ -75,7 +78,17 @@ export function startAgentServer(options: AgentServerOptions): {
     if (!output.writableEnded) output.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
   };
   const notify: Notify = (method, params) => send({ method, params });
-  const processes = new ProcessManager(config.stateDir, notify, (file, args) => asWorkspaceUser(config, file, args));
+  const emitOutput: EmitOutput = (header, data) => {
+    for (let at = 0; at < data.length && !output.writableEnded; at += OUTPUT_FRAME_MAX_DATA_BYTES) {
+      const piece = data.subarray(at, at + OUTPUT_FRAME_MAX_DATA_BYTES);
+      // Head and data leave in one write (writev), so a frame costs one syscall like a line did.
+      output.cork();
+      output.write(encodeOutputFrameHead({ ...header, offset: header.offset + at }, piece.length));
+      output.write(piece);
+      output.uncork();
+    }
+  };
+  const processes = new ProcessManager(config.stateDir, notify, emitOutput, (file, args) => asWorkspaceUser(config, file, args));
   const terminals = new TerminalManager(config, log);
   const ports = new PortRelay();
   const activeCalls = new Map<string, AbortController>();
@@ -101,7 +114,7 @@ export function startAgentServer(options: AgentServerOptions): {
     if (activeCalls.has(callId)) throw new RpcFault(RpcErrorCode.InvalidParams, `callId is already running: ${callId}`);
     const controller = new AbortController();
     activeCalls.set(callId, controller);
-    const ctx = { workspace: callWorkspace, config, callId, sessionEnv: env ?? {}, signal: controller.signal, notify, processes, ...(expect ? { expect } : {}) };
+    const ctx = { workspace: callWorkspace, config, callId, sessionEnv: env ?? {}, signal: controller.signal, notify, output: emitOutput, processes, ...(expect ? { expect } : {}) };
     try {
       const run = async () => {
         // An approved call runs only on the files the operator approved; run_script checks its own (it runs

@@ -83,7 +83,7 @@ describe("run_script execution", () => {
     expect(details.outputs[0]).toMatchObject({ status: "modified", sha256Before: sha("old\n"), sha256: sha("new\n") });
     const out = h.notifications.filter((n) => n.method === "output" && n.params.callId === "rs-1");
     expect(
-      out.map((n) => [n.params.stream, n.params.offset, Buffer.from(n.params.data as string, "base64").toString()]),
+      out.map((n) => [n.params.stream, n.params.offset, (n.params.data as Buffer).toString()]),
     ).toEqual([
       ["stdout", 0, "one"],
       ["stderr", 0, "two"],

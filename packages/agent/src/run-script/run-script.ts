@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import {
-  AgentNotification,
   RUN_SCRIPT_MAX_HASH_BYTES,
   RUN_SCRIPT_TAIL_BYTES,
   RunScriptArgsSchema,
@@ -136,12 +135,7 @@ export const runScriptTool = defineTool({
           fd3: scriptBytes,
           onOutput(stream, chunk, offset) {
             tails[stream].push(chunk);
-            ctx.notify(AgentNotification.Output, {
-              callId: ctx.callId,
-              stream,
-              offset,
-              data: chunk.toString("base64"),
-            });
+            ctx.output({ callId: ctx.callId, stream, offset }, chunk);
           },
         })
       : {

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { ToolResult } from "@berth/protocol";
+import type { OutputChunkHeader, ToolResult } from "@berth/protocol";
 import { loadAgentConfig } from "../config";
 import { ProcessManager } from "../processes/process-manager";
 import { callTool } from "../tools/call-tool";
@@ -41,7 +41,9 @@ export async function createToolHarness(extraEnv: Record<string, string> = {}): 
   });
   const notifications: Notification[] = [];
   const notify = (method: string, params: Record<string, unknown>) => notifications.push({ method, params });
-  const processes = new ProcessManager(stateDir, notify);
+  // Live output is recorded beside the notifications, as `output` with its bytes in `data`.
+  const output = (header: OutputChunkHeader, data: Buffer) => notifications.push({ method: "output", params: { ...header, data } });
+  const processes = new ProcessManager(stateDir, notify, output);
   const workspace = new Workspace(root, { readOnlyRoots: [config.skillsRoot] });
   let n = 0;
   return {
@@ -59,6 +61,7 @@ export async function createToolHarness(extraEnv: Record<string, string> = {}): 
         sessionEnv: options.env ?? {},
         signal: options.signal ?? new AbortController().signal,
         notify,
+        output,
         processes,
         ...(options.expect ? { expect: options.expect } : {}),
       };

@@ -1,10 +1,12 @@
-import type { AgentToolName, ToolResult } from "@berth/protocol";
+import type { AgentToolName, OutputChunkHeader, ToolResult } from "@berth/protocol";
 import type { z } from "zod";
 import type { AgentConfig } from "../config";
 import type { ProcessManager } from "../processes/process-manager";
 import type { Workspace } from "../workspace/workspace";
 
 export type Notify = (method: string, params: Record<string, unknown>) => void;
+/** Sends a chunk of live output to the runner (a binary frame on the channel, agent-output-frame.ts). */
+export type EmitOutput = (header: OutputChunkHeader, data: Buffer) => void;
 
 /** Everything a tool run may touch, handed in by the dispatcher (no globals, so tests can build one). */
 export interface ToolContext {
@@ -15,6 +17,7 @@ export interface ToolContext {
   sessionEnv: Record<string, string>;
   signal: AbortSignal;
   notify: Notify;
+  output: EmitOutput;
   processes: ProcessManager;
   /** sha256 an approval bound per file (null: absent); the call must refuse when a file changed. */
   expect?: Record<string, string | null>;

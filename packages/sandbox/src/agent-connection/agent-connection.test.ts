@@ -30,12 +30,29 @@ describe("AgentConnection", () => {
     expect(fast.output).toBe('{"n":1}');
   });
 
-  it("delivers output notifications as typed events", async () => {
+  it("delivers output frames as typed events", async () => {
     const conn = connect(new FakeAgent());
     const seen: string[] = [];
-    conn.on("output", (n) => seen.push(`${n.callId}@${n.offset}:${Buffer.from(n.data, "base64").toString()}`));
+    conn.on("output", (n) => seen.push(`${n.callId}@${n.offset}:${n.data.toString()}`));
     await conn.callTool({ tool: "emit", args: { chunks: ["ab", "cde"] }, callId: "c1" });
     expect(seen).toEqual(["c1@0:ab", "c1@2:cde"]);
+  });
+
+  it("fails the connection on an output frame whose header does not match the schema", async () => {
+    const agent = new FakeAgent({ silent: true });
+    const conn = connect(agent, 60_000);
+    conn.on("end", () => undefined);
+    const pending = conn.ping();
+    const seen: unknown[] = [];
+    conn.on("output", (n) => seen.push(n));
+    const header = Buffer.from(JSON.stringify({ stream: "stdin", offset: -1 }));
+    const prefix = Buffer.alloc(9);
+    prefix.writeUInt32BE(header.length, 1);
+    prefix.writeUInt32BE(2, 5);
+    agent.stdout.write(Buffer.concat([prefix, header, Buffer.from("hi")]));
+    await expect(pending).rejects.toThrow(/Agent in session s1 sent an invalid output frame header: .*stream/s);
+    await expect(conn.ping()).rejects.toThrow(/invalid output frame header/);
+    expect(seen).toEqual([]);
   });
 
   it("times out a call the agent never answers, naming method and limit", async () => {

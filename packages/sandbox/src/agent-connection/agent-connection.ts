@@ -6,18 +6,19 @@ import {
   AgentNotification,
   AgentPingResultSchema,
   JsonRpcResponseSchema,
-  OutputNotificationSchema,
+  OutputChunkHeaderSchema,
   ProcessStatusNotificationSchema,
   ToolAbortResultSchema,
   ToolCallResultSchema,
   type AgentHelloResult,
   type AgentPingResult,
-  type OutputNotification,
+  type OutputChunkHeader,
   type ProcessStatusNotification,
   type ToolCallParams,
   type ToolResult,
 } from "@berth/protocol";
 import { SandboxError } from "../errors";
+import { AgentStreamReader } from "./agent-stream-reader";
 import { DEFAULT_LOG_BUDGET, LogBudget, type LogBudgetOptions } from "./log-budget";
 
 /** The two byte streams of an agent: what we write to its stdin, what we read from its stdout. */
@@ -41,8 +42,11 @@ export interface AgentCallOptions {
   signal?: AbortSignal;
 }
 
+/** A chunk of live output, its header schema-checked; `data` is the frame's bytes as they came. */
+export type AgentOutput = OutputChunkHeader & { data: Buffer };
+
 export type AgentConnectionEvents = {
-  output: [OutputNotification];
+  output: [AgentOutput];
   "process.status": [ProcessStatusNotification];
   /** stdout ended: the agent or its container is gone. Pending calls wait for `fail()` (see below). */
   end: [];
@@ -72,8 +76,9 @@ const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
 const END_GRACE_MS = 750;
 
 /**
- * JSON-RPC 2.0 client for berth-agent over newline-delimited JSON. Every reply is validated with the
- * protocol schemas (the container is untrusted); notifications become typed events.
+ * JSON-RPC 2.0 client for berth-agent over newline-delimited JSON, with live output as binary frames between
+ * the lines (AgentStreamReader). Every reply and frame header is validated with the protocol schemas (the
+ * container is untrusted); notifications and output become typed events.
  *
  * When stdout ends, the owner (the driver) finds out why (exit code, OOM) and calls `fail()` with that
  * error, so every pending call rejects with an honest cause; a short grace timer guarantees that they
@@ -87,10 +92,9 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
   private readonly maxLineBytes: number;
   private readonly pending = new Map<number, PendingCall>();
   private nextId = 1;
-  private parts: Buffer[] = [];
+  private readonly reader: AgentStreamReader;
   /** When the agent last sent anything: a busy stream proves it is alive even if a ping waits behind output. */
   lastDataAt = Date.now();
-  private partBytes = 0;
   private failure: Error | null = null;
   private ended = false;
   private endTimer: NodeJS.Timeout | null = null;
@@ -103,6 +107,14 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
     this.stdout = opts.stdout;
     this.defaultTimeoutMs = opts.defaultTimeoutMs;
     this.maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.reader = new AgentStreamReader(
+      {
+        line: (bytes) => this.onLine(bytes.toString("utf8")),
+        frame: (header, data) => this.onFrame(header, data),
+        fatal: (message) => this.failProtocol(message),
+      },
+      this.maxLineBytes,
+    );
     this.faults = new LogBudget(
       (message) => this.emit("protocol-error", message),
       opts.faultBudget ?? DEFAULT_LOG_BUDGET,
@@ -212,7 +224,7 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
     if (this.endTimer) clearTimeout(this.endTimer);
     for (const id of [...this.pending.keys()]) this.settle(id)?.reject(error);
     this.stdout.off("data", this.onData);
-    this.parts = [];
+    this.reader.stop();
     this.faults.flush();
   }
 
@@ -249,34 +261,28 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
     }
   };
 
-  // Splits on "\n" byte-wise: 0x0a never occurs inside a UTF-8 multi-byte sequence.
   private readonly onData = (chunk: Buffer | string) => {
     this.lastDataAt = Date.now();
-    let buf = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-    let nl = buf.indexOf(0x0a);
-    while (nl !== -1) {
-      const head = buf.subarray(0, nl);
-      const line = this.parts.length === 0 ? head : Buffer.concat([...this.parts, head]);
-      this.parts = [];
-      this.partBytes = 0;
-      if (line.length > 0) this.onLine(line.toString("utf8"));
-      if (this.failure) return;
-      buf = buf.subarray(nl + 1);
-      nl = buf.indexOf(0x0a);
-    }
-    if (buf.length === 0) return;
-    this.parts.push(buf);
-    this.partBytes += buf.length;
-    if (this.partBytes > this.maxLineBytes) {
-      this.fail(
-        new SandboxError({
-          sessionId: this.sessionId,
-          reason: "protocol",
-          message: `Agent in session ${this.sessionId} sent a line over ${this.maxLineBytes} bytes`,
-        }),
-      );
-    }
+    this.reader.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
   };
+
+  /** The stream can no longer be read as protocol (its lengths are not to be trusted): the connection fails. */
+  private failProtocol(what: string): void {
+    this.fail(new SandboxError({ sessionId: this.sessionId, reason: "protocol", message: `Agent in session ${this.sessionId} ${what}` }));
+  }
+
+  /** A frame's header is checked like any reply: the container chooses what it says. */
+  private onFrame(headerBytes: Buffer, data: Buffer): void {
+    let header: unknown;
+    try {
+      header = JSON.parse(headerBytes.toString("utf8"));
+    } catch {
+      return this.failProtocol("sent an output frame whose header is not JSON");
+    }
+    const parsed = OutputChunkHeaderSchema.safeParse(header);
+    if (!parsed.success) return this.failProtocol(`sent an invalid output frame header: ${parsed.error.message}`);
+    this.emit("output", { ...parsed.data, data });
+  }
 
   private onLine(line: string): void {
     let message: unknown;
@@ -333,11 +339,7 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
   }
 
   private onNotification(message: { method: unknown; params?: unknown }): void {
-    if (message.method === AgentNotification.Output) {
-      const parsed = OutputNotificationSchema.safeParse(message.params);
-      if (parsed.success) this.emit("output", parsed.data);
-      else this.fault(`invalid output notification: ${parsed.error.message}`);
-    } else if (message.method === AgentNotification.ProcessStatus) {
+    if (message.method === AgentNotification.ProcessStatus) {
       const parsed = ProcessStatusNotificationSchema.safeParse(message.params);
       if (parsed.success) this.emit("process.status", parsed.data);
       else this.fault(`invalid process.status notification: ${parsed.error.message}`);

@@ -1,6 +1,7 @@
 export {
   AgentConnection,
   type AgentCallOptions,
+  type AgentOutput,
   type AgentConnectionEvents,
   type AgentConnectionOptions,
   type AgentStreams,

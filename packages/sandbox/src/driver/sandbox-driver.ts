@@ -1,6 +1,5 @@
 import type {
   AgentPingResult,
-  OutputNotification,
   ProcessStatusNotification,
   SandboxInfo,
   SandboxOomEvent,
@@ -9,7 +8,7 @@ import type {
   ToolCallParams,
   ToolResult,
 } from "@berth/protocol";
-import type { ResultSchema } from "../agent-connection";
+import type { AgentOutput, ResultSchema } from "../agent-connection";
 
 /** What a session asks of its sandbox. */
 export interface SandboxSpec {
@@ -45,7 +44,7 @@ export interface ReconcileReport {
   reapedVolumes: string[];
 }
 
-export type SessionOutputEvent = OutputNotification & { sessionId: string };
+export type SessionOutputEvent = AgentOutput & { sessionId: string };
 export type SessionProcessStatusEvent = ProcessStatusNotification & { sessionId: string };
 
 export type SandboxDriverEvents = {

@@ -1,5 +1,5 @@
 import { PassThrough } from "node:stream";
-import { AGENT_PROTOCOL_VERSION } from "@berth/protocol";
+import { AGENT_PROTOCOL_VERSION, encodeOutputFrameHead, type OutputChunkHeader } from "@berth/protocol";
 import type { AgentStreams } from "../agent-connection";
 
 export interface FakeAgentOptions {
@@ -11,7 +11,7 @@ export interface FakeAgentOptions {
 /**
  * An in-process stand-in for berth-agent speaking the same newline-delimited JSON-RPC, for unit tests of
  * the connection. Tools: `echo` (returns its args as output), `sleep {ms}` (honours tool.abort),
- * `emit {chunks}` (sends output notifications for its callId, then returns).
+ * `emit {chunks}` (sends output frames for its callId, then returns).
  */
 export class FakeAgent implements AgentStreams {
   readonly stdin = new PassThrough();
@@ -41,6 +41,11 @@ export class FakeAgent implements AgentStreams {
 
   notify(method: string, params: unknown): void {
     this.sendRaw(JSON.stringify({ jsonrpc: "2.0", method, params }));
+  }
+
+  /** One chunk of live output as a binary frame, as the agent sends it. */
+  output(header: OutputChunkHeader, data: Buffer): void {
+    this.stdout.write(Buffer.concat([encodeOutputFrameHead(header, data.length), data]));
   }
 
   /** The agent dies: stdout ends, as when its container is killed. */
@@ -94,8 +99,7 @@ export class FakeAgent implements AgentStreams {
       const chunks = (args.chunks as string[] | undefined) ?? [];
       let offset = 0;
       for (const chunk of chunks) {
-        const data = Buffer.from(chunk).toString("base64");
-        this.notify("output", { callId, stream: "stdout", offset, data });
+        this.output({ callId, stream: "stdout", offset }, Buffer.from(chunk));
         offset += Buffer.byteLength(chunk);
       }
       return this.reply(id, { ok: true, output: chunks.join("") });
