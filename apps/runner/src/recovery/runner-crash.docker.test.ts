@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChildRunner } from "../testing/child-runner";
-import { RunLogs } from "../runs/run-logs";
+import { RunLogs, logSize, readLog } from "../runs/run-logs";
 
 type ToolReply = { ok: boolean; runId?: string; details?: Record<string, unknown> };
 type RunReply = {
@@ -122,7 +122,7 @@ describe("a runner crash (SIGKILL) mid-run", () => {
     }
 
     // Nothing shown is lost, and a resubscribe from where the follower stopped gives exactly the rest.
-    const combined = fs.readFileSync(RunLogs.pathFor(runner.dataDir, backgroundRun, "combined")).toString();
+    const combined = readLog(runner.dataDir, backgroundRun, "combined", 0, logSize(runner.dataDir, backgroundRun, "combined")).content.toString();
     expect(combined.startsWith(shownBeforeCrash)).toBe(true);
     const again = await runner.socket();
     let rest = "";

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { RunLogs, readLog } from "./run-logs";
+import { LogReader, RunLogs, logSize, readLog } from "./run-logs";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -17,33 +17,99 @@ function tempDataDir(): string {
 }
 
 describe("RunLogs", () => {
-  it("appends per stream and combined, returning byte offsets, readable back from any offset", () => {
+  it("appends per stream, the combined view derived from them, returning byte offsets, readable back from any offset", async () => {
     const dataDir = tempDataDir();
     const logs = new RunLogs(RunLogs.dirFor(dataDir, "run_1"));
-    logs.open();
     expect(logs.append("stdout", Buffer.from("héllo\n"))).toEqual({ offset: 0, combinedOffset: 0 });
     expect(logs.append("stderr", Buffer.from("oops\n"))).toEqual({ offset: 0, combinedOffset: 7 });
     expect(logs.append("stdout", Buffer.from("bye\n"))).toEqual({ offset: 7, combinedOffset: 12 });
-    logs.close();
+    await logs.close();
     expect(readLog(dataDir, "run_1", "stdout", 7, 100).content.toString()).toBe("bye\n");
     expect(readLog(dataDir, "run_1", "combined", 0, 1000).content.toString()).toBe("héllo\noops\nbye\n");
     expect(readLog(dataDir, "run_1", "stdout", 1000, 10)).toMatchObject({ size: 11 });
   });
 
-  it("hashes each stream as written, matching a hash of the file", () => {
+  it("hashes each stream as written, matching a hash of the file", async () => {
     const dataDir = tempDataDir();
     const logs = new RunLogs(RunLogs.dirFor(dataDir, "run_2"));
-    logs.open();
     for (let i = 0; i < 100; i++) logs.append(i % 3 ? "stdout" : "stderr", Buffer.from(`chunk ${i}\n`));
     const digests = logs.digests();
-    logs.close();
+    await logs.close();
     for (const d of digests) {
       const file = fs.readFileSync(RunLogs.pathFor(dataDir, "run_2", d.name));
       expect(d).toEqual({ name: d.name, sha256: crypto.createHash("sha256").update(file).digest("hex"), bytes: file.length });
     }
   });
 
-  it("reading a run with no logs gives empty content, not an error", () => {
+  it("derives the combined log from the two streams: any range of it is the bytes in arrival order, and nothing is written twice", async () => {
+    const dataDir = tempDataDir();
+    const logs = new RunLogs(RunLogs.dirFor(dataDir, "run_3"));
+    const arrived: Buffer[] = [];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let i = 0; i < 300; i++) {
+      const chunk = Buffer.from(`${i % 5 ? "out" : "err"}${"é".repeat(next() % 40)}${i}\n`);
+      logs.append(i % 5 ? "stdout" : "stderr", chunk);
+      arrived.push(chunk);
+    }
+    await logs.close();
+    const combined = Buffer.concat(arrived);
+    expect(fs.readdirSync(logs.dir).sort()).toEqual(["stderr.log", "stdout.log", "times.idx"]);
+    expect(logSize(dataDir, "run_3", "combined")).toBe(combined.length);
+    expect(readLog(dataDir, "run_3", "combined", 0, combined.length + 10).content.equals(combined)).toBe(true);
+    for (let n = 0; n < 200; n++) {
+      const offset = next() % combined.length;
+      const limit = 1 + (next() % 3000);
+      expect(readLog(dataDir, "run_3", "combined", offset, limit).content.equals(combined.subarray(offset, offset + limit)), `offset ${offset} limit ${limit}`).toBe(true);
+    }
+    // A kept-open reader in small steps gives the same bytes.
+    const reader = LogReader.open(dataDir, "run_3", "combined");
+    const pieces: Buffer[] = [];
+    for (let at = 0, got; (got = reader.read(at, Buffer.alloc(777))) > 0; at += got) pieces.push(readLog(dataDir, "run_3", "combined", at, got).content);
+    reader.close();
+    expect(Buffer.concat(pieces).equals(combined)).toBe(true);
+  });
+
+  it("announces each chunk once it is on disk, in order, and readers of a live run see only announced bytes", async () => {
+    const dataDir = tempDataDir();
+    const logs = new RunLogs(RunLogs.dirFor(dataDir, "run_4"));
+    const seen: string[] = [];
+    for (let i = 0; i < 50; i++)
+      logs.append(i % 2 ? "stderr" : "stdout", Buffer.from(`c${i};`), ({ offset, combinedOffset }) => {
+        seen.push(`${i}@${offset}/${combinedOffset}`);
+        // What was just announced is readable, and nothing after it.
+        const size = logSize(dataDir, "run_4", "combined");
+        expect(size).toBe(combinedOffset + `c${i};`.length);
+        expect(readLog(dataDir, "run_4", "combined", 0, 10_000).content.toString().endsWith(`c${i};`)).toBe(true);
+      });
+    expect(logSize(dataDir, "run_4", "combined")).toBe(0);
+    await logs.close();
+    expect(seen).toHaveLength(50);
+    expect(seen.slice(0, 4)).toEqual(["0@0/0", "1@0/3", "2@3/6", "3@3/9"]);
+  });
+
+  it("reads a run from before the combined view was derived from its combined.log", () => {
+    const dataDir = tempDataDir();
+    const dir = RunLogs.dirFor(dataDir, "run_old");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "stdout.log"), "out\n");
+    fs.writeFileSync(path.join(dir, "stderr.log"), "err\n");
+    fs.writeFileSync(path.join(dir, "combined.log"), "err\nout\n");
+    expect(readLog(dataDir, "run_old", "combined", 0, 100)).toEqual({ content: Buffer.from("err\nout\n"), size: 8 });
+  });
+
+  it("keeps bytes the index never covered (a runner that died between the writes) at the end of the combined view", async () => {
+    const dataDir = tempDataDir();
+    const logs = new RunLogs(RunLogs.dirFor(dataDir, "run_5"));
+    logs.append("stdout", Buffer.from("one\n"));
+    logs.append("stderr", Buffer.from("two\n"));
+    await logs.close();
+    fs.appendFileSync(path.join(logs.dir, "stdout.log"), "three\n");
+    expect(readLog(dataDir, "run_5", "combined", 0, 100).content.toString()).toBe("one\ntwo\nthree\n");
+    expect(readLog(dataDir, "run_5", "combined", 6, 100).content.toString()).toBe("o\nthree\n");
+  });
+
+  it("reading a run with no logs gives empty content, not an error", async () => {
     expect(readLog(tempDataDir(), "run_missing", "stdout", 0, 10)).toEqual({ content: Buffer.alloc(0), size: 0 });
   });
 });

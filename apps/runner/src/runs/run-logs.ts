@@ -1,29 +1,47 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { RunLogTimes } from "./run-log-times";
+import { LOG_TIMES_FILE, RunLogTimes, combinedPieces } from "./run-log-times";
+import { RunLogWriter } from "./run-log-writer";
 
 export type LogStream = "stdout" | "stderr" | "combined";
+type OutputStream = "stdout" | "stderr";
+
+/** Where a chunk went: its offset in its own stream and in the combined log. */
+export interface AppendedAt {
+  offset: number;
+  combinedOffset: number;
+}
+
+/** The logs of runs still being written by this runner: readers see only what they announced (see RunLogs). */
+const liveLogs = new Map<string, RunLogs>();
 
 /**
- * A run's logs on disk: one file per stream plus `combined` (arrival order, for terminals). Writes are
- * synchronous appends, so a chunk is on disk before anyone is told about it: a runner crash loses nothing
- * already shown. Offsets are byte offsets within each file. Beside them, `times.idx` (RunLogTimes) says when
- * each chunk arrived, for the log view's timestamps.
+ * A run's logs on disk: stdout.log and stderr.log, and `times.idx` (RunLogTimes) saying when each chunk arrived
+ * and, since every switch of stream has a record, how the two interleave: the combined log (arrival order, what
+ * a terminal shows) is read from the two files through it, so each chunk is written once. Offsets are byte offsets
+ * within each stream, and within the combined view. (Runs from before kept a combined.log; it is still read.)
+ *
+ * Appends are buffered and written off the event loop (RunLogWriter); a chunk's `announce` callback runs once it
+ * is on disk, in order, and readers of a live run see only announced bytes. So a runner crash loses nothing
+ * already shown, and a follower that reads to the end and then takes the next broadcast chunk misses none.
  */
 export class RunLogs {
-  private readonly fds = new Map<LogStream, number>();
-  private readonly sizes = new Map<LogStream, number>();
-  // Hashed as written, so sealing a receipt never re-reads a 100 MB log.
-  private readonly hashes = new Map<LogStream, crypto.Hash>();
-
-  private readonly times: RunLogTimes;
+  private readonly sizes = { stdout: 0, stderr: 0 };
+  private readonly announced = { stdout: 0, stderr: 0 };
+  // Hashed as appended, so sealing a receipt never re-reads a 100 MB log; the combined view needs no hash.
+  private readonly hashes = { stdout: crypto.createHash("sha256"), stderr: crypto.createHash("sha256") };
+  private readonly times = new RunLogTimes();
+  private readonly writer: RunLogWriter;
+  /** Settles once close() has put every byte on disk and closed the files. */
+  closed: Promise<void> | null = null;
 
   constructor(
     readonly dir: string,
     private readonly now: () => number = Date.now,
   ) {
-    this.times = new RunLogTimes(dir);
+    this.writer = new RunLogWriter(dir, LOG_TIMES_FILE);
+    liveLogs.set(dir, this);
   }
 
   static dirFor(dataDir: string, runId: string): string {
@@ -34,111 +52,146 @@ export class RunLogs {
     return path.join(RunLogs.dirFor(dataDir, runId), `${stream}.log`);
   }
 
-  open(): void {
-    // Private to the runner's user, like everything in the data dir (a log holds what a session printed).
-    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    for (const stream of ["stdout", "stderr", "combined"] as const) {
-      const file = path.join(this.dir, `${stream}.log`);
-      this.fds.set(stream, fs.openSync(file, "a", 0o600));
-      const existing = fs.existsSync(file) ? fs.readFileSync(file) : Buffer.alloc(0);
-      this.sizes.set(stream, existing.length);
-      this.hashes.set(stream, crypto.createHash("sha256").update(existing));
-    }
-    this.times.open();
+  /** Appends a chunk; `announce` runs once it is on disk (after every chunk appended before it). */
+  append(stream: OutputStream, data: Buffer, announce?: (at: AppendedAt) => void): AppendedAt {
+    const at = { offset: this.sizes[stream], combinedOffset: this.sizes.stdout + this.sizes.stderr };
+    if (data.length === 0 || this.closed) return at;
+    const record = this.times.record(stream, this.sizes, this.now());
+    this.sizes[stream] += data.length;
+    this.hashes[stream].update(data);
+    this.writer.write(`${stream}.log`, data);
+    if (record) this.writer.write(LOG_TIMES_FILE, record);
+    const end = this.sizes[stream];
+    this.writer.after(() => {
+      this.announced[stream] = end;
+      announce?.(at);
+    });
+    return at;
   }
 
-  /** Appends a chunk; returns the offsets it was written at (its stream's and the combined log's). */
-  append(stream: "stdout" | "stderr", data: Buffer): { offset: number; combinedOffset: number } {
-    if (data.length > 0) this.times.append(stream, { stdout: this.size("stdout"), stderr: this.size("stderr") }, this.now());
-    const offset = this.write(stream, data);
-    const combinedOffset = this.write("combined", data);
-    return { offset, combinedOffset };
-  }
-
+  /** Bytes appended (not all of them on disk yet). */
   size(stream: LogStream): number {
-    return this.sizes.get(stream) ?? 0;
+    return stream === "combined" ? this.sizes.stdout + this.sizes.stderr : this.sizes[stream];
   }
 
-  private write(stream: LogStream, data: Buffer): number {
-    const fd = this.fds.get(stream);
-    if (fd === undefined) throw new Error(`run log ${this.dir} is not open`);
-    const offset = this.sizes.get(stream) ?? 0;
-    fs.writeSync(fd, data);
-    this.sizes.set(stream, offset + data.length);
-    this.hashes.get(stream)?.update(data);
-    return offset;
+  /** Bytes on disk and announced: what readers of this live run see. */
+  announcedSize(stream: LogStream): number {
+    return stream === "combined" ? this.announced.stdout + this.announced.stderr : this.announced[stream];
   }
 
   /** sha256 and size of each stream, for the receipt. */
-  digests(): { name: "stdout" | "stderr"; sha256: string; bytes: number }[] {
-    return (["stdout", "stderr"] as const).map((name) => ({
-      name,
-      sha256: this.hashes.get(name)?.copy().digest("hex") ?? crypto.createHash("sha256").digest("hex"),
-      bytes: this.size(name),
-    }));
+  digests(): { name: OutputStream; sha256: string; bytes: number }[] {
+    return (["stdout", "stderr"] as const).map((name) => ({ name, sha256: this.hashes[name].copy().digest("hex"), bytes: this.size(name) }));
   }
 
-  close(): void {
-    for (const fd of this.fds.values()) fs.closeSync(fd);
-    this.fds.clear();
-    this.times.close();
+  /** No more appends; settles once every byte is on disk and announced, and the files are closed. */
+  close(): Promise<void> {
+    this.closed ??= this.writer.close().finally(() => {
+      if (liveLogs.get(this.dir) === this) liveLogs.delete(this.dir);
+    });
+    return this.closed;
   }
 }
 
-/** Current size of a run's log in bytes (0 when it has none). */
+/** Current size of a run's log in bytes (0 when it has none); of a live run, what it announced. */
 export function logSize(dataDir: string, runId: string, stream: LogStream): number {
-  const file = RunLogs.pathFor(dataDir, runId, stream);
-  return fs.existsSync(file) ? fs.statSync(file).size : 0;
+  const reader = LogReader.open(dataDir, runId, stream);
+  try {
+    return reader.size();
+  } finally {
+    reader.close();
+  }
 }
 
 /** Reads a byte range of a run's log (any offset, not just a recent window). */
 export function readLog(dataDir: string, runId: string, stream: LogStream, offset: number, limit: number): { content: Buffer; size: number } {
-  const file = RunLogs.pathFor(dataDir, runId, stream);
-  if (!fs.existsSync(file)) return { content: Buffer.alloc(0), size: 0 };
-  const size = fs.statSync(file).size;
-  const start = Math.min(Math.max(0, offset), size);
-  const length = Math.min(limit, size - start);
-  const content = Buffer.alloc(length);
-  if (length > 0) {
-    const fd = fs.openSync(file, "r");
-    try {
-      fs.readSync(fd, content, 0, length, start);
-    } finally {
-      fs.closeSync(fd);
-    }
+  const reader = LogReader.open(dataDir, runId, stream);
+  try {
+    const size = reader.size();
+    const start = Math.min(Math.max(0, offset), size);
+    const content = Buffer.alloc(Math.max(0, Math.min(limit, size - start)));
+    const read = content.length > 0 ? reader.read(start, content) : 0;
+    return { content: read < content.length ? content.subarray(0, read) : content, size };
+  } finally {
+    reader.close();
   }
-  return { content, size };
 }
 
 /**
  * A kept-open read handle on one of a run's logs, for readers that take a log in many steps (a socket follower
- * catching up, a streamed range over HTTP): one open for all its reads, no stat per read. It reads what
- * `readLog` reads, so a change of the logs' layout changes both.
+ * catching up, a streamed range over HTTP): one open per file for all its reads. The combined log is read from
+ * stdout.log and stderr.log through the times index; a live run's logs only as far as they were announced.
  */
 export class LogReader {
-  private fd: number | null = null;
+  private readonly fds = new Map<string, number | null>();
 
-  constructor(private readonly file: string) {}
+  constructor(
+    private readonly dir: string,
+    private readonly stream: LogStream,
+  ) {}
 
   static open(dataDir: string, runId: string, stream: LogStream): LogReader {
-    return new LogReader(RunLogs.pathFor(dataDir, runId, stream));
+    return new LogReader(RunLogs.dirFor(dataDir, runId), stream);
   }
 
-  /** Reads up to `into.length` bytes at `offset`; the count read, 0 at the end of what is written so far (or with no log yet). */
+  /** Bytes readable now: a live run's announced bytes, else what is on disk. */
+  size(): number {
+    const live = liveLogs.get(this.dir);
+    if (live) return live.announcedSize(this.stream);
+    if (this.stream !== "combined" || this.fd("combined.log") !== null) return this.fileSize(`${this.stream}.log`);
+    return this.fileSize("stdout.log") + this.fileSize("stderr.log");
+  }
+
+  /** Reads up to `into.length` bytes at `offset`; the count read, 0 at the end of what is readable so far (or with no log yet). */
   read(offset: number, into: Buffer): number {
-    if (this.fd === null) {
-      try {
-        this.fd = fs.openSync(this.file, "r");
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") return 0;
-        throw error;
-      }
+    const live = liveLogs.get(this.dir);
+    const limit = live ? Math.max(0, Math.min(into.length, live.announcedSize(this.stream) - offset)) : into.length;
+    if (limit === 0) return 0;
+    if (this.stream !== "combined") return this.readFile(`${this.stream}.log`, offset, into, limit);
+    // A run from before the combined view was derived kept a file of it.
+    if (!live && this.fd("combined.log") !== null) return this.readFile("combined.log", offset, into, limit);
+    const sizes = live
+      ? { stdout: live.announcedSize("stdout"), stderr: live.announcedSize("stderr") }
+      : { stdout: this.fileSize("stdout.log"), stderr: this.fileSize("stderr.log") };
+    let read = 0;
+    for (const piece of combinedPieces(this.dir, offset, offset + limit, sizes)) {
+      const got = this.readFile(`${piece.stream}.log`, piece.offset, into.subarray(read), piece.length);
+      read += got;
+      if (got < piece.length) break;
     }
-    return fs.readSync(this.fd, into, 0, into.length, offset);
+    return read;
   }
 
   close(): void {
-    if (this.fd !== null) fs.closeSync(this.fd);
-    this.fd = null;
+    for (const fd of this.fds.values()) if (fd !== null) fs.closeSync(fd);
+    this.fds.clear();
+  }
+
+  private readFile(file: string, offset: number, into: Buffer, length: number): number {
+    const fd = this.fd(file);
+    return fd === null ? 0 : fs.readSync(fd, into, 0, length, offset);
+  }
+
+  private fileSize(file: string): number {
+    const fd = this.fd(file);
+    return fd === null ? 0 : fs.fstatSync(fd).size;
+  }
+
+  /**
+   * The open file, or null while it does not exist: asked again next time (a run creates its logs on its first
+   * write), except combined.log, which no run creates any more.
+   */
+  private fd(file: string): number | null {
+    const known = this.fds.get(file);
+    if (known !== undefined && (known !== null || file === "combined.log")) return known;
+    try {
+      const fd = fs.openSync(path.join(this.dir, file), "r");
+      this.fds.set(file, fd);
+      return fd;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      this.fds.set(file, null);
+      return null;
+    }
   }
 }

@@ -81,7 +81,6 @@ export class RunService {
   async start(input: StartRunInput): Promise<string> {
     const id = newId("run");
     const logs = new RunLogs(RunLogs.dirFor(this.deps.dataDir, id));
-    logs.open();
     const startedAt = new Date();
     await this.deps.repos.runs.create({
       id,
@@ -110,13 +109,16 @@ export class RunService {
   private write(run: ActiveRun, stream: "stdout" | "stderr", data: Buffer): void {
     if (data.length === 0) return;
     const runId = run.id;
-    const { offset, combinedOffset } = run.logs.append(stream, data);
-    const out = wholeCharacters(run, stream, offset, data);
-    if (out.bytes) this.deps.events.emit("run:output", { runId, sessionId: run.input.sessionId, stream, ...out });
-    if (run.processId) {
-      const combined = wholeCharacters(run, "combined", combinedOffset, data);
-      if (combined.bytes) this.deps.events.emit("process:output", { sessionId: run.input.sessionId, processId: run.processId, stream: "combined", ...combined });
-    }
+    const processId = run.processId;
+    // Told once on disk, in order (RunLogs): the carry of a cut character passes from one chunk to the next.
+    run.logs.append(stream, data, ({ offset, combinedOffset }) => {
+      const out = wholeCharacters(run, stream, offset, data);
+      if (out.bytes) this.deps.events.emit("run:output", { runId, sessionId: run.input.sessionId, stream, ...out });
+      if (processId) {
+        const combined = wholeCharacters(run, "combined", combinedOffset, data);
+        if (combined.bytes) this.deps.events.emit("process:output", { sessionId: run.input.sessionId, processId, stream: "combined", ...combined });
+      }
+    });
   }
 
   /** Binds a started background process to its run; the run ends when the process does. */
@@ -167,7 +169,8 @@ export class RunService {
     const endedAt = new Date();
     const durationMs = endedAt.getTime() - run.startedAt.getTime();
     const logDigests = run.logs.digests();
-    run.logs.close();
+    // Every byte on disk and announced before the run is reported finished: a log read after the reply is whole.
+    await run.logs.close();
     await this.deps.repos.runs.finish(run.id, {
       status: end.outcome === "interrupted" ? "interrupted" : "finished",
       outcome: end.outcome,

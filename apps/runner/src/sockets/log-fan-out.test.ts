@@ -19,7 +19,6 @@ type Client = { socket: ClientSocket; received: Buffer[]; next: number; errors: 
 async function setUp() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-fan-out-"));
   const logs = new RunLogs(RunLogs.dirFor(dataDir, RUN));
-  logs.open();
   const server = http.createServer();
   const io = new Server(server, { transports: ["websocket"] });
   let encodedOutputs = 0;
@@ -51,14 +50,13 @@ async function setUp() {
     clients.push(client);
     return client;
   };
-  /** Appends a chunk to the log and pushes it, as the run service does. */
+  /** Appends a chunk to the log and pushes it once it is on disk, as the run service does. */
   const print = (data: Buffer) => {
-    const { offset } = logs.append("stdout", data);
-    fanOut.push(offset, data.toString("utf8"), data.length);
+    logs.append("stdout", data, ({ offset }) => fanOut.push(offset, data.toString("utf8"), data.length));
   };
   const close = async () => {
     for (const client of clients) client.socket.disconnect();
-    logs.close();
+    await logs.close();
     await new Promise<void>((resolve) => void io.close(() => resolve()));
     fs.rmSync(dataDir, { recursive: true, force: true });
   };

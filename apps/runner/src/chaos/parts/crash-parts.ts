@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { RunLogs } from "../../runs/run-logs";
+import { RunLogs, logSize, readLog } from "../../runs/run-logs";
 import { ChildRunner } from "../../testing/child-runner";
 import { ack, containerArgs, newSession, sleep, tool, waitFor } from "../chaos-kit";
 import type { ChaosFigure, ChaosScale } from "../chaos-scale";
@@ -25,7 +25,7 @@ export async function sigkillMidRun(runner: ChildRunner): Promise<ChaosFigure[]>
   await runner.kill();
   const seen = shown.map((s) => s);
   await runner.start();
-  const combined = fs.readFileSync(RunLogs.pathFor(runner.dataDir, runId, "combined")).toString();
+  const combined = readLog(runner.dataDir, runId, "combined", 0, logSize(runner.dataDir, runId, "combined")).content.toString();
   const lost = seen.reduce((n, s) => n + (combined.startsWith(s) ? 0 : 1), 0);
   const run = (
     await runner.api<{ run: { status: string; cause: string | null; receiptId: string | null; stdoutBytes: number } }>(

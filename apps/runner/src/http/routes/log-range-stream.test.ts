@@ -46,7 +46,7 @@ describe("logRangeStream", () => {
     fs.writeFileSync(file, content);
     const read = async (start: number, end: number) => {
       const pieces: Buffer[] = [];
-      for await (const piece of logRangeStream(new LogReader(file), { start, end })) pieces.push(piece as Buffer);
+      for await (const piece of logRangeStream(new LogReader(dir, "stdout"), { start, end })) pieces.push(piece as Buffer);
       return Buffer.concat(pieces);
     };
     expect((await read(0, content.length)).equals(content)).toBe(true);
