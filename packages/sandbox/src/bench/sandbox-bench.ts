@@ -1,5 +1,5 @@
 // `npx tsx packages/sandbox/src/bench/sandbox-bench.ts` (root: `npm run bench:sandbox`): measures, in one run
-// against the local engine and berth-sandbox:latest, cold start, warm acquire, an agent RPC round trip
+// against the local engine and berth-sandbox:latest (or BERTH_SANDBOX_IMAGE), cold start, warm acquire, an agent RPC round trip
 // reading a 4 KiB file versus `docker exec cat` of it, 50 concurrent sessions, memory per idle agent, and
 // 20 sessions created in a row (twice: the adaptive pool grows after the first burst) against a warm acquire.
 // Everything it creates carries a bench runner id and is removed at the end.
@@ -15,6 +15,8 @@ import { cleanupRunner } from "../testing/docker-test-kit";
 
 const run = promisify(execFile);
 const docker = new Docker();
+/** The sandbox image; BERTH_SANDBOX_IMAGE picks another tag, as it does for the runner. */
+const image = process.env.BERTH_SANDBOX_IMAGE || "berth-sandbox:latest";
 
 interface Row {
   name: string;
@@ -78,6 +80,7 @@ const COLD_MS = 100;
 async function sessionsInARow(rowRunnerId: string, rows: Row[], warmBase: string | undefined): Promise<string[]> {
   const rowDriver = new DockerSandboxDriver({
     runnerId: rowRunnerId,
+    image,
     heartbeatIntervalMs: 0,
     idleTimeoutMs: 0,
     // What the runner passes when BERTH_WARM_POOL_MEMORY is unset (apps/runner/src/create-sandbox-driver.ts).
@@ -130,7 +133,7 @@ async function sessionsInARow(rowRunnerId: string, rows: Row[], warmBase: string
 async function main(): Promise<void> {
   const runnerId = `bench-${randomBytes(4).toString("hex")}`;
   const rowRunnerId = `${runnerId}-row`;
-  const driver = new DockerSandboxDriver({ runnerId, poolSize: 2, heartbeatIntervalMs: 0, idleTimeoutMs: 0 });
+  const driver = new DockerSandboxDriver({ runnerId, image, poolSize: 2, heartbeatIntervalMs: 0, idleTimeoutMs: 0 });
   driver.on("warning", (w) => console.error(`warning: ${w.message}`));
   const rows: Row[] = [];
   const notes: string[] = [];
@@ -280,7 +283,7 @@ async function main(): Promise<void> {
     cells.map((c, i) => (i === 0 || i >= 5 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
   const seconds = Math.round((performance.now() - t0) / 1000);
   const load = `load average ${loadBefore.toFixed(1)} → ${(os.loadavg()[0] ?? 0).toFixed(1)} on ${os.cpus().length} CPUs`;
-  console.log(`\nberth sandbox bench (image berth-sandbox:latest, ${seconds} s, ${load})\n`);
+  console.log(`\nberth sandbox bench (image ${image}, ${seconds} s, ${load})\n`);
   console.log(line(header));
   console.log(widths.map((w) => "-".repeat(w)).join("  "));
   for (const row of table) console.log(line(row));
