@@ -1,21 +1,8 @@
+import { utf8Boundary } from "@berth/protocol";
 import { ApiError, runLogDownloadUrl, type LogStream } from "./api";
 
 /** A piece of a log's text and the byte offsets it spans in that log: [offset, end). */
 export type LogPiece = { text: string; offset: number; end: number };
-
-/** Length of the longest prefix of `bytes` that ends on a whole UTF-8 character. */
-function utf8Boundary(bytes: Uint8Array): number {
-  let i = bytes.length - 1;
-  let continuation = 0;
-  while (i >= 0 && continuation < 4 && (bytes[i]! & 0xc0) === 0x80) {
-    i--;
-    continuation++;
-  }
-  if (i < 0) return bytes.length;
-  const lead = bytes[i]!;
-  const need = lead >= 0xf0 ? 3 : lead >= 0xe0 ? 2 : lead >= 0xc0 ? 1 : 0;
-  return need > continuation ? i : bytes.length;
-}
 
 /**
  * Reads a log from `offset` to its end as it is when asked, in one streamed request (a `Range` on the

@@ -17,5 +17,6 @@ export * from "./redact-secrets";
 export * from "./workspace-root";
 export * from "./format-issues";
 export * from "./canonical-json";
+export * from "./utf8-boundary";
 export * from "./api";
 export * from "./socket-events";

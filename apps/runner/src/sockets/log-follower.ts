@@ -1,6 +1,6 @@
 import type { Socket } from "socket.io";
 import { LogReader, type LogStream } from "../runs/run-logs";
-import { utf8Boundary } from "../runs/utf8-boundary";
+import { utf8Boundary } from "@berth/protocol";
 
 /** Bytes a client may have queued before it counts as behind (about eight 64 KiB agent chunks). */
 export const MAX_QUEUED_BYTES = 512 * 1024;
