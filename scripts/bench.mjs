@@ -20,6 +20,7 @@ const BENCHES = {
   admission: ["npx", "tsx", "packages/tools/src/admission/bench.ts"],
   stream: ["npx", "tsx", "apps/runner/src/bench/stream-bench.ts"],
   "code-nav": ["npx", "tsx", "apps/runner/src/bench/code-nav-bench.ts"],
+  hosts: ["npx", "tsx", "packages/sandbox/src/bench/hosts-bench.ts"],
   web: ["node", "apps/web/bench/web-bench.mjs"],
   "web-log": ["node", "apps/web/bench/log-bench.mjs"],
   "web-quick-open": ["npx", "tsx", "apps/web/bench/quick-open-bench.ts"],

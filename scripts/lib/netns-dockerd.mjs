@@ -135,10 +135,12 @@ export async function startNetnsDockerd(overrides = {}) {
   return result;
 }
 
-/** Copies `image` from the local engine when the second one lacks it (same content, same id). */
+/** Copies `image` from the local engine when the second one lacks it or has another build of it. */
 export function loadImageInto(options, image) {
   const cli = dockerCliArgs({ ...NETNS_DOCKERD, ...options });
-  if (tryRun("docker", [...cli, "image", "inspect", image]).ok) return false;
+  const id = (args) => tryRun("docker", [...args, "image", "inspect", "--format", "{{.Id}}", image]).stdout.trim();
+  // The same build, not only the same tag: an older `latest` would run an older agent.
+  if (id(cli) && id(cli) === id([])) return false;
   const save = spawnSync("bash", ["-o", "pipefail", "-c", 'docker save "$1" | docker "${@:2}" load -q', "bash", image, ...cli], {
     stdio: ["ignore", "pipe", "pipe"],
     encoding: "utf8",

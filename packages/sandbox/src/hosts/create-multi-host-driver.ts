@@ -37,19 +37,17 @@ export function createMultiHostDriver(
 }
 
 /**
- * Copies `image` from `source` to every engine that lacks it (`docker save | docker load` through the engine
- * API), so a new host needs nothing built by hand. Returns the names of the hosts it loaded.
+ * Copies `image` from `source` to every engine that lacks it or holds another build under its name (`docker save
+ * | docker load` through the engine API), so a new host needs nothing built by hand. Returns the hosts it loaded.
  */
 export async function ensureImageOnHosts(source: Docker, clients: ReadonlyMap<string, Docker>, image: string): Promise<string[]> {
   const loaded: string[] = [];
+  const wanted = (await source.getImage(image).inspect()).Id;
   for (const [name, docker] of clients) {
     if (docker === source) continue;
-    try {
-      await docker.getImage(image).inspect();
-      continue;
-    } catch {
-      // missing: load it below
-    }
+    // Same tag is not enough: an older build under `latest` would run an agent that speaks an older channel.
+    const present = await docker.getImage(image).inspect().then((i) => i.Id, () => null);
+    if (present === wanted) continue;
     const tar = await source.getImage(image).get();
     const reply = await docker.loadImage(tar, { quiet: true });
     await new Promise<void>((resolve, reject) => {
