@@ -84,11 +84,15 @@ describe("dispatch compete", () => {
       ["plus-one", true, [false]],
     ]);
     expect((await kit.api<{ valid: boolean }>("POST", "/api/receipts/verify", { receipt })).body.valid).toBe(true);
-    // Each check is a run with a receipt of its own, under the plan's approval.
+    // Each candidate and each check is a run with a receipt of its own, under the plan's approval.
     for (const c of plan.candidates) {
       const checkReceipt = (await kit.api<Receipt>("GET", `/api/receipts/${c.checks[0]!.receiptId}`)).body;
       expect(checkReceipt.body.run.tool).toBe("bash");
       expect(checkReceipt.body.approvals[0]?.id).toBe(first.body.approvalId);
+      const run = (await kit.api<{ run: { tool: string; receiptId: string } }>("GET", `/api/runs/${c.runId}`)).body.run;
+      expect(run.tool).toBe("apply_patch");
+      const candidateReceipt = (await kit.api<Receipt>("GET", `/api/receipts/${run.receiptId}`)).body;
+      expect(candidateReceipt.body.approvals[0]?.id).toBe(first.body.approvalId);
     }
 
     // Losers are kept for inspection, on their branches and in their trees, until cleared.

@@ -253,12 +253,14 @@ export class ToolService {
     }
 
     let runId: string | undefined;
-    if (spec.createsRun(args)) {
+    // A compete or review task is a run even when its tool makes none (apply_patch): each candidate has a receipt.
+    const planTaskRun = input.worktree !== undefined && !spec.createsRun(args);
+    if (spec.createsRun(args) || planTaskRun) {
       runId = await this.deps.runs.start({
         sessionId: session.id,
         userId: input.principal.userId,
         tool: spec.name,
-        kind: spec.runKind?.(args) ?? "mcp",
+        kind: planTaskRun ? "dispatch" : (spec.runKind?.(args) ?? "mcp"),
         args,
         actionClass: admission.actionClass,
         // A function tool's `env` argument is its own parameter, not a declared environment (it runs with the session's).
@@ -324,7 +326,8 @@ export class ToolService {
     if (changesWorkspace({ actionClass: admission.actionClass, ok: result.ok })) this.generation.bump(session.id);
     if (processId) this.processClasses.remember(session.id, processId, admission);
     // Tells open IDEs which files changed, so the tree and editors refresh without polling.
-    for (const path of spec.changedPaths?.(args, result) ?? []) this.deps.events.emit("file:changed", { sessionId: session.id, path });
+    // A task in a compete tree changed that tree, not the workspace the IDE shows.
+    for (const path of input.worktree ? [] : (spec.changedPaths?.(args, result) ?? [])) this.deps.events.emit("file:changed", { sessionId: session.id, path });
     return result;
   }
 

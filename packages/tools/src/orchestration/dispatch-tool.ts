@@ -112,6 +112,8 @@ export const dispatchTool = defineTool({
         })
       : undefined,
   bindsTree: (args) => !args.op && judgedTopology(args.topology),
+  // Applying a winner may have touched any file of the workspace: open IDEs refresh the whole tree.
+  changedPaths: (args, result) => (result.ok && (args.op === "apply-winner" || (result.details?.plan as { applied?: boolean } | undefined)?.applied) ? ["."] : []),
   async run(args, ctx) {
     const host = ctx.host;
     if (!host) return toolFailure("unavailable", "dispatch: no tool host in this context");
