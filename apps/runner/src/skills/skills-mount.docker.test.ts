@@ -147,6 +147,22 @@ describe("skills mounted read-only at /skills", () => {
   });
 });
 
+describe("the catalog read again when a sandbox becomes ready", () => {
+  it("takes a skill that drifted behind the API (or changed on another runner) out of every running sandbox", async () => {
+    await installSkill(kit, { name: "later", description: "Later.", body: "Later.\n" });
+    expect((await readSkill("later")).ok).toBe(true);
+    await db.skill.update({ where: { name: "later" }, data: { body: "Changed behind the API.\n" } });
+    await kit.createSession({ autonomy: "yolo" });
+    // The remount follows the new sandbox's own sync: wait for it to reach this session's sandbox.
+    let read = await readSkill("later");
+    for (let attempt = 0; attempt < 100 && read.ok; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      read = await readSkill("later");
+    }
+    expect(read).toMatchObject({ ok: false, error: { message: "File not found: /skills/later/SKILL.md" } });
+  });
+});
+
 describe("a skill's content hash", () => {
   it("a skill stored with the hash older runners recorded (without activation) is upgraded once at start", async () => {
     await installSkill(kit, { name: "legacy", description: "Old.", body: "From before.\n", activation: "manual" });

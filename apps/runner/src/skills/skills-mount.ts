@@ -28,8 +28,9 @@ export class SkillsMount {
   /** Before reconcile, so adopted sandboxes get the catalog too. */
   async start(): Promise<void> {
     await this.load();
-    // Sent while the sandbox is bound, before its first call: the agent orders it ahead of what follows.
-    this.deps.driver.on("ready", (info) => void this.push(info.sessionId));
+    // Sent while the sandbox is bound, before its first call: the agent orders it ahead of what follows. The
+    // catalog is then read again: another runner, or an edit behind the API, may have changed it since.
+    this.deps.driver.on("ready", (info) => void this.push(info.sessionId).then(() => this.refreshIfStale()));
   }
 
   /** A skill was installed, changed, removed or accepted: every running sandbox gets the catalog again. */
@@ -43,9 +44,22 @@ export class SkillsMount {
     return next;
   }
 
+  private async refreshIfStale(): Promise<void> {
+    try {
+      const current = JSON.stringify(await this.read());
+      if (current !== JSON.stringify(this.catalog)) await this.refresh();
+    } catch (error) {
+      this.deps.log(`skill catalog not read again: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
   private async load(): Promise<void> {
+    this.catalog = await this.read();
+  }
+
+  private async read(): Promise<SkillsSyncParams["skills"]> {
     const skills = await this.deps.skills.list();
-    this.catalog = skills.filter((skill) => !isDrifted(skill)).map(({ name, body }) => ({ name, body }));
+    return skills.filter((skill) => !isDrifted(skill)).map(({ name, body }) => ({ name, body }));
   }
 
   private async push(sessionId: string): Promise<void> {

@@ -15,6 +15,8 @@ describe("hardenedHostConfig", () => {
   it("mounts a read-only root with sized tmpfs and the session volume at /workspace", () => {
     expect(config.ReadonlyRootfs).toBe(true);
     expect(config.Tmpfs?.["/tmp"]).toMatch(/size=268435456/);
+    // The skill catalog's root: root's and 0755, so workspace code (uid 1000) reads it and cannot write it.
+    expect(config.Tmpfs?.["/skills"]).toBe("rw,nosuid,nodev,noexec,size=33554432,mode=0755");
     expect(config.Mounts).toEqual([{ Type: "volume", Source: "berth-ws-1", Target: "/workspace", ReadOnly: false }]);
   });
 
