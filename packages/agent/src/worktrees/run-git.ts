@@ -3,41 +3,21 @@ import type { AgentConfig } from "../config";
 import { asWorkspaceUser } from "../processes/launch";
 
 const GIT_TIMEOUT_MS = 60_000;
+const GIT_MAX_OUTPUT = 64 * 1024 * 1024;
+
+/** Hooks and fsmonitor off, no signing, one fixed committer: making a tree runs nothing of the workspace's. */
+const SETTINGS = ["safe.directory=*", "core.fsmonitor=false", "core.hooksPath=/dev/null", "commit.gpgsign=false", "user.name=Berth", "user.email=berth@localhost"].flatMap((setting) => ["-c", setting]);
 
 /**
  * git for compete trees, as the workspace user (never the agent: the repository's config can name programs git
- * runs), with the repository's hooks and fsmonitor off and a fixed committer, so making a tree runs nothing of the
- * workspace's and the same tree gives the same commit content. Resolves with stdout as bytes (blobs are binary).
+ * runs). Resolves with stdout as bytes (blobs are binary); a failure names the git command and what it printed.
  */
 export function runGit(root: string, config: AgentConfig, args: string[]): Promise<Buffer> {
-  const launch = asWorkspaceUser(config, "git", [
-    "-c",
-    "safe.directory=*",
-    "-c",
-    "core.fsmonitor=false",
-    "-c",
-    "core.hooksPath=/dev/null",
-    "-c",
-    "commit.gpgsign=false",
-    "-c",
-    "user.name=Berth",
-    "-c",
-    "user.email=berth@localhost",
-    "-C",
-    root,
-    ...args,
-  ]);
+  const { file, args: argv } = asWorkspaceUser(config, "git", [...SETTINGS, "-C", root, ...args]);
+  const env = { ...config.baseEnv, GIT_CONFIG_NOSYSTEM: "1", GIT_TERMINAL_PROMPT: "0" };
   return new Promise((resolve, reject) => {
-    execFile(
-      launch.file,
-      launch.args,
-      {
-        env: { ...config.baseEnv, GIT_CONFIG_NOSYSTEM: "1", GIT_TERMINAL_PROMPT: "0" },
-        timeout: GIT_TIMEOUT_MS,
-        maxBuffer: 64 * 1024 * 1024,
-        encoding: "buffer",
-      },
-      (error, stdout, stderr) => (error ? reject(new Error(`git ${args[0]}: ${stderr.toString("utf8").trim() || error.message}`)) : resolve(stdout)),
+    execFile(file, argv, { env, timeout: GIT_TIMEOUT_MS, maxBuffer: GIT_MAX_OUTPUT, encoding: "buffer" }, (error, stdout, stderr) =>
+      error ? reject(new Error(`git ${args[0]}: ${stderr.toString("utf8").trim() || error.message}`)) : resolve(stdout),
     );
   });
 }
