@@ -1,5 +1,5 @@
 // `npm run bench [name]`: benchmarks print their own figures and ratios against a baseline measured in
-// the same run. Names: sandbox, tools, admission, stream, code-nav, web, terminal; no name runs them all but code-nav, web and terminal.
+// the same run. Names: sandbox, tools, admission, stream, output, code-nav, web, terminal; no name runs them all but code-nav, web and terminal.
 // docs/benchmarks.md says what each measures, its baseline and its target.
 //
 // A bench reports each figure on a line of its own, `bench-figure {json}`, with the JSON
@@ -19,6 +19,7 @@ const BENCHES = {
   tools: ["npx", "tsx", "apps/runner/src/bench/tools-bench.ts"],
   admission: ["npx", "tsx", "packages/tools/src/admission/bench.ts"],
   stream: ["npx", "tsx", "apps/runner/src/bench/stream-bench.ts"],
+  output: ["npx", "tsx", "apps/runner/src/bench/run-output-bench.ts"],
   "code-nav": ["npx", "tsx", "apps/runner/src/bench/code-nav-bench.ts"],
   hosts: ["npx", "tsx", "packages/sandbox/src/bench/hosts-bench.ts"],
   web: ["node", "apps/web/bench/web-bench.mjs"],
@@ -77,7 +78,7 @@ const wanted = process.argv.slice(2);
 // web is the IDE page (against a running Berth) and then the workbench on big inputs, each on its own Berth:
 // the 100k-line log view, quick open's ranking, quick open and search in the browser on 50k / 10k files.
 const GROUPS = { web: ["web", "web-log", "web-quick-open", "web-workbench"] };
-const names = (wanted.length ? wanted : ["sandbox", "tools", "admission", "stream"]).flatMap((name) => GROUPS[name] ?? [name]);
+const names = (wanted.length ? wanted : ["sandbox", "tools", "admission", "stream", "output"]).flatMap((name) => GROUPS[name] ?? [name]);
 for (const name of names) {
   if (!BENCHES[name]) {
     console.error(`unknown bench: ${name} (choose from ${Object.keys(BENCHES).join(", ")})`);
