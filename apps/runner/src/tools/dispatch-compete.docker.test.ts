@@ -129,6 +129,26 @@ describe("dispatch compete", () => {
     expect(await read(session, "lib.js")).toBe("module.exports = (a, b) => a + b;\n");
   });
 
+  it("a plan approved while its caller waited refuses to start from a tree that changed after it parked", async () => {
+    const session = await kit.createSession({ autonomy: "trusted" });
+    await workspace(session, true);
+    const waiting = kit.tool<Result>(session, "dispatch", compete(), { wait: 60_000 });
+    let parked: { id: string; sha256: string; text: string } | undefined;
+    while (!parked) {
+      const pending = await kit.api<{ approvals: { id: string; sessionId: string; sha256: string; text: string }[] }>("GET", "/api/approvals?status=pending");
+      parked = pending.body.approvals.find((a) => a.sessionId === session);
+      if (!parked) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await kit.tool(session, "write_file", { path: "notes.txt", content: "written while the plan waited\n" });
+    await kit.api("POST", `/api/approvals/${parked.id}`, { decision: "approve", sha256: parked.sha256 });
+    const ran = await waiting;
+    expect(ran.body).toMatchObject({ ok: false, error: { code: "changed_since_approval" } });
+    const bound = parked.text.split("\n").at(-1)!.slice("tree ".length);
+    expect(ran.body.output).toMatch(new RegExp(`^dispatch compete: changed since approval: the workspace is now git HEAD=[0-9a-f]{40} dirty=1 sha256=[0-9a-f]{64}; the approval bound ${bound.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`));
+    expect(await read(session, "lib.js")).toBe(LIB);
+    expect(await sh(session, "git branch --list 'berth/*' | wc -l")).toBe("0");
+  });
+
   it("background: true returns the plan's run id at once; monitor collect is the barrier that waits for it", async () => {
     const session = await kit.createSession({ autonomy: "yolo" });
     await workspace(session, true);

@@ -56,6 +56,8 @@ export function buildToolContext(
     callId: string;
     signal?: AbortSignal;
     expect?: Record<string, string | null>;
+    /** The text of the approval the call runs under, if it asked. */
+    approvedText?: string;
     nested: NestedCalls;
   },
 ): ToolContext {
@@ -67,6 +69,7 @@ export function buildToolContext(
     caller: input.caller,
     sandbox: sessionSandbox(deps.driver, { sessionId: session.id, tool: call.tool, env: session.env, ...(call.expect ? { expect: call.expect } : {}), ...(input.worktree ? { worktree: input.worktree } : {}) }),
     ...(signal ? { signal } : {}),
+    ...(call.approvedText !== undefined ? { approvedText: call.approvedText } : {}),
     ...(input.onProgress ? { onProgress: input.onProgress } : {}),
     host: {
       catalogue: () => call.tools.catalogue().filter((tool) => input.gate?.allows(tool) ?? true),

@@ -287,6 +287,7 @@ export class ToolService {
         callId: runId ?? callId,
         ...(signal ? { signal } : {}),
         ...(approval && approved.expect ? { expect: approved.expect } : {}),
+        ...(approval ? { approvedText: approval.text } : {}),
         nested: {
           call: async (tool, toolArgs) => {
             const outcome = await this.call({ ...inner, tool, args: toolArgs });

@@ -62,6 +62,12 @@ async function runPlan(args: DispatchArgs, ctx: ToolContext, host: GatewayHost, 
   } catch (error) {
     return toolFailure("sandbox_error", `dispatch ${topology}: could not make the candidate trees: ${message(error)}`);
   }
+  // The approval bound the tree as it was when the plan parked: candidates start from exactly that tree, or none does.
+  const bound = ctx.approvedText?.split("\n").find((line) => line.startsWith("tree "));
+  if (bound !== undefined && bound !== `tree ${made.identity.text}`) {
+    await trees.clear(competeId).catch(() => undefined);
+    return toolFailure("changed_since_approval", `dispatch ${topology}: changed since approval: the workspace is now ${made.identity.text}; the approval bound ${bound.slice("tree ".length)}`);
+  }
   const base = made.trees[0]!.base;
   let finished = 0;
   const started = Date.now();

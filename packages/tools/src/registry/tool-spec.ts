@@ -95,6 +95,8 @@ export interface ToolContext {
   signal?: AbortSignal;
   /** Present when the caller asked for progress (MCP progressToken): long tools report through it. */
   onProgress?: ToolProgressListener;
+  /** The text the operator approved when the call asked (a compete checks the tree it bound is still the tree). */
+  approvedText?: string;
   /** Present for calls that may reach other tools (gateway, dispatch). */
   host?: GatewayHost;
   monitor?: MonitorHost;
