@@ -5,18 +5,50 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { spawn } from "node:child_process";
-import { run, tryRun, step, SetupError } from "./proc.mjs";
+import { runAsync, tryRun, step, SetupError } from "./proc.mjs";
 
 export { SetupError };
 
 const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
 const isDebian = fs.existsSync("/etc/debian_version");
 
-function aptInstall(packages) {
+let aptIndexFresh = false;
+async function aptInstall(packages) {
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
   // A stale package index fails the install; refresh it once per setup.
-  run("apt-get", ["update", "-q"], { env });
-  run("apt-get", ["install", "-y", "-q", "--no-install-recommends", ...packages], { env });
+  if (!aptIndexFresh) await runAsync("apt-get", ["update", "-q"], { env });
+  aptIndexFresh = true;
+  await runAsync("apt-get", ["install", "-y", "-q", "--no-install-recommends", ...packages], { env });
+}
+
+const onPath = (name) => (process.env.PATH ?? "").split(path.delimiter).some((dir) => dir && fs.existsSync(path.join(dir, name)));
+
+/**
+ * Every Debian package this setup would install one by one below, installed in one apt-get run first: a fresh
+ * machine pays for one index refresh and one dpkg pass instead of one per package. The ensure* steps after it
+ * find their package present; where this cannot install (not root, not Debian) they say what to do.
+ */
+export async function ensureAptPackages(root, { forTests }) {
+  if (!isRoot || !isDebian) return;
+  const wanted = [];
+  if (!dockerAnswers() && !fs.existsSync("/usr/sbin/dockerd") && !fs.existsSync("/usr/bin/dockerd")) wanted.push("docker.io");
+  // The offline base image needs debootstrap; only a machine without a sandbox image builds the base.
+  if (!onPath("debootstrap") && !hasSandboxImage()) wanted.push("debootstrap");
+  const remoteDocker = /^(tcp|ssh|https?):/.test(process.env.DOCKER_HOST ?? "");
+  if (!remoteDocker && process.platform === "linux" && !(await import("./egress-firewall.mjs")).hasIptables()) wanted.push("iptables");
+  if (!["/usr/sbin/mkfs.ext4", "/sbin/mkfs.ext4"].some((file) => fs.existsSync(file))) wanted.push("e2fsprogs");
+  if (forTests) {
+    if (!fs.existsSync("/usr/bin/chromium")) wanted.push("chromium");
+    if (!onPath("rg")) wanted.push("ripgrep");
+    if (!onPath("ctags")) wanted.push("universal-ctags");
+    if (!(await import("./test-postgres.mjs")).postgresBinDir()) wanted.push("postgresql");
+  }
+  if (wanted.length === 0) return;
+  await step(`install Debian packages (apt-get install ${wanted.join(" ")})`, () => aptInstall(wanted));
+}
+
+function hasSandboxImage() {
+  return tryRun("docker", ["images", "-q", "berth-sandbox"], { timeoutMs: 10_000 }).stdout.trim() !== "";
 }
 
 /** Dependencies: `npm ci` when node_modules is missing or older than the lockfile. */
@@ -25,13 +57,20 @@ export async function ensureDependencies(root) {
   const installed = path.join(root, "node_modules/.package-lock.json");
   const stale = !fs.existsSync(installed) || fs.statSync(installed).mtimeMs < fs.statSync(lock).mtimeMs;
   if (!stale) return;
-  await step("install dependencies (npm ci)", () =>
-    run("npm", ["ci", "--no-audit", "--no-fund"], { cwd: root, inherit: true }),
-  );
+  await step("install dependencies (npm ci)", () => runAsync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: root, inherit: true }));
 }
 
 function dockerAnswers() {
   return tryRun("docker", ["version", "--format", "{{.Server.Version}}"], { timeoutMs: 10_000 }).ok;
+}
+
+/** An engine that answers, or one setup can install (root on Debian); otherwise one line saying what to do. */
+function assertDockerObtainable() {
+  if (isRoot && isDebian) return;
+  if (dockerAnswers()) return;
+  throw new SetupError(
+    "no Docker engine answers: install Docker (https://docs.docker.com/engine/install/) and start it, or set DOCKER_HOST; as root on Debian setup installs it itself",
+  );
 }
 
 /**
@@ -40,11 +79,7 @@ function dockerAnswers() {
  */
 export async function ensureDocker(dataDir) {
   if (dockerAnswers()) return;
-  if (!isRoot || !isDebian) {
-    throw new SetupError(
-      "no Docker engine answers: install Docker (https://docs.docker.com/engine/install/) and start it, or set DOCKER_HOST; as root on Debian setup installs it itself",
-    );
-  }
+  assertDockerObtainable();
   if (!fs.existsSync("/usr/sbin/dockerd") && !fs.existsSync("/usr/bin/dockerd")) {
     await step("install Docker engine (apt-get install docker.io)", () => aptInstall(["docker.io"]));
   }
@@ -102,16 +137,14 @@ export async function ensureChromium() {
 
 /** ripgrep on the host for the agent's grep unit tests (the sandbox image has its own). */
 export async function ensureRipgrep() {
-  const found = (process.env.PATH ?? "").split(path.delimiter).some((dir) => dir && fs.existsSync(path.join(dir, "rg")));
-  if (found) return;
+  if (onPath("rg")) return;
   if (!isRoot || !isDebian) throw new SetupError("ripgrep is missing: install it (apt-get install ripgrep) to run the unit tests");
   await step("install ripgrep (apt-get install ripgrep)", () => aptInstall(["ripgrep"]));
 }
 
 /** Universal Ctags on the host for the agent's code_nav unit tests (the sandbox image has its own). */
 export async function ensureCtags() {
-  const found = (process.env.PATH ?? "").split(path.delimiter).some((dir) => dir && fs.existsSync(path.join(dir, "ctags")));
-  if (found) return;
+  if (onPath("ctags")) return;
   if (!isRoot || !isDebian) throw new SetupError("ctags is missing: install it (apt-get install universal-ctags) to run the unit tests");
   await step("install Universal Ctags (apt-get install universal-ctags)", () => aptInstall(["universal-ctags"]));
 }
@@ -145,8 +178,8 @@ export async function ensurePrismaClients(root) {
   const stamp = path.join(root, "packages/db/src/generated/.schema-hash");
   const current = hashOf(schemas.map((s) => path.join(root, s)).concat(path.join(root, "package-lock.json")));
   if (!fs.existsSync(stamp) || fs.readFileSync(stamp, "utf8") !== current) {
-    await step("generate Prisma clients", () => {
-      for (const schema of schemas) run("npx", ["prisma", "generate", "--schema", schema], { cwd: root });
+    await step("generate Prisma clients", async () => {
+      await Promise.all(schemas.map((schema) => runAsync("npx", ["prisma", "generate", "--schema", schema], { cwd: root })));
       fs.writeFileSync(stamp, current);
     });
   }
@@ -155,39 +188,64 @@ export async function ensurePrismaClients(root) {
 /** Builds the packages (turbo caches: a second run replays outputs in about a second). */
 export async function buildAll(root) {
   await step("build agent, runner and web app (turbo, cached)", () =>
-    run("npx", ["turbo", "run", "build", "--output-logs=errors-only"], {
+    runAsync("npx", ["turbo", "run", "build", "--output-logs=errors-only"], {
       cwd: root,
       env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", TURBO_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1" },
     }),
   );
 }
 
-export async function ensureSandboxImageBuilt(root) {
+/** `base`: the base image's promise when it was started early (a machine with no sandbox image yet). */
+export async function ensureSandboxImageBuilt(root, base) {
   const { ensureSandboxImage } = await import("./sandbox-image.mjs");
-  const { image, built } = await ensureSandboxImage(root, { agentBundle: path.join(root, "packages/agent/dist/berth-agent.mjs") });
+  const { image, built } = await ensureSandboxImage(root, { agentBundle: path.join(root, "packages/agent/dist/berth-agent.mjs"), base });
   if (!built) process.stdout.write(`• sandbox image ${image} is up to date\n`);
   return image;
 }
 
-/** Everything `npm start` and `npm test` need before servers or tests run. */
+/** Waits for every promise, then throws the first failure: no step is left running behind an error. */
+async function allSettled(promises) {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((result) => result.status === "rejected");
+  if (failed) throw failed.reason;
+  return results.map((result) => result.value);
+}
+
+/**
+ * Everything `npm start` and `npm test` need before servers or tests run. Two lines run side by side, since
+ * neither needs the other until the sandbox image: the machine's (apt, dockerd, firewall, npm test's PostgreSQL,
+ * the base image — on a fresh machine debootstrap, mostly downloads) and the node one (npm ci, Prisma, the
+ * builds, mostly CPU).
+ */
 export async function setup(root, { dataDir, forTests = false }) {
   const started = Date.now();
   ensureDataDir(dataDir);
-  await ensureDependencies(root);
-  await ensureDocker(dataDir);
-  await ensureEgressFirewall();
-  await ensureWorkspaceTools();
-  await ensurePrismaClients(root);
-  await buildAll(root);
-  await ensureSandboxImageBuilt(root);
-  let testPostgresUrl = null;
-  if (forTests) {
-    await ensureChromium();
-    await ensureRipgrep();
-    await ensureCtags();
-    const { ensureTestPostgres } = await import("./test-postgres.mjs");
-    testPostgresUrl = await ensureTestPostgres({ aptInstall, isRoot, isDebian });
-  }
+  // Before minutes of npm ci, since the two lines below only meet at the end.
+  assertDockerObtainable();
+  const machine = (async () => {
+    await ensureAptPackages(root, { forTests });
+    await ensureDocker(dataDir);
+    await ensureEgressFirewall();
+    await ensureWorkspaceTools();
+    let testPostgresUrl = null;
+    if (forTests) {
+      await ensureChromium();
+      await ensureRipgrep();
+      await ensureCtags();
+      const { ensureTestPostgres } = await import("./test-postgres.mjs");
+      testPostgresUrl = await ensureTestPostgres({ aptInstall, isRoot, isDebian });
+    }
+    if (hasSandboxImage()) return { testPostgresUrl };
+    const { ensureBaseImage } = await import("./sandbox-image.mjs");
+    return { testPostgresUrl, base: await ensureBaseImage(root) };
+  })();
+  const node = (async () => {
+    await ensureDependencies(root);
+    await ensurePrismaClients(root);
+    await buildAll(root);
+  })();
+  const [{ testPostgresUrl, base }] = await allSettled([machine, node]);
+  await ensureSandboxImageBuilt(root, base);
   process.stdout.write(`setup finished in ${((Date.now() - started) / 1000).toFixed(1)} s (${os.hostname()})\n`);
   return { testPostgresUrl };
 }

@@ -9,7 +9,7 @@ import { run, tryRun, step, SetupError } from "./proc.mjs";
 export const TEST_POSTGRES_PORT = 55432;
 const CLUSTER_DIR = "/var/lib/postgresql/berth-test";
 
-function postgresBinDir() {
+export function postgresBinDir() {
   const base = "/usr/lib/postgresql";
   if (!fs.existsSync(base)) return null;
   const versions = fs
