@@ -27,6 +27,8 @@ const BENCHES = {
   "web-quick-open": ["npx", "tsx", "apps/web/bench/quick-open-bench.ts"],
   "web-workbench": ["node", "apps/web/bench/workbench-bench.mjs"],
   terminal: ["node", "apps/web/bench/terminal-bench.mjs"],
+  // A first setup on a fresh clone (minutes, root): only when named.
+  setup: ["node", "scripts/bench-setup.mjs"],
 };
 const FIGURE_PREFIX = "bench-figure ";
 
