@@ -60,6 +60,8 @@ async function runPlan(args: DispatchArgs, ctx: ToolContext, host: GatewayHost, 
   try {
     made = await trees.create(competeId, ids);
   } catch (error) {
+    // Trees made before the failure go with it: nothing is left half-made.
+    await trees.clear(competeId).catch(() => undefined);
     return toolFailure("sandbox_error", `dispatch ${topology}: could not make the candidate trees: ${message(error)}`);
   }
   // The approval bound the tree as it was when the plan parked: candidates start from exactly that tree, or none does.
