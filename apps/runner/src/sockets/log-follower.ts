@@ -2,18 +2,27 @@ import type { Socket } from "socket.io";
 import { LogReader, type LogStream } from "../runs/run-logs";
 import { utf8Boundary } from "@berth/protocol";
 
-/** Bytes a client may have queued before it counts as behind (about eight 64 KiB agent chunks). */
-export const MAX_QUEUED_BYTES = 512 * 1024;
-/** One read (and one event) of a catch-up: large reads mean few syscalls and few packets. */
-const CATCH_UP_READ = 256 * 1024;
+/**
+ * Packets a caught-up client may have queued before it counts as behind. They are the room's broadcasts, one
+ * string and one WebSocket frame shared by every follower, so a deep queue costs the runner one copy for all of
+ * them (64 chunks of up to 64 KiB): a burst of chunks announced by one disk write sends no one to disk.
+ */
+export const MAX_LIVE_QUEUED_PACKETS = 64;
+/** A catch-up's packets are the client's own: it reads on while less than this is queued for it. */
+const CATCH_UP_QUEUED_BYTES = 128 * 1024;
+/** One read (and one event) of a catch-up: twice an agent chunk, through a handle kept open. */
+const CATCH_UP_READ = 128 * 1024;
 /** Read into and turned into a string at once, so one buffer serves every follower. */
 const scratch = Buffer.allocUnsafe(CATCH_UP_READ);
 
-/** Bytes in engine.io's per-connection queue of packets not yet handed to the transport. */
-export function queuedBytes(socket: Socket): number {
-  const queue = (socket.conn as unknown as { writeBuffer?: { data?: string | Buffer }[] }).writeBuffer ?? [];
+/** engine.io's per-connection queue of packets not yet handed to the transport. */
+function queueOf(socket: Socket): { data?: string | Buffer }[] {
+  return (socket.conn as unknown as { writeBuffer?: { data?: string | Buffer }[] }).writeBuffer ?? [];
+}
+
+function queuedBytes(socket: Socket): number {
   let bytes = 0;
-  for (const packet of queue) bytes += packet.data?.length ?? 0;
+  for (const packet of queueOf(socket)) bytes += packet.data?.length ?? 0;
   return bytes;
 }
 
@@ -57,7 +66,7 @@ export class LogFollower {
 
   /** Whether the next live chunk, at `offset`, can go to this follower through the room. */
   keepsUp(offset: number): boolean {
-    return offset === this.sent && queuedBytes(this.socket) <= MAX_QUEUED_BYTES;
+    return offset === this.sent && queueOf(this.socket).length <= MAX_LIVE_QUEUED_PACKETS;
   }
 
   /** Out of the room; it catches up from disk when its connection drains (or at once if nothing is queued). */
@@ -89,7 +98,7 @@ export class LogFollower {
   }
 
   private catchUpNow(): void {
-    while (queuedBytes(this.socket) <= MAX_QUEUED_BYTES) {
+    while (queuedBytes(this.socket) < CATCH_UP_QUEUED_BYTES) {
       this.reader ??= LogReader.open(this.log.dataDir, this.log.runId, this.log.stream);
       const read = this.reader.read(this.sent, scratch);
       if (read === 0) {
