@@ -1,7 +1,7 @@
 import path from "node:path";
 import { defineConfig } from "prisma/config";
-import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
+import { SqliteAdapter } from "./packages/db/src/sqlite-adapter";
 
 // Prisma CLI config: the JS schema engine with a driver adapter, so migrate works offline (docs/architecture.md).
 // DATABASE_URL (postgres://…) selects PostgreSQL and its schema; otherwise SQLite in the data dir.
@@ -16,6 +16,6 @@ export default defineConfig({
   migrations: { path: usePostgres ? "prisma/postgres/migrations" : "prisma/migrations" },
   async adapter() {
     if (usePostgres) return new PrismaPg({ connectionString: databaseUrl });
-    return new PrismaBetterSQLite3({ url: `file:${path.join(dataDir, "berth.db")}` });
+    return new SqliteAdapter({ url: `file:${path.join(dataDir, "berth.db")}` });
   },
 });

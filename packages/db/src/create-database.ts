@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
-import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaClient } from "./generated/sqlite/client";
 import { restrictDataDir } from "./restrict-data-dir";
+import { SqliteAdapter } from "./sqlite-adapter";
 
 /** The client type is the SQLite one; the PostgreSQL client is generated from the same model. */
 export type Database = PrismaClient;
@@ -39,14 +39,12 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
     return client as unknown as Database;
   }
   fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-  const adapter = new PrismaBetterSQLite3({ url: `file:${sqlitePath(options.dataDir)}` });
-  const client = new PrismaClient({ adapter });
   // WAL lets readers proceed while a run's rows are written; busy_timeout rides out short write locks.
   // synchronous=NORMAL is the WAL setting SQLite recommends: no fsync per commit (a tool call writes a
   // row), still never corrupt; a power cut may lose the last commits, never a log already on disk.
-  await client.$queryRawUnsafe("PRAGMA journal_mode = WAL");
-  await client.$queryRawUnsafe("PRAGMA synchronous = NORMAL");
-  await client.$queryRawUnsafe("PRAGMA busy_timeout = 5000");
+  const pragmas = { journal_mode: "WAL", synchronous: "NORMAL", busy_timeout: 5000 };
+  const client = new PrismaClient({ adapter: new SqliteAdapter({ url: `file:${sqlitePath(options.dataDir)}`, pragmas }) });
+  await client.$connect();
   // Once the WAL and SHM exist (SQLite gives them the database file's mode from then on).
   restrictDataDir(options.dataDir);
   return client;
