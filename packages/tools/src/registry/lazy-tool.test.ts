@@ -13,6 +13,7 @@ import type { SandboxCaller, ToolContext } from "./tool-spec";
  */
 const PINNED_SURFACES: Readonly<Record<string, string>> = {
   code_nav: "dec5cb0b7d232c3a7e7b425d80f23fe44fb0c9180841b42346009ad9e220d131",
+  context: "6625247a0b679b7764cca58912f3635a3c4d27dfeb923612b7b2b80bb881c733",
 };
 
 const sandbox: SandboxCaller = { callTool: () => Promise.resolve({ ok: true, output: "from sandbox" }) };
@@ -23,6 +24,17 @@ describe("lazy tools", () => {
   it("every lazy built-in's surface hash is pinned, and every pin names a lazy built-in", () => {
     const lazy = BUILTIN_TOOLS.filter(isLazyTool);
     expect(Object.fromEntries(lazy.map((spec) => [spec.name, surfaceHash(surfaceOf(spec))]))).toEqual(PINNED_SURFACES);
+  });
+
+  it("each shipped lazy built-in loads an implementation that matches its registered surface", async () => {
+    for (const spec of BUILTIN_TOOLS.filter(isLazyTool)) {
+      expect(spec.lazy.loaded()).toBe(false);
+      // A fake sandbox and no context host: the tool answers as itself, after loading, not with a drift error.
+      const result = await spec.run(spec.name === "code_nav" ? { mode: "entries" } : { scope: "budget" }, ctx);
+      expect(result.error?.code, `${spec.name}: ${result.output}`).not.toBe("internal");
+      expect(result.output).not.toMatch(/surface drift/);
+      expect(spec.lazy.loaded()).toBe(true);
+    }
   });
 
   it("registers the surface without loading, loads once on the first call, then runs the implementation", async () => {
