@@ -4,7 +4,7 @@ import { USER_AGENT_MAX_CHARS, type BrowserSessionView, type CallerKind } from "
 import { AppError } from "@berth/protocol";
 import { authorize, listScope } from "./authorize";
 import type { CredentialRevocation } from "./credential-revocation";
-import { InvalidatingCache } from "./invalidating-cache";
+import { CredentialCache } from "./credential-cache";
 import type { InvalidationBus } from "./invalidation-bus";
 import { hashToken, newId, type Principal } from "./tokens";
 
@@ -18,12 +18,6 @@ export const BROWSER_SESSION_COOKIE = "berth_browser";
 export const DEFAULT_BROWSER_SESSION_HOURS = 12;
 
 const SECRET_PREFIX = "berthb_";
-const LAST_USED_RESOLUTION_MS = 60_000;
-/** How long a resolved sign-in is trusted without the database when nothing invalidated it (never past its expiry). */
-const CACHE_TTL_MS = 30_000;
-const CACHE_MAX_ENTRIES = 10_000;
-
-type CachedSignIn = { principal: Principal; touchedAt: number };
 
 /** Who a principal's calls are recorded as: a browser session is a person, an API token a script. */
 export function callerOf(principal: Principal): Extract<CallerKind, "browser" | "api"> {
@@ -46,8 +40,8 @@ export function browserSecretFromCookie(cookie: string | undefined): string | nu
 }
 
 export class BrowserSessions {
-  /** Resolved sign-ins by secret hash: three queries a request otherwise. Emptied by revocation (invalidation-bus.ts). */
-  private readonly cache = new InvalidatingCache<CachedSignIn>({ ttlMs: CACHE_TTL_MS, maxEntries: CACHE_MAX_ENTRIES });
+  /** Resolved sign-ins by secret hash (three queries a request otherwise), never kept past their expiry. */
+  private readonly cache: CredentialCache;
 
   constructor(
     private readonly deps: {
@@ -59,10 +53,7 @@ export class BrowserSessions {
     },
   ) {
     // A sign-in goes stale when it is revoked, when the token it was minted with is, and with its user.
-    deps.invalidation.subscribe((event) => {
-      if (event.kind === "credential") this.cache.deleteWhere(({ principal }) => principal.tokenId === event.id || principal.mintedWith === event.id);
-      else if (event.kind === "user") this.cache.deleteWhere(({ principal }) => principal.userId === event.id);
-    });
+    this.cache = new CredentialCache({ invalidation: deps.invalidation, touch: (id) => deps.repos.browserSessions.touch(id) });
   }
 
   /** Signs a browser in as the token's user; the secret is in this answer only (its sha256 is stored). */
@@ -87,34 +78,20 @@ export class BrowserSessions {
   async authenticate(secret: string): Promise<Principal | null> {
     if (!secret.startsWith(SECRET_PREFIX)) return null;
     const hash = hashToken(secret);
-    const cached = this.cache.get(hash);
-    if (cached) {
-      this.touch(cached);
-      return cached.principal;
-    }
-    const epoch = this.cache.epoch;
-    const row = await this.deps.repos.browserSessions.findBySecretHash(hash);
-    if (!row || row.revokedAt || row.expiresAt.getTime() <= Date.now()) return null;
-    const user = await this.deps.repos.users.get(row.userId);
-    if (!user || user.disabledAt || user.deletedAt) return null;
-    // Revoking the token a browser signed in with signs that browser out too.
-    if (row.tokenId) {
-      const token = await this.deps.repos.users.tokenRevokedAt(row.tokenId);
-      if (!token || token.revokedAt) return null;
-    }
-    // An unknown role reads as viewer (UserRepository).
-    const principal: Principal = { userId: user.id, name: user.name, role: user.role, tokenId: row.id, credential: "browser", ...(row.tokenId ? { mintedWith: row.tokenId } : {}) };
-    const entry = { principal, touchedAt: row.lastUsedAt?.getTime() ?? 0 };
-    this.touch(entry);
-    this.cache.set(hash, entry, epoch, row.expiresAt.getTime());
-    return principal;
-  }
-
-  /** For the sign-in list; at most one write a minute per sign-in, off the request's path. */
-  private touch(entry: CachedSignIn): void {
-    if (Date.now() - entry.touchedAt <= LAST_USED_RESOLUTION_MS) return;
-    entry.touchedAt = Date.now();
-    this.deps.repos.browserSessions.touch(entry.principal.tokenId).catch(() => undefined);
+    return this.cache.principal(hash, async () => {
+      const row = await this.deps.repos.browserSessions.findBySecretHash(hash);
+      if (!row || row.revokedAt || row.expiresAt.getTime() <= Date.now()) return null;
+      const user = await this.deps.repos.users.get(row.userId);
+      if (!user || user.disabledAt || user.deletedAt) return null;
+      // Revoking the token a browser signed in with signs that browser out too.
+      if (row.tokenId) {
+        const token = await this.deps.repos.users.tokenRevokedAt(row.tokenId);
+        if (!token || token.revokedAt) return null;
+      }
+      // An unknown role reads as viewer (UserRepository).
+      const principal: Principal = { userId: user.id, name: user.name, role: user.role, tokenId: row.id, credential: "browser", ...(row.tokenId ? { mintedWith: row.tokenId } : {}) };
+      return { principal, lastUsedAt: row.lastUsedAt, expiresAt: row.expiresAt };
+    });
   }
 
   /** The caller's own sign-ins, newest first; an admin sees everyone's. */

@@ -49,8 +49,8 @@ async function sealOne(receipts: ReceiptService, runId: string): Promise<{ seq: 
 
 describe("receipt ledgers on a shared database", () => {
   it("numbers each runner's receipts from 0 in its own chain, and a reopened runner continues its own", async () => {
-    const first = await ReceiptService.open(repos.receipts, path.join(dataDir, "runner-a"), () => null);
-    const second = await ReceiptService.open(repos.receipts, path.join(dataDir, "runner-b"), () => null);
+    const first = await ReceiptService.open(repos.receipts, path.join(dataDir, "runner-a"), () => null, repos.writes);
+    const second = await ReceiptService.open(repos.receipts, path.join(dataDir, "runner-b"), () => null, repos.writes);
     const a1 = await sealOne(first, "run_a1");
     const b1 = await sealOne(second, "run_b1");
     const a2 = await sealOne(first, "run_a2");
@@ -58,7 +58,7 @@ describe("receipt ledgers on a shared database", () => {
     expect([a1.seq, b1.seq, a2.seq]).toEqual([0, 0, 1]);
     expect([a1.prevDigest, b1.prevDigest]).toEqual([null, null]);
 
-    const secondAgain = await ReceiptService.open(repos.receipts, path.join(dataDir, "runner-b"), () => null);
+    const secondAgain = await ReceiptService.open(repos.receipts, path.join(dataDir, "runner-b"), () => null, repos.writes);
     const b2 = await sealOne(secondAgain, "run_b2");
     expect(b2).toMatchObject({ keyId: b1.keyId, seq: 1 });
     expect(b2.prevDigest).toBe((await repos.receipts.getByRun("run_b1"))?.digest);

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import type { ReceiptRepository } from "@berth/db";
+import type { ReceiptRepository, WriteBehind } from "@berth/db";
 import { Ledger, loadOrCreateSigningKey, verifyReceipt } from "@berth/receipts";
 import type { ReceiptSigner } from "@berth/receipts";
 import type { CallerKind, Receipt, RunOutcome, SandboxPosture } from "@berth/protocol";
@@ -28,7 +28,9 @@ export type SandboxFacts = (sessionId: string) => { imageId: string; posture: Sa
 
 /**
  * Seals a receipt when a run ends: canonical JSON, this runner's hash chain, Ed25519 signature. The
- * chain head is the newest stored receipt; sealing and storing are serialised so the chain never forks.
+ * chain head is the newest stored receipt; sealing and storing are serialised per ledger (this runner's
+ * one) so the chain never forks. A run's reply does not wait for its seal (sealLater): the receipt's id is
+ * fixed first, and every read of receipts and runs waits for the seals in flight (WriteBehind).
  */
 export class ReceiptService {
   private queue: Promise<unknown> = Promise.resolve();
@@ -38,25 +40,39 @@ export class ReceiptService {
     readonly signer: ReceiptSigner,
     private readonly ledger: Ledger,
     private readonly sandboxFacts: SandboxFacts,
+    private readonly writes: WriteBehind,
   ) {}
 
-  static async open(receipts: ReceiptRepository, dataDir: string, sandboxFacts: SandboxFacts): Promise<ReceiptService> {
+  /** `writes` is the repositories' (Repositories.writes), so their reads wait for what sealLater has queued. */
+  static async open(receipts: ReceiptRepository, dataDir: string, sandboxFacts: SandboxFacts, writes: WriteBehind): Promise<ReceiptService> {
     const { signer } = await loadOrCreateSigningKey(dataDir);
     const head = await receipts.chainHead(signer.keyId);
-    return new ReceiptService(receipts, signer, new Ledger({ signer, head }), sandboxFacts);
+    return new ReceiptService(receipts, signer, new Ledger({ signer, head }), sandboxFacts, writes);
   }
 
   publicKey(): { keyId: string; publicKey: string } {
     return { keyId: this.signer.keyId, publicKey: this.signer.publicKeyPem };
   }
 
+  /** Seals and stores the run's receipt; resolves with its id once it is stored. */
   sealRun(input: SealRunInput): Promise<string> {
-    const next = this.queue.then(() => this.sealNow(input));
+    return this.enqueue(input, crypto.randomUUID());
+  }
+
+  /** The receipt's id at once; it is sealed and stored behind the reply, in the ledger's order. */
+  sealLater(input: SealRunInput): string {
+    const id = crypto.randomUUID();
+    this.writes.track(this.enqueue(input, id));
+    return id;
+  }
+
+  private enqueue(input: SealRunInput, id: string): Promise<string> {
+    const next = this.queue.then(() => this.sealNow(input, id));
     this.queue = next.catch(() => undefined);
     return next;
   }
 
-  private async sealNow(input: SealRunInput): Promise<string> {
+  private async sealNow(input: SealRunInput, id: string): Promise<string> {
     const d = input.details;
     const hashOf = (value: unknown): FileHash | null => {
       if (typeof value !== "object" || value === null) return null;
@@ -83,6 +99,7 @@ export class ReceiptService {
     const plan = ReceiptPlanSchema.safeParse(d.plan);
     const previousHead = this.ledger.head;
     const receipt = this.ledger.seal({
+      id,
       run: input.run,
       args: input.args,
       env: input.env,

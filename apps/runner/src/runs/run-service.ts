@@ -40,6 +40,8 @@ interface ActiveRun {
   masks: Record<"stdout" | "stderr", SecretMaskStream>;
   startedAt: Date;
   processId?: string;
+  /** The row's insert, which runs beside the tool instead of before it; the run's later writes wait for it. */
+  created: Promise<void>;
 }
 
 /** What a finished tool result says about a run's outcome. */
@@ -82,7 +84,8 @@ export class RunService {
     const id = newId("run");
     const logs = new RunLogs(RunLogs.dirFor(this.deps.dataDir, id));
     const startedAt = new Date();
-    await this.deps.repos.runs.create({
+    // Tracked, not awaited: reads of runs wait for it (WriteBehind), and so does everything else this run writes.
+    const created = this.deps.repos.runs.create({
       id,
       sessionId: input.sessionId,
       userId: input.userId,
@@ -93,8 +96,9 @@ export class RunService {
       caller: input.caller ?? null,
       startedAt,
     });
+    this.deps.repos.writes.track(created);
     const masks = { stdout: new SecretMaskStream(knownSecrets(input)), stderr: new SecretMaskStream(knownSecrets(input)) };
-    this.active.set(id, { id, input, logs, masks, startedAt, carry: new Map() });
+    this.active.set(id, { id, input, logs, masks, startedAt, carry: new Map(), created });
     this.deps.events.emit("run:status", { runId: id, sessionId: input.sessionId, status: "running", outcome: null, exitCode: null });
     return id;
   }
@@ -128,6 +132,7 @@ export class RunService {
     run.processId = processId;
     this.byProcess.set(processId, runId);
     // Stored at once so a reloaded page (or a restarted runner) finds the process's run.
+    await run.created;
     await this.deps.repos.runs.setDetails(runId, { processId });
   }
 
@@ -135,7 +140,10 @@ export class RunService {
     return this.byProcess.get(processId);
   }
 
-  /** Ends a run with the tool's result: row updated, logs closed, receipt sealed. */
+  /**
+   * Ends a run with the tool's result: logs closed, then the row updated and the receipt sealed behind the reply
+   * (the receipt's id is fixed now; reads of runs and receipts wait for both).
+   */
   async finish(runId: string, result: ToolResult): Promise<{ receiptId: string | null }> {
     const run = this.active.get(runId);
     if (!run) return { receiptId: null };
@@ -155,13 +163,17 @@ export class RunService {
       }
     }
     const { outcome, exitCode } = outcomeOf(run.input.kind, result);
-    return this.close(run, { outcome, exitCode, details, cause: result.ok ? null : (result.error?.code ?? null) });
+    const { receiptId } = this.close(run, { outcome, exitCode, details, cause: result.ok ? null : (result.error?.code ?? null) });
+    // Every byte on disk before the reply: a log read after it is whole.
+    await run.logs.closed;
+    return { receiptId };
   }
 
-  private async close(
+  /** `written` settles once the row's end and the receipt are stored: for callers that write after them. */
+  private close(
     run: ActiveRun,
     end: { outcome: RunOutcome; exitCode: number | null; details: Record<string, unknown>; cause: string | null },
-  ): Promise<{ receiptId: string | null }> {
+  ): { receiptId: string; written: Promise<void> } {
     // What the masks held back (a possible secret's start) is written before the logs are sealed.
     for (const stream of ["stdout", "stderr"] as const) this.write(run, stream, run.masks[stream].flush());
     this.active.delete(run.id);
@@ -169,9 +181,8 @@ export class RunService {
     const endedAt = new Date();
     const durationMs = endedAt.getTime() - run.startedAt.getTime();
     const logDigests = run.logs.digests();
-    // Every byte on disk and announced before the run is reported finished: a log read after the reply is whole.
-    await run.logs.close();
-    await this.deps.repos.runs.finish(run.id, {
+    const logsClosed = run.logs.close();
+    const finished = run.created.then(() => this.deps.repos.runs.finish(run.id, {
       status: end.outcome === "interrupted" ? "interrupted" : "finished",
       outcome: end.outcome,
       cause: end.cause,
@@ -181,8 +192,9 @@ export class RunService {
       stderrBytes: logDigests[1]?.bytes ?? 0,
       endedAt,
       durationMs,
-    });
-    const receiptId = await this.deps.receipts.sealRun({
+    }));
+    this.deps.repos.writes.track(finished);
+    const receiptId = this.deps.receipts.sealLater({
       run: { id: run.id, sessionId: run.input.sessionId, userId: run.input.userId, tool: run.input.tool, actionClass: run.input.actionClass, caller: run.input.caller ?? null },
       args: run.input.args,
       env: run.input.env ?? {},
@@ -196,8 +208,11 @@ export class RunService {
       approvals: run.input.approvals ?? [],
       approvalWaitMs: run.input.approvalWaitMs ?? null,
     });
-    this.deps.events.emit("run:status", { runId: run.id, sessionId: run.input.sessionId, status: "finished", outcome: end.outcome, exitCode: end.exitCode });
-    return { receiptId };
+    // After the last output event: that follows the last write.
+    void logsClosed.then(() =>
+      this.deps.events.emit("run:status", { runId: run.id, sessionId: run.input.sessionId, status: "finished", outcome: end.outcome, exitCode: end.exitCode }),
+    );
+    return { receiptId, written: Promise.all([logsClosed, this.deps.repos.writes.settled()]).then(() => undefined) };
   }
 
   private onOutput(event: SessionOutputEvent): void {
@@ -213,7 +228,7 @@ export class RunService {
     const run = runId ? this.active.get(runId) : undefined;
     if (!run) return;
     const outcome: RunOutcome = event.status === "STOPPED" ? "aborted" : event.exitCode === 0 ? "succeeded" : "failed";
-    const closed = this.close(run, { outcome, exitCode: event.exitCode, details: { processId: event.processId, status: event.status }, cause: null });
+    const closed = this.close(run, { outcome, exitCode: event.exitCode, details: { processId: event.processId, status: event.status }, cause: null }).written;
     if (outcome === "aborted") this.noteStopped(event.sessionId, run.id, closed);
     await closed;
   }
@@ -236,7 +251,7 @@ export class RunService {
     }
     for (const run of [...this.active.values()]) {
       if (run.input.sessionId !== sessionId) continue;
-      await this.close(run, { outcome: "interrupted", exitCode: null, details: {}, cause: why });
+      await this.close(run, { outcome: "interrupted", exitCode: null, details: {}, cause: why }).written;
     }
   }
 
@@ -253,7 +268,7 @@ export class RunService {
 
   /** Ends every active run as interrupted (runner shutdown). */
   async interruptAll(cause: string): Promise<void> {
-    for (const run of [...this.active.values()]) await this.close(run, { outcome: "interrupted", exitCode: null, details: {}, cause });
+    for (const run of [...this.active.values()]) await this.close(run, { outcome: "interrupted", exitCode: null, details: {}, cause }).written;
   }
 }
 

@@ -1,4 +1,6 @@
-import type { SessionSkillRepository, SkillRepository } from "@berth/db";
+import type { SessionSkillRecord, SessionSkillRepository, SkillRepository } from "@berth/db";
+import { InvalidatingCache } from "../auth/invalidating-cache";
+import type { InvalidationBus } from "../auth/invalidation-bus";
 import type { ContextSkill, SkillView } from "@berth/protocol";
 import type { Refused } from "@berth/tools";
 import { legacySkillContentHash, skillContentHash } from "./skill-content-hash";
@@ -30,13 +32,22 @@ export function isDrifted(skill: SkillView): boolean {
 export class SkillsService {
   private readonly skills: Pick<SkillRepository, "list" | "get" | "update">;
   private readonly active: Pick<SessionSkillRepository, "list" | "activate" | "deactivate">;
+  /** Each session's active skills: every tool call asks (narrowing), and they change only through setActive. */
+  private readonly activeCache = new InvalidatingCache<SessionSkillRecord[]>({ ttlMs: 30_000, maxEntries: 10_000 });
+  private readonly invalidation: InvalidationBus | undefined;
 
   constructor(repos: {
     skills: Pick<SkillRepository, "list" | "get" | "update">;
     sessionSkills: Pick<SessionSkillRepository, "list" | "activate" | "deactivate">;
+    /** Where a change of a session's skills is published (other runners' caches); this one's is emptied at once. */
+    invalidation?: InvalidationBus;
   }) {
     this.skills = repos.skills;
     this.active = repos.sessionSkills;
+    this.invalidation = repos.invalidation;
+    this.invalidation?.subscribe((event) => {
+      if (event.kind === "session") this.activeCache.delete(event.id);
+    });
   }
 
   async list(sessionId: string): Promise<ContextSkill[]> {
@@ -63,6 +74,7 @@ export class SkillsService {
     }
     if (!on) {
       await this.active.deactivate(sessionId, name);
+      this.changed(sessionId);
       return contextSkill(skill, false);
     }
     if (isDrifted(skill)) return drifted(name);
@@ -72,6 +84,7 @@ export class SkillsService {
       contentHash: skill.contentHash,
       activatedBy: actor.userId,
     });
+    this.changed(sessionId);
     return contextSkill(skill, true);
   }
 
@@ -81,7 +94,7 @@ export class SkillsService {
    * is not what was installed, so it must not widen anything (fail closed).
    */
   async narrowing(sessionId: string): Promise<SkillNarrowing | null> {
-    const records = await this.active.list(sessionId);
+    const records = await this.records(sessionId);
     if (records.length === 0) return null;
     const skills = (await Promise.all(records.map((record) => this.skills.get(record.skillName)))).filter(
       (skill): skill is SkillView => skill !== null,
@@ -128,8 +141,22 @@ export class SkillsService {
     return upgraded;
   }
 
+  private async records(sessionId: string): Promise<SessionSkillRecord[]> {
+    const cached = this.activeCache.get(sessionId);
+    if (cached) return cached;
+    const epoch = this.activeCache.epoch;
+    const records = await this.active.list(sessionId);
+    this.activeCache.set(sessionId, records, epoch);
+    return records;
+  }
+
+  private changed(sessionId: string): void {
+    this.activeCache.delete(sessionId);
+    this.invalidation?.publish({ kind: "session", id: sessionId });
+  }
+
   private async activeNames(sessionId: string): Promise<Set<string>> {
-    return new Set((await this.active.list(sessionId)).map((record) => record.skillName));
+    return new Set((await this.records(sessionId)).map((record) => record.skillName));
   }
 }
 

@@ -14,12 +14,17 @@ export interface CallRecord {
   trace?: unknown;
 }
 
-/** One row per call: what was asked (redacted, the session's env values masked), how admission judged it, and how it ended. */
+/**
+ * One row per call: what was asked (redacted, the session's env values masked), how admission judged it, and how
+ * it ended. Written after the reply, batched with other calls' (ToolCallRepository.recordLater): the row tells the
+ * caller nothing it was not told already, and the run it belongs to (its receipt) is recorded on its own. Reads of
+ * the rows wait for the batch.
+ */
 export class ToolCallLog {
   constructor(private readonly repos: Pick<Repositories, "toolCalls">) {}
 
-  async record(input: ToolCallInput, admission: AdmissionResult, fields: CallRecord, knownSecrets: string[] = []): Promise<void> {
-    await this.repos.toolCalls.record({
+  record(input: ToolCallInput, admission: AdmissionResult, fields: CallRecord, knownSecrets: string[] = []): void {
+    this.repos.toolCalls.recordLater({
       id: fields.id,
       sessionId: input.sessionId,
       userId: input.principal.userId,

@@ -82,7 +82,7 @@ export class ToolService {
       /** Runs in flight, so an explicit cancel (Stop) can abort one. */
       activeRuns?: ActiveRuns;
       /** Connects and lists the scope's MCP servers before a call of `tool` (the router answers from that listing). */
-      prepareScope?: (scope: ToolScope, tool: string) => Promise<{ unavailable: readonly unknown[] } | void>;
+      prepareScope?: (scope: ToolScope, tool: string, opts?: { nested?: boolean }) => Promise<{ unavailable: readonly unknown[] } | void>;
       /** Skills that govern: the session's active skills narrow what it may call. */
       skills: SkillsService;
       /** Full copies of results the observation budget cut, for `context recall`. */
@@ -152,7 +152,8 @@ export class ToolService {
     // Edge: docs/api.md, Roles: toolCall call (a viewer's refusal is a 403, another developer's session a 404).
     const session = await this.deps.sessions.get(input.sessionId, input.principal, (target) => authorize(input.principal, "toolCall", "call", target));
     const scope: ToolScope = { userId: input.principal.userId, sessionId: session.id };
-    await this.deps.prepareScope?.(scope, input.tool);
+    // A nested call (it comes with its turn) runs in the scope its outer call prepared.
+    await this.deps.prepareScope?.(scope, input.tool, { nested: input.turn !== undefined });
     // A nested call (gateway, dispatch) keeps its turn's pool; the gate is asked again (a skill may have changed).
     const gate = await this.gateFor(session.id, input.allow);
     const limits = input.caller === "browser" ? UNOBSERVED_LIMITS : (this.deps.observation ?? DEFAULT_OBSERVATION_LIMITS);

@@ -12,6 +12,7 @@ import { SessionSkillRepository } from "./session-skill-repository";
 import { SkillRepository } from "./skill-repository";
 import { ToolCallRepository } from "./tool-call-repository";
 import { UserRepository } from "./user-repository";
+import { WriteBehind } from "./write-behind";
 
 /** Everything the runner reads and writes, by resource; nothing outside this package touches Prisma. */
 export interface Repositories {
@@ -28,19 +29,22 @@ export interface Repositories {
   users: UserRepository;
   browserSessions: BrowserSessionRepository;
   policyRules: PolicyRuleRepository;
+  /** Writes made after the reply (tool-call rows, run ends, receipts); reads of their tables wait for them. */
+  writes: WriteBehind;
   /** A cheap round trip for /healthz. */
   ping(): ReturnType<typeof pingDatabase>;
-  /** Closes the connection (the runner's shutdown). */
+  /** Closes the connection (the runner's shutdown), once what was written behind is written. */
   close(): Promise<void>;
 }
 
-export function createRepositories(db: Database): Repositories {
+export function createRepositories(db: Database, opts: { onWriteError?: (error: unknown) => void } = {}): Repositories {
+  const writes = new WriteBehind(opts.onWriteError);
   return {
     sessions: new SessionRepository(db),
-    runs: new RunRepository(db),
-    toolCalls: new ToolCallRepository(db),
+    runs: new RunRepository(db, writes),
+    toolCalls: new ToolCallRepository(db, writes),
     approvals: new ApprovalRepository(db),
-    receipts: new ReceiptRepository(db),
+    receipts: new ReceiptRepository(db, writes),
     skills: new SkillRepository(db),
     sessionSkills: new SessionSkillRepository(db),
     mcpServers: new McpServerRepository(db),
@@ -48,7 +52,11 @@ export function createRepositories(db: Database): Repositories {
     users: new UserRepository(db),
     browserSessions: new BrowserSessionRepository(db),
     policyRules: new PolicyRuleRepository(db),
+    writes,
     ping: () => pingDatabase(db),
-    close: () => db.$disconnect(),
+    close: async () => {
+      await writes.settled();
+      await db.$disconnect();
+    },
   };
 }

@@ -2,6 +2,7 @@ import type { Receipt } from "@berth/protocol";
 import { ReceiptSchema } from "@berth/protocol";
 import type { Database } from "../create-database";
 import { parseJsonColumn } from "./json-column";
+import { WriteBehind } from "./write-behind";
 
 const readReceipt = (json: string) => parseJsonColumn(ReceiptSchema, json, "receipt.json");
 
@@ -10,10 +11,15 @@ const readReceipt = (json: string) => parseJsonColumn(ReceiptSchema, json, "rece
  * which only the token's hash is stored.
  */
 export class ReceiptRepository {
-  constructor(private readonly db: Database) {}
+  /** Reads wait for receipts sealed after their runs' replies (WriteBehind). */
+  constructor(
+    private readonly db: Database,
+    private readonly writes = new WriteBehind(),
+  ) {}
 
   /** The newest receipt of a key's chain, where its next receipt links. */
   async chainHead(keyId: string): Promise<{ seq: number; digest: string } | null> {
+    await this.writes.settled();
     const last = await this.db.receipt.findFirst({ where: { keyId }, orderBy: { seq: "desc" }, select: { seq: true, digest: true } });
     return last ?? null;
   }
@@ -33,21 +39,25 @@ export class ReceiptRepository {
   }
 
   async get(id: string): Promise<{ receipt: Receipt; runId: string; sessionId: string } | null> {
+    await this.writes.settled();
     const row = await this.db.receipt.findUnique({ where: { id }, include: { run: { select: { sessionId: true } } } });
     return row ? { receipt: readReceipt(row.json), runId: row.runId, sessionId: row.run.sessionId } : null;
   }
 
   async getByRun(runId: string): Promise<Receipt | null> {
+    await this.writes.settled();
     const row = await this.db.receipt.findUnique({ where: { runId } });
     return row ? readReceipt(row.json) : null;
   }
 
   async getByDigest(digest: string): Promise<Receipt | null> {
+    await this.writes.settled();
     const row = await this.db.receipt.findUnique({ where: { digest } });
     return row ? readReceipt(row.json) : null;
   }
 
   async createShareLink(link: { id: string; receiptId: string; tokenHash: string }): Promise<void> {
+    await this.writes.settled();
     await this.db.shareLink.create({ data: link });
   }
 
@@ -59,6 +69,7 @@ export class ReceiptRepository {
 
   /** The receipt a live share link shows; null for an unknown or revoked link. */
   async resolveShareLink(tokenHash: string): Promise<{ receipt: Receipt; runId: string } | null> {
+    await this.writes.settled();
     const link = await this.db.shareLink.findUnique({ where: { tokenHash }, include: { receipt: true } });
     if (!link || link.revokedAt) return null;
     return { receipt: readReceipt(link.receipt.json), runId: link.receipt.runId };

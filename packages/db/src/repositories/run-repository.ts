@@ -1,6 +1,7 @@
 import { redactSecrets, type RunView } from "@berth/protocol";
 import { z } from "zod";
 import type { Database } from "../create-database";
+import { WriteBehind } from "./write-behind";
 import type { RunModel } from "../generated/sqlite/models";
 import { isoOrNull, parseJsonColumn } from "./json-column";
 
@@ -67,7 +68,11 @@ export interface RunListFilter {
 
 /** Runs: one row per execution; logs live on disk, the receipt in Receipt. */
 export class RunRepository {
-  constructor(private readonly db: Database) {}
+  /** Reads wait for the run ends and receipts written after their replies (WriteBehind). */
+  constructor(
+    private readonly db: Database,
+    private readonly writes = new WriteBehind(),
+  ) {}
 
   /** `args` are stored redacted: secret-looking values and the `secrets` given are masked (redactSecrets). */
   async create(input: { id: string; sessionId: string; userId: string; tool: string; kind: string; args: unknown; secrets: string[]; caller: string | null; startedAt: Date }): Promise<void> {
@@ -76,23 +81,27 @@ export class RunRepository {
   }
 
   async get(id: string): Promise<RunRecord | null> {
+    await this.writes.settled();
     const row = await this.db.run.findUnique({ where: { id }, include: WITH_RECEIPT });
     return row ? toView(row) : null;
   }
 
   /** The run and its session's owner, who it belongs to for authorization. */
   async getWithOwner(id: string): Promise<{ run: RunRecord; ownerId: string } | null> {
+    await this.writes.settled();
     const row = await this.db.run.findUnique({ where: { id }, include: { ...WITH_RECEIPT, session: { select: { ownerId: true } } } });
     return row ? { run: toView(row), ownerId: row.session.ownerId } : null;
   }
 
   async ownerOf(id: string): Promise<string | null> {
+    await this.writes.settled();
     const row = await this.db.run.findUnique({ where: { id }, select: { session: { select: { ownerId: true } } } });
     return row?.session.ownerId ?? null;
   }
 
   /** Newest first. */
   async list(filter: RunListFilter): Promise<RunRecord[]> {
+    await this.writes.settled();
     const rows = await this.db.run.findMany({
       where: {
         ...(filter.ownerId ? { session: { ownerId: filter.ownerId } } : {}),
@@ -110,6 +119,7 @@ export class RunRepository {
 
   /** The run of a session's background process (its details name the process). */
   async findProcessRun(sessionId: string, processId: string): Promise<RunRecord | null> {
+    await this.writes.settled();
     const row = await this.db.run.findFirst({ where: { sessionId, kind: "process", detailsJson: { contains: processId } }, include: WITH_RECEIPT });
     return row ? toView(row) : null;
   }
@@ -148,11 +158,13 @@ export class RunRepository {
   }
 
   async countByOutcome(): Promise<Record<string, number>> {
+    await this.writes.settled();
     const groups = await this.db.run.groupBy({ by: ["outcome"], _count: { _all: true } });
     return Object.fromEntries(groups.map((g) => [g.outcome ?? "running", g._count._all]));
   }
 
   private async unfinished(where: { status: string; receipt?: null }): Promise<UnfinishedRun[]> {
+    await this.writes.settled();
     const rows = await this.db.run.findMany({ where, orderBy: { startedAt: "asc" }, include: { toolCalls: { select: { actionClass: true }, take: 1 } } });
     return rows.map((row) => ({
       id: row.id,

@@ -56,3 +56,27 @@ describe("ToolCallRepository", () => {
     expect(Object.keys(calls[0]!)).not.toContain("argsJson");
   });
 });
+
+describe("ToolCallRepository.recordLater (written behind the reply)", () => {
+  it("batches rows into one write and a read of the run's calls sees them at once, in the order they were recorded, redacted", async () => {
+    const args = { command: "echo s3cr3tvalue" };
+    t.repos.toolCalls.recordLater({ ...call, id: "later_1", args, secrets: ["s3cr3tvalue"], runId: "run_1", trace: undefined });
+    // The caller's object changing after the call ended does not change what was recorded.
+    args.command = "changed";
+    t.repos.toolCalls.recordLater({ ...call, id: "later_2", args: {}, secrets: [], runId: "run_1", trace: undefined, verdict: "ask", ok: null });
+    expect(t.repos.writes.idle).toBe(true);
+    // Not written yet: the batch waits for its timer, or for a read.
+    expect(await t.db.toolCall.count({ where: { id: { in: ["later_1", "later_2"] } } })).toBe(0);
+    const ids = (await t.repos.toolCalls.listForRun("run_1")).map((c) => c.id);
+    expect(ids.slice(-2)).toEqual(["later_1", "later_2"]);
+    const row = await t.db.toolCall.findUniqueOrThrow({ where: { id: "later_1" } });
+    expect(row.argsJson).not.toContain("s3cr3tvalue");
+    expect(row.argsJson).not.toContain("changed");
+  });
+
+  it("writes what it holds when the writes behind are settled (as close does before it disconnects)", async () => {
+    t.repos.toolCalls.recordLater({ ...call, id: "later_3", args: {}, secrets: [], runId: null, trace: undefined });
+    await t.repos.writes.settled();
+    expect(await t.db.toolCall.count({ where: { id: "later_3" } })).toBe(1);
+  });
+});

@@ -1,5 +1,10 @@
 import { redactSecrets, type ToolCallView } from "@berth/protocol";
 import type { Database } from "../create-database";
+import { WriteBehind } from "./write-behind";
+
+/** How long rows wait to be written together, and how many make a batch written at once. */
+const BATCH_MS = 20;
+const BATCH_ROWS = 256;
 
 export interface ToolCallRecordInput {
   id: string;
@@ -24,17 +29,43 @@ export interface ToolCallRecordInput {
 
 /** Tool calls: one row per call, what was asked and how admission judged it. */
 export class ToolCallRepository {
-  constructor(private readonly db: Database) {}
+  private batch: (ReturnType<typeof toRow> & { createdAt: Date })[] = [];
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly db: Database,
+    private readonly writes = new WriteBehind(),
+  ) {
+    writes.onSettle(() => this.flush());
+  }
 
   async record(input: ToolCallRecordInput): Promise<void> {
-    const { args, secrets, trace, ...fields } = input;
-    await this.db.toolCall.create({
-      data: { ...fields, argsJson: JSON.stringify(redactSecrets(args, secrets)), traceJson: trace === undefined ? null : JSON.stringify(trace) },
-    });
+    await this.db.toolCall.create({ data: toRow(input) });
+  }
+
+  /**
+   * The row is written after the caller's reply, with the others of the next few milliseconds in one
+   * statement (a query costs far more than a row). Reads here wait for it (WriteBehind).
+   */
+  recordLater(input: ToolCallRecordInput): void {
+    // Redacted now (the caller's objects may change after this returns), and stamped when the call ended.
+    this.batch.push({ ...toRow(input), createdAt: new Date() });
+    if (this.batch.length >= BATCH_ROWS) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), BATCH_MS);
+  }
+
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.batch.length === 0) return;
+    const rows = this.batch;
+    this.batch = [];
+    this.writes.track(this.db.toolCall.createMany({ data: rows }));
   }
 
   /** Oldest first. */
   async listForRun(runId: string): Promise<ToolCallView[]> {
+    await this.writes.settled();
     const rows = await this.db.toolCall.findMany({ where: { runId }, orderBy: { createdAt: "asc" } });
     return rows.map((c) => ({
       id: c.id,
@@ -50,4 +81,9 @@ export class ToolCallRepository {
       createdAt: c.createdAt.toISOString(),
     }));
   }
+}
+
+function toRow(input: ToolCallRecordInput) {
+  const { args, secrets, trace, ...fields } = input;
+  return { ...fields, argsJson: JSON.stringify(redactSecrets(args, secrets)), traceJson: trace === undefined ? null : JSON.stringify(trace) };
 }

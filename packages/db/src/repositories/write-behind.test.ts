@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { seedSessions, useTestRepositories } from "./testing/open-test-repositories";
+import { WriteBehind } from "./write-behind";
+
+const t = useTestRepositories(async (repos) => {
+  await seedSessions(repos, { ses_a: "user_a" });
+});
+
+describe("WriteBehind", () => {
+  it("makes a read of runs wait for a run written behind its reply", async () => {
+    const startedAt = new Date();
+    const written = (async () => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await t.repos.runs.create({ id: "run_behind", sessionId: "ses_a", userId: "user_a", tool: "bash", kind: "bash", args: {}, secrets: [], caller: null, startedAt });
+    })();
+    t.repos.writes.track(written);
+    expect(t.repos.writes.idle).toBe(false);
+    expect((await t.repos.runs.get("run_behind"))?.status).toBe("running");
+    expect(t.repos.writes.idle).toBe(true);
+  });
+
+  it("reports a failed write to its handler and never throws it at a reader", async () => {
+    const errors: unknown[] = [];
+    const writes = new WriteBehind((error) => errors.push(error));
+    writes.track(Promise.reject(new Error("disk full")));
+    await writes.settled();
+    expect(errors.map((e) => (e as Error).message)).toEqual(["disk full"]);
+  });
+});
