@@ -63,7 +63,10 @@ export interface Runner {
  * service, REST, socket.io and metrics. `main.ts` runs it from the environment; tests run it in-process.
  */
 export async function createRunner(env: Env): Promise<Runner> {
-  const repos = createRepositories(await createDatabase({ dataDir: env.dataDir, databaseUrl: env.DATABASE_URL }));
+  // A row written after its reply that fails is logged: nobody is waiting for it to throw at.
+  const repos = createRepositories(await createDatabase({ dataDir: env.dataDir, databaseUrl: env.DATABASE_URL }), {
+    onWriteError: (error) => process.stderr.write(`berth-runner: a write after the reply failed: ${(error as Error).message}\n`),
+  });
   const admin = await ensureAdminToken(repos.users, { dataDir: env.dataDir, envToken: env.BERTH_ADMIN_TOKEN });
   const sandbox = createSandboxBackend(env);
   try {
@@ -79,7 +82,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   const receipts = await ReceiptService.open(repos.receipts, env.dataDir, (sessionId) => {
     const info = driver.get(sessionId);
     return info?.imageId ? { imageId: info.imageId, posture: driver.posture(sessionId) } : null;
-  });
+  }, repos.writes);
   // Everything made so far (database, keys, the admin token, files from before) private to this user.
   restrictDataDir(env.dataDir);
   const runs = new RunService({ repos, dataDir: env.dataDir, events, driver, receipts });
@@ -141,7 +144,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   // Precedence (docs/tools.md): built-in → user MCP → local function tools → session MCP → global MCP.
   const mcp = createMcpToolProviders(gateway, (tool, scope) => toResolvedMcpTool(gateway, tool, scope));
   const router = new ToolRouter(builtins, [mcp.user, functionTools.provider, mcp.session, mcp.global]);
-  const skills = new SkillsService({ skills: repos.skills, sessionSkills: repos.sessionSkills });
+  const skills = new SkillsService({ skills: repos.skills, sessionSkills: repos.sessionSkills, invalidation });
   const overflow = new ObservationOverflow({ dataDir: env.dataDir, runOf: (runId) => repos.runs.get(runId) });
   const tools = new ToolService({
     repos,

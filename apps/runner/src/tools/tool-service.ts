@@ -183,14 +183,14 @@ export class ToolService {
 
     const outside = admission.verdict === "deny" ? undefined : gate.refusal(admission.tool, tools.resolve(admission.tool));
     if (outside) {
-      await record({ verdict: "deny", ok: false, errorCode: "denied" });
+      record({ verdict: "deny", ok: false, errorCode: "denied" });
       this.deps.metrics.toolCall(admission.tool, "denied", performance.now() - started);
       return { kind: "result", result: toolFailure("denied", outside, { stage: "allowlist", actionClass: admission.actionClass }) };
     }
     if (admission.verdict === "deny") {
       const code = admission.stage === "tool" ? "unknown_tool" : admission.stage === "arguments" ? "invalid_arguments" : "denied";
       const result = toolFailure(code, admission.reason, { stage: admission.stage, actionClass: admission.actionClass });
-      await record({ verdict: "deny", ok: false, errorCode: code });
+      record({ verdict: "deny", ok: false, errorCode: code });
       this.deps.metrics.toolCall(admission.tool, "denied", performance.now() - started);
       return { kind: "result", result };
     }
@@ -201,12 +201,12 @@ export class ToolService {
       const settled = await this.approvalWait.settle(admission, { sessionId: session.id, tool: tools.resolve(admission.tool), requestedBy: input.principal.name, waitMs: input.waitMs ?? 0, ...(input.signal ? { signal: input.signal } : {}) });
       if (settled.kind === "parked") {
         const { parked } = settled;
-        await record({ verdict: "ask", approvalId: parked.id });
+        record({ verdict: "ask", approvalId: parked.id });
         if (!settled.waited) this.deps.metrics.toolCall(admission.tool, "parked", performance.now() - started);
         return { kind: "parked", approvalId: parked.id, text: parked.text, sha256: parked.sha256, expiresAt: parked.expiresAt };
       }
       if (settled.kind === "refused") {
-        await record({ verdict: "ask", ok: false, errorCode: settled.result.error?.code ?? "denied", approvalId: settled.approvalId });
+        record({ verdict: "ask", ok: false, errorCode: settled.result.error?.code ?? "denied", approvalId: settled.approvalId });
         return { kind: "result", result: settled.result };
       }
       approved = { approval: settled.approval, waitMs: settled.waitMs, ...(settled.expect ? { expect: settled.expect } : {}) };
@@ -220,7 +220,7 @@ export class ToolService {
       const own = changesWorkspace({ actionClass: admission.actionClass, ok: result.ok }) ? 1 : 0;
       this.deps.loopGuard.settle(loopGuardKey(session.id, admission.sha256), { callId, ...(result.runId ? { runId: result.runId } : {}), generation: after === generation + own ? after : undefined });
     }
-    await record({
+    record({
       verdict: admission.verdict,
       ok: result.ok,
       ...(result.error ? { errorCode: result.error.code } : {}),
@@ -346,7 +346,7 @@ export class ToolService {
     const callId = newId("call");
     // The task's own file hashes were not bound (the plan's text binds its args): it runs without `expect`.
     const result = await this.execute(tools, task, { ...input, tool }, session, callId, { ...(approved.approval ? { approval: approved.approval } : {}), waitMs: approved.waitMs });
-    await this.log.record(input, task, {
+    this.log.record(input, task, {
       id: callId,
       verdict: "plan",
       ok: result.ok,
