@@ -7,4 +7,5 @@ export {
   type AgentStreams,
   type ResultSchema,
 } from "./agent-connection";
+export { demuxDockerStream } from "./docker-demux";
 export { DEFAULT_LOG_BUDGET, LogBudget, boundLine, type LogBudgetOptions } from "./log-budget";

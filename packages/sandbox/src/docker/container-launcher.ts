@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import type Docker from "dockerode";
 import type { AgentHelloResult } from "@berth/protocol";
-import { AgentConnection, boundLine } from "../agent-connection";
+import { AgentConnection, boundLine, demuxDockerStream } from "../agent-connection";
 import type { AttachedAgent } from "../driver/session-state";
 import { SandboxError } from "../errors";
 import {
@@ -131,7 +131,7 @@ export class ContainerLauncher {
     })) as NodeJS.ReadWriteStream;
     const stdout = new PassThrough();
     const stderr = new PassThrough();
-    this.opts.docker.modem.demuxStream(socket, stdout, stderr);
+    demuxDockerStream(socket, stdout, stderr);
     const endAll = () => {
       stdout.end();
       stderr.end();
