@@ -81,8 +81,11 @@ const textOf = (result: unknown): string => ((result as CallToolResult).content[
 
 beforeAll(async () => {
   kit = await startTestRunner();
-  // Default autonomy: a read runs, an execute asks.
+  // Default autonomy: every function tool asks (a declared read is admitted as execute: it runs a workspace
+  // script), unless an operator's policy rule allows it by name, as this one does for count_lines.
   sessionId = await kit.createSession({ autonomy: "default" });
+  const rule = await kit.api("POST", "/api/policy-rules", { tool: "count_lines", effect: "allow", description: "count_lines is trusted" });
+  if (rule.status !== 201) throw new Error(`policy rule: ${rule.status} ${JSON.stringify(rule.body)}`);
   await writeFile("notes.txt", "one\ntwo\nthree\n");
   await writeFile("tools/count_lines.py", COUNT_LINES_PY);
   await writeFile("tools/deploy.sh", 'echo "deployed $1"\n');
@@ -94,9 +97,9 @@ afterAll(async () => {
 });
 
 describe("berth.tools.json over HTTP", () => {
-  it("lists the declared tools with kind function and their class; a built-in's name gets a hash suffix", async () => {
+  it("lists the declared tools with kind function and the class they are admitted as; a built-in's name gets a hash suffix", async () => {
     const found = await find("count lines");
-    expect(found.capabilities[0]).toEqual({ name: "count_lines", kind: "function", description: "Count the lines of a workspace file.", actionClass: "read" });
+    expect(found.capabilities[0]).toEqual({ name: "count_lines", kind: "function", description: "Count the lines of a workspace file.", actionClass: "execute" });
 
     const all = await find("");
     const functions = all.capabilities.filter((c) => c.kind === "function");
@@ -111,7 +114,7 @@ describe("berth.tools.json over HTTP", () => {
   it("describes a tool with its declared JSON Schema", async () => {
     const { body } = await gateway({ op: "describe", capability: "count_lines" });
     expect(body.ok).toBe(true);
-    expect(body.details).toMatchObject({ name: "count_lines", kind: "function", actionClass: "read", parameters: countLines.parameters });
+    expect(body.details).toMatchObject({ name: "count_lines", kind: "function", actionClass: "execute", parameters: countLines.parameters });
   });
 
   it("refuses bad arguments before anything runs, naming the field and the bad value", async () => {
@@ -139,7 +142,7 @@ describe("berth.tools.json over HTTP", () => {
     const run = await kit.api<{ run: { tool: string; kind: string; outcome: string } }>("GET", `/api/runs/${body.runId}`);
     expect(run.body.run).toMatchObject({ tool: "count_lines", kind: "run_script", outcome: "succeeded" });
     const receipt = await kit.api<Receipt>("GET", `/api/receipts/${body.receiptId}`);
-    expect(receipt.body.body.run).toMatchObject({ id: body.runId, tool: "count_lines", actionClass: "read" });
+    expect(receipt.body.body.run).toMatchObject({ id: body.runId, tool: "count_lines", actionClass: "execute" });
     expect(receipt.body.body.script?.path).toBe("tools/count_lines.py");
     expect(receipt.body.body.args).toEqual({ path: "notes.txt", repeat: 1 });
     const verified = await kit.api<{ valid: boolean }>("POST", "/api/receipts/verify", { receipt: receipt.body });
@@ -150,6 +153,14 @@ describe("berth.tools.json over HTTP", () => {
     const { body } = await kit.tool<ToolResult>(sessionId, "count_lines", { path: "notes.txt", repeat: 2 });
     expect(body.ok).toBe(true);
     expect(body.output).toContain('"repeat": 2');
+  });
+
+  it("parks a tool declared read that no operator's rule allows: an agent-written declaration does not skip approval", async () => {
+    const shadowName = (await find("")).capabilities.find((c) => c.kind === "function" && c.name.startsWith("read_file_"))!.name;
+    const parked = await kit.tool<{ status: string; text: string }>(sessionId, shadowName, { path: "notes.txt" });
+    expect(parked.status).toBe(202);
+    expect(parked.body.status).toBe("parked");
+    expect(parked.body.text).toContain("tools/count_lines.py");
   });
 
   it("parks an execute-class tool at default autonomy; the operator's approval lets exactly that call run", async () => {
@@ -204,7 +215,7 @@ describe("berth.tools.json over MCP", () => {
     const client = await mcp();
     try {
       const found = JSON.parse(textOf(await client.callTool({ name: "gateway", arguments: { op: "find", query: "count_lines" } }))) as Find;
-      expect(found.capabilities[0]).toMatchObject({ name: "count_lines", kind: "function", actionClass: "read" });
+      expect(found.capabilities[0]).toMatchObject({ name: "count_lines", kind: "function", actionClass: "execute" });
 
       const described = JSON.parse(textOf(await client.callTool({ name: "gateway", arguments: { op: "describe", capability: "count_lines" } }))) as { parameters: unknown };
       expect(described.parameters).toEqual(countLines.parameters);

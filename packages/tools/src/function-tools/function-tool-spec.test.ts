@@ -5,7 +5,7 @@ import { BUILTIN_TOOLS } from "../builtin/builtin-tools";
 import type { SandboxCaller, ToolContext } from "../registry/tool-spec";
 import { ScopedTools } from "../router/scoped-tools";
 import { ToolRouter, type ResolvedTool, type ToolProvider } from "../router/tool-router";
-import { functionToolSpec } from "./function-tool-spec";
+import { admittedClass, functionToolSpec } from "./function-tool-spec";
 import type { FunctionToolDeclaration } from "./parse-function-tools-file";
 
 const declaration = (over: Partial<FunctionToolDeclaration> = {}): FunctionToolDeclaration => ({
@@ -49,10 +49,18 @@ describe("functionToolSpec", () => {
     expect(result.reason).toMatch(/^count_lines: invalid arguments: arguments: must be at most 4096 bytes as JSON \(got 50\d\d bytes\)$/);
   });
 
-  it("is admitted under its own name and declared class: a read runs, an execute asks at default autonomy", () => {
-    const registry = scopedTools(resolved(), resolved({ name: "deploy", actionClass: "execute" }));
-    expect(admitCall(registry, "count_lines", { path: "a.txt" })).toMatchObject({ verdict: "allow", actionClass: "read", tool: "count_lines" });
+  it("is admitted under its own name; a declared read or write is admitted as execute, a higher class stays", () => {
+    const registry = scopedTools(
+      resolved(),
+      resolved({ name: "deploy", actionClass: "execute" }),
+      resolved({ name: "fetch_data", actionClass: "network" }),
+    );
+    // A script declared read is still a workspace script an agent may have written: it asks like bash would.
+    const counted = admitCall(registry, "count_lines", { path: "a.txt" });
+    expect(counted).toMatchObject({ verdict: "ask", actionClass: "execute", tool: "count_lines" });
     expect(admitCall(registry, "deploy", { path: "a.txt" })).toMatchObject({ verdict: "ask", actionClass: "execute", tool: "deploy" });
+    expect(admitCall(registry, "fetch_data", { path: "a.txt" })).toMatchObject({ actionClass: "network", tool: "fetch_data" });
+    expect([admittedClass("read"), admittedClass("write"), admittedClass("system_modify")]).toEqual(["execute", "execute", "system_modify"]);
   });
 
   it("runs as run_script with the validated arguments (defaults filled) as one JSON argument", async () => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BuiltinTool, RUN_SCRIPT_MAX_ARG_BYTES } from "@berth/protocol";
+import { type ActionClass, BuiltinTool, RUN_SCRIPT_MAX_ARG_BYTES } from "@berth/protocol";
 import type { ToolSpec } from "../registry/tool-spec";
 import { validateJsonSchema } from "./json-schema-subset";
 import { FUNCTION_TOOLS_FILE, type FunctionToolDeclaration } from "./parse-function-tools-file";
@@ -31,6 +31,11 @@ function argsSchemaOf(declaration: FunctionToolDeclaration): z.ZodType<Record<st
  * receipt. An approval binds the script and the declaration file, so neither can change between the operator's
  * decision and the run.
  */
+/** A declared read or write runs a workspace script all the same: it is admitted as execute. */
+export function admittedClass(declared: string): ActionClass {
+  return declared === "read" || declared === "write" ? "execute" : (declared as ActionClass);
+}
+
 export function functionToolSpec(declaration: FunctionToolDeclaration, name: string): ToolSpec<Record<string, unknown>> {
   const { actionClass, script, interpreter } = declaration;
   const reads = actionClass === "read";
@@ -40,9 +45,17 @@ export function functionToolSpec(declaration: FunctionToolDeclaration, name: str
     argsSchema: argsSchemaOf(declaration),
     parameters: { ...declaration.parameters },
     executionMode: reads ? "parallel" : "sequential",
-    actionClass,
-    // The workspace's word for what its script does: never recognised, so an execute one asks at default autonomy.
-    classify: () => ({ actionClass, recognised: false, alwaysAsk: false, reasons: [`function tool declared in ${FUNCTION_TOOLS_FILE}: ${interpreter} ${script}`] }),
+    // What find and describe show is what admission uses.
+    actionClass: admittedClass(actionClass),
+    // The workspace's word for what its script does can raise its class, never lower it below execute: an agent
+    // can write berth.tools.json, so a script declared `read` must not run where `bash python3 it.py` would ask.
+    // An operator's policy rule allowing the tool by name is how a trusted declaration runs without asking.
+    classify: () => ({
+      actionClass: admittedClass(actionClass),
+      recognised: false,
+      alwaysAsk: false,
+      reasons: [`function tool declared in ${FUNCTION_TOOLS_FILE} as ${actionClass}: ${interpreter} ${script}`],
+    }),
     createsRun: () => true,
     runKind: () => "run_script",
     runsAs: BuiltinTool.run_script,
