@@ -23,8 +23,10 @@
 //
 // Baseline, in the same browser: Monaco alone, on an empty page of the same origin in a fresh context
 // (the editor's files requested at once, as the IDE page does, evaluated, one editor created with
-// main.py's text). The ratio says how much the IDE page adds to what Monaco itself costs here.
+// main.py's text), alternated with the first visits. The ratio says how much the IDE page adds to what
+// Monaco itself costs here; the load average is printed with it.
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { chromium } from "@playwright/test";
 import { CHROMIUM_PATH, chromiumArgs } from "../../../scripts/lib/chromium.mjs";
@@ -70,6 +72,7 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
+const loadBefore = os.loadavg()[0];
 const session = await api("POST", "/api/sessions", { name: `bench-web-${Date.now()}`, autonomy: "trusted" });
 await api("POST", `/api/sessions/${session.id}/tools/write_file`, { args: { path: "main.py", content: "for i in range(3):\n    print(i)\n" } });
 
@@ -169,25 +172,24 @@ const figures = () => ({ dcl: [], interactive: [], monaco: [], open: [], playwri
 const first = figures();
 const returning = figures();
 const alone = [];
-let editorFiles = [];
 const record = (into, sample) => {
   for (const key of Object.keys(into)) into[key].push(sample[key]);
 };
 try {
   // First visits: a fresh context each (empty HTTP cache, no compiled code), after one warm-up visit so
-  // the server's first-render costs are not in the figures.
+  // the server's first-render costs are not in the figures. Each round is one first visit and one
+  // Monaco-alone page, alternated, so both see the machine as loaded as the other.
   for (let i = 0; i <= runs; i++) {
     const context = await signedInContext();
     const sample = await visit(context);
     if (i > 0) record(first, sample);
-    editorFiles = sample.editorFiles;
+    const editorFiles = sample.editorFiles;
     await context.close();
-  }
-  if (editorFiles.length === 0) fail("the IDE page named no editor files (link[rel=modulepreload] under /_next/static/monaco/)");
-  for (let i = 0; i < runs; i++) {
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    alone.push(await monacoAlone(context, editorFiles));
-    await context.close();
+    if (editorFiles.length === 0) fail("the IDE page named no editor files (link[rel=modulepreload] under /_next/static/monaco/)");
+    if (i === 0) continue;
+    const bare = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    alone.push(await monacoAlone(bare, editorFiles));
+    await bare.close();
   }
   // Returning visits: one context, as a developer who opens the IDE every day (HTTP cache and V8's code
   // cache warm after two visits).
@@ -218,6 +220,7 @@ table(`IDE page load, first visit: ${runs} fresh contexts (after one warm-up), D
 table(`IDE page load, returning visit: ${runs} visits in one context (after two warm-ups)`, returning);
 console.log(`baseline, Monaco alone on an empty page (fresh context): median ${fmt(median(alone)).trim()}, min ${fmt(Math.min(...alone)).trim()}, max ${fmt(Math.max(...alone)).trim()}`);
 console.log(`Monaco ready in the IDE / Monaco alone: first visit ${(median(first.monaco) / median(alone)).toFixed(2)}x, returning ${(median(returning.monaco) / median(alone)).toFixed(2)}x`);
+console.log(`load average ${loadBefore.toFixed(1)} → ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs`);
 console.log(`requests outside ${url.hostname}: ${external.size === 0 ? "none" : [...external].join(", ")}`);
 for (const [visit, samples] of [["first", first], ["returning", returning]]) {
   const figure = { figure: `IDE ${visit} visit, Monaco ready`, value: median(samples.monaco), unit: "ms", baseline: "Monaco alone", baselineValue: median(alone) };

@@ -2,13 +2,15 @@
 import dynamic from "next/dynamic";
 import { ErrorState } from "@/components/ui/states";
 import { loadMonaco } from "./load-monaco";
-import type { MonacoEditorProps } from "./monaco-editor";
+import MonacoEditor, { type MonacoEditorProps } from "./monaco-editor";
 
-/** Monaco only in the browser (it touches `window` at import), from our own bundle. */
+/**
+ * Monaco only in the browser (it touches `window` at import), from our own bundle. The React wrapper is
+ * small and comes with the page: as a chunk of its own it was one more fetch after hydration, when the
+ * editor is created.
+ */
 export const CodeEditor = dynamic<MonacoEditorProps>(
   async () => {
-    // Both at once: the React wrapper is a chunk of its own, and fetching it after Monaco is one more wait.
-    const wrapper = import("./monaco-editor");
     try {
       await loadMonaco();
     } catch (error) {
@@ -17,7 +19,7 @@ export const CodeEditor = dynamic<MonacoEditorProps>(
         return <ErrorState message={message} onRetry={() => window.location.reload()} />;
       };
     }
-    return (await wrapper).default;
+    return MonacoEditor;
   },
   { ssr: false, loading: () => <div className="state loading">Loading editor…</div> },
 );

@@ -60,7 +60,7 @@ export function Ide({ sessionId, me, firstView, layout }: { sessionId: string; m
   const showOutput = useCallback(() => setBottom("output"), []);
   const activePathNow = useCallback(() => editor.latest.current.activePath, [editor.latest]);
   const run = useRun({ sessionId, activePath: activePathNow, save: save.save, showOutput, notify, onParked: setParked });
-  const schedule = useLoadSchedule({ filesShown: !files.loading, connected: socketState === "live" });
+  const schedule = useLoadSchedule({ filesShown: !files.loading });
   const { startTerminal } = schedule;
   const showTerminal = useCallback(() => {
     startTerminal();
