@@ -42,6 +42,9 @@ export async function ensureAptPackages(root, { forTests }) {
     if (!onPath("rg")) wanted.push("ripgrep");
     if (!onPath("ctags")) wanted.push("universal-ctags");
     if (!(await import("./test-postgres.mjs")).postgresBinDir()) wanted.push("postgresql");
+    // The several-Docker-hosts tests start a second dockerd in a network namespace, over TLS (scripts/lib/netns-dockerd.mjs).
+    if (!onPath("ip")) wanted.push("iproute2");
+    if (!onPath("openssl")) wanted.push("openssl");
   }
   if (wanted.length === 0) return;
   await step(`install Debian packages (apt-get install ${wanted.join(" ")})`, () => aptInstall(wanted));

@@ -27,7 +27,9 @@ describe("several Docker hosts behind one driver (a second dockerd over TCP + mu
 
   beforeAll(async () => {
     const second = await startNetnsDockerd(engine);
-    hostsText = `local=unix:///var/run/docker.sock?max=1,dh=${second.url}?tls=${second.certDir}&max=1`;
+    // "local" is the engine the other Docker tests use (DOCKER_HOST when it names a socket).
+    const socket = process.env["DOCKER_HOST"]?.startsWith("unix://") ? process.env["DOCKER_HOST"] : "unix:///var/run/docker.sock";
+    hostsText = `local=${socket}?max=1,dh=${second.url}?tls=${second.certDir}&max=1`;
     const hosts = parseDockerHosts(hostsText);
     remote = dockerClientFor(hosts[1]!);
     ({ driver } = createMultiHostDriver(hosts, options));
