@@ -53,11 +53,10 @@ export function editorPreloads(): string[] {
  * For a page that opens Monaco: <link rel=modulepreload> elements, which React places in the <head>, so the
  * browser fetches and parses the files off the main thread while the page loads (measured against React
  * preload hints, which the browser sees only once React starts: the editor was ready about 0.1 s sooner),
- * and editor.js as an async module script, so Monaco's code is evaluated as soon as its files are in,
- * while the page still waits for its own scripts, instead of after hydration (the editor was ready 0.1 s
- * sooner than when evaluated after hydration, the IDE interactive no later). The editor's loadMonaco()
- * imports the same URL: the module the script evaluated, not a second copy. Its stylesheet is preloaded
- * too, so linking it when the editor is created does not wait on the network.
+ * and the editor's stylesheet, so linking it when Monaco loads does not wait on the network. Monaco's code
+ * is evaluated right after hydration (use-load-schedule.ts): evaluated earlier, from a module script with
+ * the page, it pushed hydration back (the IDE interactive 0.17 s later on a quiet machine) and the editor
+ * was ready no sooner, since it is created after hydration either way.
  */
 export function EditorPreload() {
   const files = editorPreloads();
@@ -67,7 +66,6 @@ export function EditorPreload() {
         <link key={href} rel="modulepreload" href={href} />
       ))}
       {files[0] ? <link rel="preload" as="style" href={`${MONACO_URL}/editor.css`} /> : null}
-      {files[0] ? <script type="module" async src={files[0]} /> : null}
     </>
   );
 }
