@@ -47,6 +47,9 @@ export default defineConfig({
       BERTH_RUNNER_ID: "e2e",
       BERTH_ADMIN_TOKEN: E2E_ADMIN_TOKEN,
       BERTH_WARM_POOL: "1",
+      // A fixed pool of one: an adaptive pool would start containers behind the tests as they create sessions, on
+      // the same two cores the browser uses (the pool's own tests cover growing and shrinking).
+      BERTH_WARM_POOL_MEMORY: "0",
     },
   },
 });
