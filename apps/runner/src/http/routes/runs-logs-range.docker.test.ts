@@ -9,7 +9,10 @@ const combined = Buffer.from("first line\nérr ✓\nlast line\n");
 beforeAll(async () => {
   kit = await startTestRunner();
   const session = await kit.createSession({ autonomy: "trusted" });
-  const script = "import sys, time\nprint('first line', flush=True)\ntime.sleep(0.3)\nprint('érr ✓', file=sys.stderr, flush=True)\ntime.sleep(0.3)\nprint('last line', flush=True)\n";
+  // One write per line (run_script runs python -u, where print writes the text and the newline apart, and a loaded
+  // machine may hand the agent those as two chunks): a write this small reaches the pipe whole, so each line is a chunk.
+  const script =
+    "import sys, time\nsys.stdout.write('first line\\n')\ntime.sleep(0.3)\nsys.stderr.write('érr ✓\\n')\ntime.sleep(0.3)\nsys.stdout.write('last line\\n')\n";
   expect((await kit.tool(session, "write_file", { path: "r.py", content: script })).body).toMatchObject({ ok: true });
   const ran = await kit.tool<{ ok: boolean; runId: string }>(session, "run_script", { interpreter: "python3", script: "r.py" });
   expect(ran.body.ok).toBe(true);
