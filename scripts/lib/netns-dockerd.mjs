@@ -140,7 +140,8 @@ export function loadImageInto(options, image) {
   const cli = dockerCliArgs({ ...NETNS_DOCKERD, ...options });
   const id = (args) => tryRun("docker", [...args, "image", "inspect", "--format", "{{.Id}}", image]).stdout.trim();
   // The same build, not only the same tag: an older `latest` would run an older agent.
-  if (id(cli) && id(cli) === id([])) return false;
+  const present = id(cli);
+  if (present && present === id([])) return false;
   const save = spawnSync("bash", ["-o", "pipefail", "-c", 'docker save "$1" | docker "${@:2}" load -q', "bash", image, ...cli], {
     stdio: ["ignore", "pipe", "pipe"],
     encoding: "utf8",
