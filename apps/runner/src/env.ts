@@ -109,6 +109,25 @@ export const EnvSchema = z.object({
       }
     }),
   BERTH_RUNNER_ID: z.string().regex(/^[a-z0-9-]{1,32}$/).default("local"),
+  /**
+   * Several runners (docs/scale-out.md): the Redis that carries events, invalidations and live output between
+   * them (redis://host:port); unset: one runner, everything in-process.
+   */
+  BERTH_REDIS_URL: z
+    .string()
+    .optional()
+    .transform((value) => (value ? value : undefined))
+    .refine((value) => value === undefined || /^rediss?:\/\//.test(value), { message: "must start with redis:// or rediss://" }),
+  /** The URL the other runners reach this one at, to forward a session's requests to its owner; unset: http://BERTH_HOST:port. */
+  BERTH_RUNNER_URL: z
+    .string()
+    .optional()
+    .transform((value) => (value ? value.replace(/\/+$/, "") : undefined))
+    .refine((value) => value === undefined || /^https?:\/\/[^/]+$/.test(value), { message: "must be an http(s) origin such as http://10.0.0.5:4000" }),
+  /** How long a session's owner holds it without renewing; another runner adopts it after that (failover). */
+  BERTH_SESSION_LEASE_MS: z.coerce.number().int().min(1_000, "must be at least 1000").max(600_000, "must be at most 600000").default(15_000),
+  /** Where run logs are kept: `local` files, or `database` (chunks in PostgreSQL, the local file a cache); default: database on PostgreSQL. */
+  BERTH_LOG_STORE: z.enum(["", "local", "database"]).default(""),
   BERTH_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
