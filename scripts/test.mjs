@@ -12,8 +12,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dataDir = path.resolve(root, process.env.BERTH_DATA_DIR || ".berth");
 
 let testPostgresUrl;
+let testRedisUrl;
 try {
-  ({ testPostgresUrl } = await setup(root, { dataDir, forTests: true }));
+  ({ testPostgresUrl, testRedisUrl } = await setup(root, { dataDir, forTests: true }));
 } catch (error) {
   process.stderr.write(`npm test: ${error instanceof SetupError ? error.message : (error.stack ?? error)}\n`);
   process.exit(1);
@@ -33,8 +34,9 @@ const playwrightStage = (label, env = {}) => [
   { report: path.join(reports, `${label}.json`), kind: "playwright", env },
 ];
 // The PostgreSQL runs: each Docker test runner makes a database of its own on the server
-// (apps/runner/src/testing/test-database.ts); the e2e servers get one fresh database.
-const onPostgres = { BERTH_TEST_POSTGRES_URL: testPostgresUrl };
+// (apps/runner/src/testing/test-database.ts); the e2e servers get one fresh database. The Redis test server's
+// URL rides along for the cluster tests (several runners on one PostgreSQL and one Redis: testing/two-runners.ts).
+const onPostgres = { BERTH_TEST_POSTGRES_URL: testPostgresUrl, BERTH_TEST_REDIS_URL: testRedisUrl };
 const e2eOnPostgres = { BERTH_E2E_DATABASE_URL: freshDatabase(testPostgresUrl, "berth_e2e"), BERTH_E2E_DATA_DIR: ".berth/e2e-postgres" };
 const stages = [
   ["lint", ["npm", ["run", "lint"]]],

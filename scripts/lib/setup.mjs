@@ -42,6 +42,8 @@ export async function ensureAptPackages(root, { forTests }) {
     if (!onPath("rg")) wanted.push("ripgrep");
     if (!onPath("ctags")) wanted.push("universal-ctags");
     if (!(await import("./test-postgres.mjs")).postgresBinDir()) wanted.push("postgresql");
+    // The cluster tests' runners share events, approvals and revocations through Redis (scripts/lib/test-redis.mjs).
+    if (!(await import("./test-redis.mjs")).redisInstalled()) wanted.push("redis-server");
     // The several-Docker-hosts tests start a second dockerd in a network namespace, over TLS (scripts/lib/netns-dockerd.mjs).
     if (!onPath("ip")) wanted.push("iproute2");
     if (!onPath("openssl")) wanted.push("openssl");
@@ -231,24 +233,27 @@ export async function setup(root, { dataDir, forTests = false }) {
     await ensureEgressFirewall();
     await ensureWorkspaceTools();
     let testPostgresUrl = null;
+    let testRedisUrl = null;
     if (forTests) {
       await ensureChromium();
       await ensureRipgrep();
       await ensureCtags();
       const { ensureTestPostgres } = await import("./test-postgres.mjs");
       testPostgresUrl = await ensureTestPostgres({ aptInstall, isRoot, isDebian });
+      const { ensureTestRedis } = await import("./test-redis.mjs");
+      testRedisUrl = await ensureTestRedis({ aptInstall, isRoot, isDebian });
     }
-    if (hasSandboxImage()) return { testPostgresUrl };
+    if (hasSandboxImage()) return { testPostgresUrl, testRedisUrl };
     const { ensureBaseImage } = await import("./sandbox-image.mjs");
-    return { testPostgresUrl, base: await ensureBaseImage(root) };
+    return { testPostgresUrl, testRedisUrl, base: await ensureBaseImage(root) };
   })();
   const node = (async () => {
     await ensureDependencies(root);
     await ensurePrismaClients(root);
     await buildAll(root);
   })();
-  const [{ testPostgresUrl, base }] = await allSettled([machine, node]);
+  const [{ testPostgresUrl, testRedisUrl, base }] = await allSettled([machine, node]);
   await ensureSandboxImageBuilt(root, base);
   process.stdout.write(`setup finished in ${((Date.now() - started) / 1000).toFixed(1)} s (${os.hostname()})\n`);
-  return { testPostgresUrl };
+  return { testPostgresUrl, testRedisUrl };
 }
