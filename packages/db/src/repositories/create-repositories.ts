@@ -6,7 +6,9 @@ import { McpServerRepository } from "./mcp-server-repository";
 import { McpToolPinRepository } from "./mcp-tool-pin-repository";
 import { PolicyRuleRepository } from "./policy-rule-repository";
 import { ReceiptRepository } from "./receipt-repository";
+import { RunnerRepository } from "./runner-repository";
 import { RunRepository } from "./run-repository";
+import { SessionLeaseRepository } from "./session-lease-repository";
 import { SessionRepository } from "./session-repository";
 import { SessionSkillRepository } from "./session-skill-repository";
 import { SkillRepository } from "./skill-repository";
@@ -17,6 +19,10 @@ import { WriteBehind } from "./write-behind";
 /** Everything the runner reads and writes, by resource; nothing outside this package touches Prisma. */
 export interface Repositories {
   sessions: SessionRepository;
+  /** Which runner holds which session, under a lease (several runners on one database). */
+  leases: SessionLeaseRepository;
+  /** One row per runner: its URL and heartbeat. */
+  runners: RunnerRepository;
   runs: RunRepository;
   toolCalls: ToolCallRepository;
   approvals: ApprovalRepository;
@@ -41,6 +47,8 @@ export function createRepositories(db: Database, opts: { onWriteError?: (error: 
   const writes = new WriteBehind(opts.onWriteError);
   return {
     sessions: new SessionRepository(db),
+    leases: new SessionLeaseRepository(db),
+    runners: new RunnerRepository(db),
     runs: new RunRepository(db, writes),
     toolCalls: new ToolCallRepository(db, writes),
     approvals: new ApprovalRepository(db),

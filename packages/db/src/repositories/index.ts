@@ -13,3 +13,5 @@ export { SkillRepository } from "./skill-repository";
 export { ToolCallRepository, type ToolCallRecordInput } from "./tool-call-repository";
 export { UserRepository, type ApiTokenMatch, type UserRecord } from "./user-repository";
 export { SessionSkillRepository, type SessionSkillRecord } from "./session-skill-repository";
+export { RunnerRepository, type RunnerRecord } from "./runner-repository";
+export { SessionLeaseRepository, type LeasedSession, type SessionLease } from "./session-lease-repository";

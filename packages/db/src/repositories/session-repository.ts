@@ -46,7 +46,17 @@ const LIVE = { status: { not: "deleted" } } as const;
 export class SessionRepository {
   constructor(private readonly db: Database) {}
 
-  async create(input: { id: string; name: string; ownerId: string; autonomy: Autonomy; network: Network; env: Record<string, string> }): Promise<void> {
+  /** `ownerRunnerId` and `leaseExpiresAt`: the runner creating it holds it from the start (SessionLeaseRepository). */
+  async create(input: {
+    id: string;
+    name: string;
+    ownerId: string;
+    autonomy: Autonomy;
+    network: Network;
+    env: Record<string, string>;
+    ownerRunnerId?: string;
+    leaseExpiresAt?: Date;
+  }): Promise<void> {
     const { env, ...fields } = input;
     await this.db.session.create({ data: { ...fields, envJson: JSON.stringify(env), status: "starting" } });
   }

@@ -1,0 +1,81 @@
+import type { Database } from "../create-database";
+
+/** Who holds a session's sandbox, and until when. */
+export interface SessionLease {
+  sessionId: string;
+  /** Null on rows from before several runners: any runner may claim them. */
+  runnerId: string | null;
+  expiresAt: Date | null;
+}
+
+/** A live session as reconcile and failover see it. */
+export interface LeasedSession extends SessionLease {
+  status: string;
+  volumeName: string | null;
+}
+
+const LIVE = { status: { not: "deleted" } } as const;
+
+const LEASED = { id: true, ownerRunnerId: true, leaseExpiresAt: true, status: true, volumeName: true } as const;
+
+function toLeased(row: { id: string; ownerRunnerId: string | null; leaseExpiresAt: Date | null; status: string; volumeName: string | null }): LeasedSession {
+  return { sessionId: row.id, runnerId: row.ownerRunnerId, expiresAt: row.leaseExpiresAt, status: row.status, volumeName: row.volumeName };
+}
+
+/** A lease that lapsed (or was never taken) as of `now`: another runner may claim it. */
+function lapsed(now: Date) {
+  return { OR: [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }] };
+}
+
+/**
+ * Session ownership between runners (docs/scale-out.md): the row says which runner is attached to the container.
+ * Every change of owner is a compare-and-set on the row, so two runners never both win a session.
+ */
+export class SessionLeaseRepository {
+  constructor(private readonly db: Database) {}
+
+  /** Null for a session that does not exist or is deleted. */
+  async of(sessionId: string): Promise<SessionLease | null> {
+    const row = await this.db.session.findFirst({ where: { id: sessionId, ...LIVE }, select: { id: true, ownerRunnerId: true, leaseExpiresAt: true } });
+    return row ? { sessionId: row.id, runnerId: row.ownerRunnerId, expiresAt: row.leaseExpiresAt } : null;
+  }
+
+  /** Extends every live session `runnerId` holds to `expiresAt`, in one UPDATE; the count renewed. */
+  async renewAll(runnerId: string, expiresAt: Date): Promise<number> {
+    const { count } = await this.db.session.updateMany({ where: { ownerRunnerId: runnerId, ...LIVE }, data: { leaseExpiresAt: expiresAt } });
+    return count;
+  }
+
+  /**
+   * Takes the session from `from` (its owner as last read; null for an unowned row) when that lease has lapsed
+   * by `now`. False when someone else changed the row first: an owner that renewed, or another runner that won.
+   */
+  async takeOver(sessionId: string, claim: { from: string | null; to: string; now: Date; expiresAt: Date }): Promise<boolean> {
+    const { count } = await this.db.session.updateMany({
+      where: { id: sessionId, ...LIVE, ownerRunnerId: claim.from, ...lapsed(claim.now) },
+      data: { ownerRunnerId: claim.to, leaseExpiresAt: claim.expiresAt },
+    });
+    return count > 0;
+  }
+
+  /** Live sessions whose lease lapsed by `now` and that `exceptRunnerId` does not hold, or that nobody holds: what failover may claim. */
+  async lapsed(now: Date, exceptRunnerId: string): Promise<LeasedSession[]> {
+    const rows = await this.db.session.findMany({
+      // `not` leaves NULL out, as SQL does: unowned rows are asked for on their own.
+      where: { ...LIVE, OR: [{ ownerRunnerId: null }, { ownerRunnerId: { not: exceptRunnerId }, ...lapsed(now) }] },
+      select: LEASED,
+    });
+    return rows.map(toLeased);
+  }
+
+  /** Every live session with its holder: reconcile adopts its own and keeps the others' workspaces. */
+  async live(): Promise<LeasedSession[]> {
+    return (await this.db.session.findMany({ where: LIVE, select: LEASED })).map(toLeased);
+  }
+
+  /** Lets go of every session `runnerId` holds at once (a clean shutdown), so another runner need not wait out the lease. */
+  async expireAll(runnerId: string, now: Date): Promise<number> {
+    const { count } = await this.db.session.updateMany({ where: { ownerRunnerId: runnerId, ...LIVE }, data: { leaseExpiresAt: now } });
+    return count;
+  }
+}
