@@ -127,8 +127,10 @@ export async function createRunner(env: Env): Promise<Runner> {
       await gateway.closeSession(t.sessionId);
       await runs.interruptSession(t.sessionId, t.cause);
     },
-    onRemoved: (sessionId) => {
+    onRemoved: async (sessionId) => {
       functionTools.forget(sessionId);
+      // The cut results' copies go with their session (a failure to remove them is logged, not thrown at the caller).
+      await overflow.forget(sessionId).catch((error: unknown) => process.stderr.write(`berth-runner: could not remove ${sessionId}'s overflow copies: ${(error as Error).message}\n`));
       return gateway.closeSession(sessionId);
     },
   });

@@ -42,6 +42,28 @@ export class ObservationOverflow {
     return ref;
   }
 
+  /**
+   * Removes the copies of a session's cut results, when the session is removed: they are its workspace's
+   * output, and nothing can recall them once it is gone. Returns how many it removed.
+   */
+  async forget(sessionId: string): Promise<number> {
+    const names = await fs.promises.readdir(this.dir).catch(() => [] as string[]);
+    let removed = 0;
+    for (const name of names) {
+      if (!name.endsWith(".json") || !REF.test(name.slice(0, -5))) continue;
+      const meta = await fs.promises.readFile(path.join(this.dir, name), "utf8").then(
+        (text) => JSON.parse(text) as OverflowMeta,
+        () => undefined,
+      );
+      if (meta?.sessionId !== sessionId) continue;
+      // The meta first: a ref whose body is going is no longer found, never read half-removed.
+      await fs.promises.rm(path.join(this.dir, name), { force: true });
+      await fs.promises.rm(path.join(this.dir, `${name.slice(0, -5)}.txt`), { force: true });
+      removed += 1;
+    }
+    return removed;
+  }
+
   async read(sessionId: string, ref: string, offset: number, maxBytes: number): Promise<RecallPage | Refused> {
     if (RUN_REF.test(ref)) return this.readRun(sessionId, ref, offset, maxBytes);
     if (!REF.test(ref))
