@@ -4,6 +4,7 @@ import Docker from "dockerode";
 import type { AgentPingResult, SandboxInfo, SandboxPosture, ToolCallParams, ToolResult } from "@berth/protocol";
 import type { ResultSchema } from "../agent-connection";
 import type {
+  AdoptOutcome,
   LiveSession,
   ReconcileReport,
   SandboxCallOptions,
@@ -278,6 +279,10 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
   posture(sessionId: string): SandboxPosture {
     const state = this.sessions.states.get(sessionId);
     return postureOf({ limits: this.limits, network: state?.egress ? this.opts.egressNetwork : "none" });
+  }
+
+  adopt(sessionId: string, from: { fromRunnerId: string; volumeName?: string }): Promise<AdoptOutcome> {
+    return this.sessions.locks.run(sessionId, () => this.sessions.adoptFrom(sessionId, from.volumeName));
   }
 
   reconcile(live: Iterable<LiveSession | string>): Promise<ReconcileReport> {

@@ -1,7 +1,7 @@
 import type { EventEmitter } from "node:events";
 import type Docker from "dockerode";
 import type { SandboxInfo, TerminationCause } from "@berth/protocol";
-import type { LiveSession, ReconcileReport, SandboxDriverEvents } from "../driver";
+import type { AdoptOutcome, LiveSession, ReconcileReport, SandboxDriverEvents } from "../driver";
 import { emitWarning } from "../driver/emit-warning";
 import { Liveness, type LivenessOptions } from "../driver/liveness";
 import { SessionLock } from "../driver/session-lock";
@@ -202,6 +202,32 @@ export class DockerSessions {
         );
     }
     return report;
+  }
+
+  /**
+   * A failover (the database gave this runner the session by compare-and-set): the session's container on this
+   * engine, whichever runner labelled it, found by its name, its session label or its workspace volume. No other
+   * container is touched, and an older duplicate is left to the runner that labelled it. Run under the session's lock.
+   */
+  async adoptFrom(sessionId: string, volumeName: string | undefined): Promise<AdoptOutcome> {
+    if (this.states.get(sessionId)?.attached) return "adopted";
+    const { docker } = this.opts;
+    const managed = `${SandboxLabel.Managed}=true`;
+    const byLabel = (label: string) => docker.listContainers({ all: true, filters: { label: [managed, label] } });
+    const lists = await Promise.all([
+      docker.listContainers({ all: true, filters: { label: [managed], name: [`^/${containerNameFor(sessionId)}$`] } }),
+      byLabel(`${SandboxLabel.Session}=${sessionId}`),
+      ...(volumeName ? [byLabel(`${SandboxLabel.Volume}=${volumeName}`)] : []),
+    ]);
+    const attached = [...this.states.values()].flatMap((s) => (s.attached ? [s.attached.containerId] : []));
+    const plan = planReconcile({
+      containers: [...new Map(lists.flat().map((info) => [info.Id, info])).values()],
+      live: [{ sessionId, ...(volumeName ? { volumeName } : {}) }],
+      attachedContainers: new Set(attached),
+      attachedSessions: new Set(),
+    });
+    const found = plan.adopt[0];
+    return found ? this.adopt(sessionId, found.container, found.volumeName) : "missing";
   }
 
   private bind(state: DockerSession, attached: DockerAttached): void {

@@ -81,6 +81,20 @@ describe("planReconcile (a plain list of container descriptions)", () => {
     expect(plan.reap.map((c) => c.Id)).toEqual(["stray"]);
   });
 
+  it("neither adopts nor reaps a container of a session another runner holds, and keeps its workspace", () => {
+    const plan = planReconcile({
+      // b's container still carries this runner's label: another runner adopted it in a failover.
+      containers: [container("c1", "berth-s-a", "a", "vol-a"), container("c2", "berth-s-b", "b", "vol-b")],
+      live: [{ sessionId: "a", volumeName: "vol-a" }, { sessionId: "b", volumeName: "vol-b", elsewhere: true }],
+      attachedContainers: none,
+      attachedSessions: none,
+    });
+    expect(plan.adopt.map((a) => a.sessionId)).toEqual(["a"]);
+    expect(plan.reap).toEqual([]);
+    expect(plan.leave.map((c) => c.Id)).toEqual(["c2"]);
+    expect(volumesToKeep(plan.liveVolumes, () => undefined, []).keep).toEqual(new Set(["vol-a", "vol-b"]));
+  });
+
   it("reaps a container that names no volume when the session's is unknown too", () => {
     const bare: ContainerDescription = { Id: "x", Names: ["/berth-s-a"], Labels: {}, Created: 1, State: "running" };
     const plan = planReconcile({ containers: [bare], live: ["a"], attachedContainers: none, attachedSessions: none });

@@ -21,6 +21,8 @@ export interface ReconcilePlan {
   adopt: { sessionId: string; container: ContainerDescription; volumeName: string }[];
   /** Containers of sessions that are gone, of an old warm pool, or older duplicates of a live session's. */
   reap: ContainerDescription[];
+  /** Containers of sessions another runner holds: left as they are. */
+  leave: ContainerDescription[];
   /** Each live session's workspace volume; undefined where neither the caller nor a container says it. */
   liveVolumes: Map<string, string | undefined>;
 }
@@ -33,13 +35,16 @@ export interface ReconcilePlan {
 export function planReconcile(input: ReconcileInput): ReconcilePlan {
   const liveVolumes = new Map<string, string | undefined>();
   const sessionOfVolume = new Map<string, string>();
+  const elsewhere = new Set<string>();
   for (const entry of input.live) {
     if (typeof entry === "string") liveVolumes.set(entry, undefined);
     else liveVolumes.set(entry.sessionId, entry.volumeName);
+    if (typeof entry !== "string" && entry.elsewhere) elsewhere.add(entry.sessionId);
     if (typeof entry !== "string" && entry.volumeName) sessionOfVolume.set(entry.volumeName, entry.sessionId);
   }
   const bySession = new Map<string, ContainerDescription[]>();
   const reap: ContainerDescription[] = [];
+  const leave: ContainerDescription[] = [];
   for (const info of input.containers) {
     if (input.attachedContainers.has(info.Id)) continue;
     const label = info.Labels[SandboxLabel.Session];
@@ -49,6 +54,10 @@ export function planReconcile(input: ReconcileInput): ReconcilePlan {
         : (sessionFromContainerName(info.Names[0] ?? "") ??
           sessionOfVolume.get(info.Labels[SandboxLabel.Volume] ?? "") ??
           null);
+    if (sessionId !== null && elsewhere.has(sessionId)) {
+      leave.push(info);
+      continue;
+    }
     if (sessionId === null || !liveVolumes.has(sessionId) || input.attachedSessions.has(sessionId)) {
       reap.push(info);
       continue;
@@ -72,7 +81,7 @@ export function planReconcile(input: ReconcileInput): ReconcilePlan {
     if (!liveVolumes.get(sessionId)) liveVolumes.set(sessionId, volumeName);
     adopt.push({ sessionId, container: newest, volumeName });
   }
-  return { adopt, reap, liveVolumes };
+  return { adopt, reap, leave, liveVolumes };
 }
 
 /**

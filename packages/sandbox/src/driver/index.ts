@@ -1,4 +1,5 @@
 export type {
+  AdoptOutcome,
   LiveSession,
   ReconcileReport,
   SandboxCallOptions,

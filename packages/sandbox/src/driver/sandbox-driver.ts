@@ -32,7 +32,18 @@ export interface SandboxCallOptions {
 export interface LiveSession {
   sessionId: string;
   volumeName?: string;
+  /**
+   * Another runner holds the session (its lease in the database): reconcile neither adopts nor reaps its
+   * container, whatever runner label that carries, and keeps its workspace.
+   */
+  elsewhere?: boolean;
 }
+
+/**
+ * What `adopt` found for the session: its container running and now attached here, dead (removed; the workspace
+ * kept, restartable), or no container of it on this driver's engines.
+ */
+export type AdoptOutcome = "adopted" | "terminated" | "missing";
 
 export interface ReconcileReport {
   /** Running containers of live sessions, re-attached and handshaken. */
@@ -72,6 +83,11 @@ export interface SandboxDriver {
   start(): Promise<void>;
   /** On runner start: adopts sandboxes of live sessions, reaps everything else carrying our labels. */
   reconcile(live: Iterable<LiveSession | string>): Promise<ReconcileReport>;
+  /**
+   * Attaches to the session's container wherever its runner label points (a failover: the database gave this
+   * runner the session, by compare-and-set, from `fromRunnerId`). Nothing else of that runner's is touched.
+   */
+  adopt(sessionId: string, from: { fromRunnerId: string; volumeName?: string }): Promise<AdoptOutcome>;
   /** A new sandbox started cold for the session (never from the pool); fails if one is running. */
   create(sessionId: string, spec?: SandboxSpec): Promise<SandboxInfo>;
   /** A ready sandbox for the session: its running one, a warm one from the pool, or a (re)started one. */

@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import type { AgentPingResult, SandboxInfo, SandboxPosture, ToolCallParams, ToolResult } from "@berth/protocol";
 import type { ResultSchema } from "../agent-connection";
 import type {
+  AdoptOutcome,
   LiveSession,
   ReconcileReport,
   SandboxCallOptions,
@@ -85,6 +86,17 @@ export class MultiHostSandboxDriver extends EventEmitter<SandboxDriverEvents> im
       merged.reapedVolumes.push(...report.reapedVolumes);
     }
     return merged;
+  }
+
+  /** Asks each host in turn: the container is on one of them (or on none, and the session's sandbox is gone). */
+  async adopt(sessionId: string, from: { fromRunnerId: string; volumeName?: string }): Promise<AdoptOutcome> {
+    for (const host of this.hosts) {
+      const outcome = await host.driver.adopt(sessionId, from);
+      if (outcome === "missing") continue;
+      this.hostOf.set(sessionId, host);
+      return outcome;
+    }
+    return "missing";
   }
 
   async create(sessionId: string, spec: SandboxSpec = {}): Promise<SandboxInfo> {
