@@ -45,6 +45,7 @@ import { ContainerStdioLauncher } from "./mcp/container-stdio-launcher";
 import { McpServersService } from "./mcp/mcp-servers-service";
 import { needsMcpTools, toResolvedMcpTool } from "./mcp/to-resolved-mcp-tool";
 import { FunctionToolCatalog } from "./function-tools/function-tool-catalog";
+import { createForwarding } from "./cluster/create-forwarding";
 
 export interface Runner {
   /** Base URL once listening. */
@@ -189,11 +190,26 @@ export async function createRunner(env: Env): Promise<Runner> {
 
   // The runner's own port is known once it listens (tests listen on port 0).
   let listeningPort = env.BERTH_RUNNER_PORT;
-  const hosts = hostAllowList({ allowedHosts: env.BERTH_ALLOWED_HOSTS, ports: () => [env.BERTH_WEB_PORT, listeningPort] });
+  // The address other runners reach this one at is a name it answers to (they forward with it as Host).
+  const runnerHost = env.BERTH_RUNNER_URL ? [new URL(env.BERTH_RUNNER_URL).host] : [];
+  const hosts = hostAllowList({ allowedHosts: [...env.BERTH_ALLOWED_HOSTS, ...runnerHost], ports: () => [env.BERTH_WEB_PORT, listeningPort] });
   const revocation = new CredentialRevocation(invalidation);
   const browserSessions = new BrowserSessions({ repos, ttlMs: env.BERTH_BROWSER_SESSION_HOURS * 3_600_000, revocation, invalidation });
   const apiTokens = new ApiTokens({ users: repos.users, invalidation });
-  const app = buildServer({ repos, dockerHealth, logLevel: env.BERTH_LOG_LEVEL, browserSessions, apiTokens, hosts });
+  // Several runners: what needs a session's sandbox goes to the runner holding it (docs/scale-out.md).
+  const forwarding = createForwarding({
+    env,
+    repos,
+    // Until the runner directory: the lease row names the holder, the Runner row its URL; a lapsed lease, nobody.
+    ownerOf: async (sessionId) => {
+      const lease = await repos.leases.of(sessionId);
+      if (!lease?.runnerId || lease.runnerId === env.BERTH_RUNNER_ID || !lease.expiresAt || lease.expiresAt.getTime() < Date.now()) return null;
+      const owner = await repos.runners.get(lease.runnerId);
+      return owner ? { runnerId: owner.id, url: owner.url } : null;
+    },
+    log: (message) => process.stderr.write(`berth-runner: ${message}\n`),
+  });
+  const app = buildServer({ repos, dockerHealth, logLevel: env.BERTH_LOG_LEVEL, browserSessions, apiTokens, hosts, ...(forwarding ? { forward: forwarding.http.hook } : {}) });
   registerUserRoutes(app, { repos, revocation, sessions });
   registerSessionRoutes(app, { sessions, tools });
   registerDownloadRoutes(app, { sessions, driver });
@@ -207,13 +223,13 @@ export async function createRunner(env: Env): Promise<Runner> {
   registerSessionSkillRoutes(app, { sessions, skills, onChange: () => skillsMount.refresh() });
   registerMcpRoutes(app, { sessions, tools, approvalWaitMs: env.BERTH_MCP_APPROVAL_WAIT_MS });
   registerMcpServerRoutes(app, { mcpServers });
-  registerPortRoutes(app, { repos, driver, sessions, browserSessions, apiTokens, hosts });
+  registerPortRoutes(app, { repos, driver, sessions, browserSessions, apiTokens, hosts, ...(forwarding ? { forward: forwarding.http } : {}) });
   app.get("/metrics", async (request, reply) => {
     authorize(requirePrincipal(request), "metrics", "read");
     return reply.header("content-type", metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   const terminals = new TerminalService({ repos, driver, sessions, runs, dataDir: env.dataDir });
-  const io = createSocketServer(app.server, { repos, browserSessions, apiTokens, events, cancel: { runs: repos.runs, driver, events, activeRuns }, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin, hosts, revocation, terminals });
+  const io = createSocketServer(app.server, { repos, browserSessions, apiTokens, events, cancel: { runs: repos.runs, driver, events, activeRuns }, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin, hosts, revocation, terminals, ...(forwarding ? { relay: forwarding.sockets } : {}) });
   const expiry = setInterval(() => void approvals.expireDue().catch(() => undefined), 30_000);
   expiry.unref();
 
@@ -221,6 +237,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   const close = (): Promise<void> => {
     closing ??= (async () => {
       clearInterval(expiry);
+      forwarding?.http.close();
       await io.close().catch(() => undefined);
       await app.close().catch(() => undefined);
       await runs.interruptAll("runner_shutdown").catch(() => undefined);

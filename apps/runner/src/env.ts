@@ -128,6 +128,15 @@ export const EnvSchema = z.object({
   BERTH_SESSION_LEASE_MS: z.coerce.number().int().min(1_000, "must be at least 1000").max(600_000, "must be at most 600000").default(15_000),
   /** Where run logs are kept: `local` files, or `database` (chunks in PostgreSQL, the local file a cache); default: database on PostgreSQL. */
   BERTH_LOG_STORE: z.enum(["", "local", "database"]).default(""),
+  /**
+   * Shared by the runners of one deployment: a runner signs what it forwards to a session's owner with it
+   * (cluster/forward-marker.ts), so a client cannot pass for a runner; never logged. Unset: no forwarding.
+   */
+  BERTH_CLUSTER_SECRET: z
+    .string()
+    .optional()
+    .transform((value) => (value ? value : undefined))
+    .refine((value) => value === undefined || value.length >= 32, { message: "must be at least 32 characters (e.g. openssl rand -hex 32)" }),
   BERTH_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 

@@ -36,6 +36,8 @@ export type ServerDeps = {
   hosts: HostAllowList;
   /** Largest accepted JSON body: write_file takes up to 8 MiB of content, plus JSON escaping. */
   bodyLimitBytes?: number;
+  /** Several runners: a request for another runner's session is proxied there (cluster/forward-to-owner.ts). */
+  forward?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 };
 
 /** Routes that answer without a token (api.md). */
@@ -104,6 +106,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       throw new AppError({ code: "unauthorized", message: presented ? "Invalid, expired or revoked credential" : "Missing bearer token (Authorization: Bearer <token>)" });
     }
   });
+  // After the Host/Origin guard and authentication, before the body is read: the owner gets the stream as sent.
+  if (deps.forward) app.addHook("onRequest", deps.forward);
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split("?")[0] ?? "";

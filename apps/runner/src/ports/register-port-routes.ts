@@ -14,6 +14,7 @@ import { checkRequest, refusalBody, type HostAllowList } from "../http/request-g
 import type { SessionService } from "../sessions/session-service";
 import { HEAD_MAX_BYTES, requestHead, responseHead, splitHead } from "./http-head";
 import { PortTunnel } from "./port-tunnel";
+import { forwardTargetOf, type ForwardToOwner } from "../cluster/forward-to-owner";
 
 /** `/sessions/<id>/ports/<port>` and anything below it: the public-route list lets these through to answer 404 themselves. */
 export const PORT_PATH = /^\/sessions\/([^/?]+)\/ports\/([^/?]*)(\/[^?]*)?(\?.*)?$/;
@@ -25,6 +26,8 @@ export interface PortRouteDeps {
   browserSessions?: BrowserSessions;
   apiTokens: TokenAuthenticator;
   hosts: HostAllowList;
+  /** Several runners: an upgrade for another runner's session goes to it (HTTP requests do in an onRequest hook). */
+  forward?: Pick<ForwardToOwner, "upgrade">;
 }
 
 type Problem = { status: number; code: string; message: string };
@@ -200,6 +203,8 @@ export function registerPortRoutes(app: FastifyInstance, deps: PortRouteDeps): v
         authorization: req.headers.authorization,
         cookie: req.headers.cookie,
       });
+      const forwarded = principal ? forwardTargetOf("GET", req.url ?? "") : null;
+      if (forwarded && (await deps.forward?.upgrade(req, socket, head, forwarded))) return;
       const target = await resolve(principal, req.url ?? "");
       const tunnel = await openTunnel(target.sessionId, target.port);
       try {

@@ -32,6 +32,7 @@ import type { SessionService } from "../sessions/session-service";
 import type { ToolService } from "../tools/tool-service";
 import { formatIssues } from "@berth/protocol";
 import { loneSurrogateIssue } from "../http/validate";
+import type { OwnerSocketRelay } from "../cluster/owner-socket-relay";
 
 type Ack = (error: { code: string; message: string } | null, result?: unknown) => void;
 
@@ -73,6 +74,8 @@ export function createSocketServer(
     cancel: CancelRunDeps;
     /** terminal:* events (docs/api.md "Terminals"). */
     terminals?: TerminalService;
+    /** Several runners: events for another runner's session go to it (cluster/owner-socket-relay.ts). */
+    relay?: Pick<OwnerSocketRelay, "wrap">;
   },
 ): BerthServer {
   const io: BerthServer = new Server(server, {
@@ -142,7 +145,7 @@ function reply(ack: unknown, error: unknown, result?: unknown): void {
   if (typeof ack !== "function") return;
   const fn = ack as Ack;
   if (error === null) return fn(null, result);
-  if (AppError.isInstance(error)) return fn({ code: error.code, message: error.status >= 500 ? "Internal error" : error.message });
+  if (AppError.isInstance(error)) return fn({ code: error.code, message: error.status >= 500 ? (error.userMessage ?? "Internal error") : error.message });
   if (error instanceof z.ZodError) return fn({ code: "bad_request", message: formatIssues(error) });
   return fn({ code: "internal", message: "Internal error" });
 }
@@ -181,7 +184,8 @@ function handleConnection(io: BerthServer, socket: BerthServerSocket, deps: Para
     for (const key of [...mine.keys()]) unfollow(key);
   });
 
-  const on: OnClientEvent = (event, handler) => {
+  const on: OnClientEvent = (event, local) => {
+    const handler = deps.relay ? deps.relay.wrap(socket, event, local) : local;
     // socket.io's typed `on` cannot see through the generic event name; the listener takes whatever came.
     socket.on(event, ((...received: unknown[]) => {
       // An event sent with only an ack (`emit(event, ack)`) still gets its answer through that ack.

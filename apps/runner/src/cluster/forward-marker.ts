@@ -1,0 +1,48 @@
+import crypto from "node:crypto";
+
+/** The header a runner puts on what it forwards to a session's owner: `<runnerId> <unixMillis> <hmac>`. */
+export const FORWARD_MARKER_HEADER = "x-berth-forwarded-by";
+
+/** How far a marker's clock may be from ours: runners share NTP, a replay later than this is refused. */
+const MARKER_SKEW_MS = 60_000;
+
+/**
+ * Proves "another runner of this deployment sent this" with the cluster secret (BERTH_CLUSTER_SECRET), which
+ * never travels: the marker carries an HMAC over the sender's id, the time and the request's path. What a
+ * valid marker grants is only "do not forward this again" (one hop at most); the request's own credential is
+ * still authenticated and authorized by the owner as if it came straight to it.
+ */
+export class ForwardMarker {
+  constructor(
+    private readonly runnerId: string,
+    private readonly secret: string | undefined,
+  ) {}
+
+  /** Whether this runner can forward at all (a marker it cannot sign would not be believed). */
+  get canSign(): boolean {
+    return this.secret !== undefined;
+  }
+
+  /** The header value for a request to `path` (query included or not: only the path is signed). */
+  sign(path: string, now = Date.now()): string {
+    if (!this.secret) throw new Error("BERTH_CLUSTER_SECRET is not set: this runner cannot forward to another");
+    return `${this.runnerId} ${now} ${mac(this.secret, this.runnerId, now, path)}`;
+  }
+
+  /** The sending runner's id when `value` is a marker signed with our secret for `path` lately; else null. */
+  verify(value: string | string[] | undefined, path: string, now = Date.now()): string | null {
+    if (!this.secret || typeof value !== "string") return null;
+    const match = /^([a-z0-9-]{1,32}) (\d{1,15}) ([0-9a-f]{64})$/.exec(value);
+    if (!match) return null;
+    const [, sender = "", time = "", given = ""] = match;
+    const at = Number(time);
+    if (Math.abs(now - at) > MARKER_SKEW_MS) return null;
+    const expected = Buffer.from(mac(this.secret, sender, at, path), "hex");
+    return crypto.timingSafeEqual(expected, Buffer.from(given, "hex")) ? sender : null;
+  }
+}
+
+function mac(secret: string, runnerId: string, at: number, path: string): string {
+  const signedPath = path.split("?")[0] ?? "";
+  return crypto.createHmac("sha256", secret).update(`berth-forward-v1\n${runnerId}\n${at}\n${signedPath}`).digest("hex");
+}

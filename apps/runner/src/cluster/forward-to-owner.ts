@@ -1,0 +1,229 @@
+import http from "node:http";
+import https from "node:https";
+import type { Duplex } from "node:stream";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { AppError } from "@berth/protocol";
+import { FORWARD_MARKER_HEADER, type ForwardMarker } from "./forward-marker";
+
+/** The runner holding a session's container, as the runner directory knows it (its Runner row). */
+export interface SessionOwner {
+  runnerId: string;
+  url: string;
+}
+
+/** The session's owner when it is ANOTHER live runner; null when it is this one or nobody holds it. */
+export type OwnerLookup = (sessionId: string) => Promise<SessionOwner | null>;
+
+/** What a request needs the owner for, read from its path: a session, or a run or approval of one. */
+export type ForwardTarget = { kind: "session" | "run" | "approval"; id: string };
+
+export interface ForwardToOwnerDeps {
+  runnerId: string;
+  marker: ForwardMarker;
+  ownerOf: OwnerLookup;
+  /** The session of a run / an approval (null: unknown, answered here as a 404). */
+  sessionOfRun: (runId: string) => Promise<string | null>;
+  sessionOfApproval: (approvalId: string) => Promise<string | null>;
+  /** Operator log: the owner's URL is named here, never to the client. */
+  log: (message: string) => void;
+}
+
+/**
+ * Hop-by-hop headers (RFC 9110 §7.6.1) are this connection's, not the request's; Host is the owner's own (the
+ * client's goes along as X-Forwarded-Host); the marker is ours to set, whatever a client sent.
+ */
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", FORWARD_MARKER_HEADER]);
+
+/**
+ * Requests that need the session's sandbox (docs/scale-out.md, Forwarding): its tools, files, downloads,
+ * skills, ports, restart and delete, its MCP endpoint, a run's cancel and an approval's files. Everything
+ * else only reads or writes the database and is answered by whichever runner it reaches.
+ */
+export function forwardTargetOf(method: string, url: string): ForwardTarget | null {
+  const path = url.split("?")[0] ?? "";
+  let match = /^\/api\/sessions\/([^/]+)(\/.*)?$/.exec(path);
+  if (match) return match[2] !== undefined || method === "DELETE" ? session(match[1]) : null;
+  match = /^\/sessions\/([^/]+)\/ports(?:\/|$)/.exec(path) ?? /^\/mcp\/([^/]+)\/?$/.exec(path);
+  if (match) return session(match[1]);
+  match = /^\/api\/runs\/([^/]+)\/cancel$/.exec(path);
+  if (match && method === "POST") return decoded("run", match[1]);
+  match = /^\/api\/approvals\/([^/]+)\/files$/.exec(path);
+  if (match && method === "GET") return decoded("approval", match[1]);
+  return null;
+}
+
+function session(raw: string | undefined): ForwardTarget | null {
+  return decoded("session", raw);
+}
+
+function decoded(kind: ForwardTarget["kind"], raw: string | undefined): ForwardTarget | null {
+  try {
+    const id = decodeURIComponent(raw ?? "");
+    return id ? { kind, id } : null;
+  } catch {
+    return null; // a bad escape is the local route's 400
+  }
+}
+
+/**
+ * Forwards what a session's owner must answer to that owner, streaming both ways (a 100 MB download or an MCP
+ * SSE stream is never held here), status and headers passed through. The client's credential goes as it came:
+ * the owner authenticates and authorizes the request as if it had come straight to it. One hop at most: a
+ * request carrying a valid marker is never forwarded again.
+ */
+export class ForwardToOwner {
+  private readonly agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+
+  constructor(private readonly deps: ForwardToOwnerDeps) {}
+
+  /** The owner to forward to, or null to answer here; throws the 503 when it must be forwarded and cannot be. */
+  async ownerFor(target: ForwardTarget | null, marker: string | string[] | undefined, path: string): Promise<{ owner: SessionOwner; sessionId: string } | null> {
+    if (!target) return null;
+    const sessionId = target.kind === "session" ? target.id : target.kind === "run" ? await this.deps.sessionOfRun(target.id) : await this.deps.sessionOfApproval(target.id);
+    if (!sessionId) return null;
+    const owner = await this.deps.ownerOf(sessionId);
+    if (!owner || owner.runnerId === this.deps.runnerId) return null;
+    const from = this.deps.marker.verify(marker, path);
+    if (from) {
+      // Ownership moved while the request was on its way: a second hop could loop, the client retries instead.
+      throw unavailable(`Session ${sessionId} is now held by runner ${owner.runnerId} (runner ${from} forwarded this request to runner ${this.deps.runnerId}); retry the request`);
+    }
+    if (!this.deps.marker.canSign) {
+      throw unavailable(`Session ${sessionId} is held by runner ${owner.runnerId}, and runner ${this.deps.runnerId} cannot forward to it: BERTH_CLUSTER_SECRET is not set`);
+    }
+    return { owner, sessionId };
+  }
+
+  /**
+   * Fastify onRequest hook, after authentication: a request for another runner's session is hijacked and
+   * proxied before its body is read. A request without a credential is answered here (401, or a port's 404).
+   */
+  readonly hook = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (!request.principal) return;
+    const found = await this.ownerFor(forwardTargetOf(request.method, request.url), request.headers[FORWARD_MARKER_HEADER], request.url);
+    if (!found) return;
+    reply.hijack();
+    this.proxy(request.raw, reply.raw, found.owner, found.sessionId);
+  };
+
+  /** Streams one HTTP request to the owner and its response back. */
+  proxy(req: http.IncomingMessage, res: http.ServerResponse, owner: SessionOwner, sessionId: string): void {
+    const upstream = this.open(req, owner, false);
+    req.pipe(upstream);
+    upstream.on("response", (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
+      // An SSE stream (MCP's GET) may send its first event much later: the client has its headers now.
+      res.flushHeaders();
+      answer.pipe(res);
+      answer.on("error", () => res.destroy());
+    });
+    upstream.on("error", (error) => {
+      if (res.headersSent) return void res.destroy();
+      const message = this.unreachable(owner, sessionId, error);
+      const mcp = (req.url ?? "").startsWith("/mcp/");
+      const body = JSON.stringify(mcp ? { jsonrpc: "2.0", error: { code: -32000, message }, id: null } : { error: { code: "sandbox_unavailable", message } });
+      res.writeHead(503, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) }).end(body);
+    });
+    // The client hung up: so does the owner's request (a tool call there ends as aborted, a download stops).
+    res.on("close", () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+  }
+
+  /**
+   * A WebSocket upgrade (a port preview's) for another runner's session: the handshake goes to the owner and,
+   * once it answers 101, bytes flow both ways untouched. True when it was taken (forwarded or refused).
+   */
+  async upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, target: ForwardTarget): Promise<boolean> {
+    const found = await this.ownerFor(target, req.headers[FORWARD_MARKER_HEADER], req.url ?? "");
+    if (!found) return false;
+    const upstream = this.open(req, found.owner, true);
+    upstream.on("upgrade", (answer, ownerSocket, ownerHead) => {
+      socket.write(statusLine(answer) + headerLines(answer.rawHeaders));
+      if (ownerHead.length > 0) socket.write(ownerHead);
+      if (head.length > 0) ownerSocket.write(head);
+      ownerSocket.pipe(socket).pipe(ownerSocket);
+      ownerSocket.on("error", () => socket.destroy());
+      socket.on("error", () => ownerSocket.destroy());
+      socket.on("close", () => ownerSocket.destroy());
+      ownerSocket.on("close", () => socket.destroy());
+    });
+    // Refused there (401, 404, 502 …): the owner's answer, as it wrote it.
+    upstream.on("response", (answer) => {
+      socket.write(statusLine(answer) + headerLines(endToEnd(answer.rawHeaders), "connection: close\r\n"));
+      answer.pipe(socket);
+    });
+    upstream.on("error", (error) => {
+      const message = this.unreachable(found.owner, found.sessionId, error);
+      const body = JSON.stringify({ error: { code: "sandbox_unavailable", message } });
+      socket.end(`HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    });
+    socket.on("error", () => upstream.destroy());
+    upstream.end();
+    return true;
+  }
+
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  private open(req: http.IncomingMessage, owner: SessionOwner, upgrade: boolean): http.ClientRequest {
+    const url = new URL(req.url ?? "/", owner.url);
+    const headers: http.OutgoingHttpHeaders = {};
+    const listed = connectionListed(req.headers.connection);
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(name) && !listed.has(name)) headers[name] = value;
+    }
+    if (req.headers.host) headers["x-forwarded-host"] = req.headers.host;
+    headers[FORWARD_MARKER_HEADER] = this.deps.marker.sign(url.pathname);
+    if (upgrade) {
+      headers.connection = "Upgrade";
+      headers.upgrade = req.headers.upgrade ?? "websocket";
+    }
+    const secure = url.protocol === "https:";
+    return (secure ? https : http).request(url, {
+      method: req.method ?? "GET",
+      headers,
+      // An upgraded socket leaves the pool; a kept-alive one makes the next forward skip a TCP handshake.
+      ...(upgrade ? {} : { agent: secure ? this.agents.https : this.agents.http }),
+    });
+  }
+
+  private unreachable(owner: SessionOwner, sessionId: string, error: Error): string {
+    const why = (error as NodeJS.ErrnoException).code ?? error.message;
+    this.deps.log(`forwarding a request for session ${sessionId} to runner ${owner.runnerId} at ${owner.url} failed: ${error.message}`);
+    return `Session ${sessionId} is held by runner ${owner.runnerId}, which cannot be reached (${why}); retry once it is back or another runner has adopted the session`;
+  }
+}
+
+function unavailable(message: string): AppError {
+  return new AppError({ code: "sandbox_unavailable", message, userMessage: message });
+}
+
+/** Names listed in a Connection header are hop-by-hop too. */
+function connectionListed(value: string | undefined): Set<string> {
+  return new Set((value ?? "").split(",").map((name) => name.trim().toLowerCase()).filter(Boolean));
+}
+
+/** A response's raw headers (name, value, name, value …) without the hop-by-hop ones. */
+function endToEnd(raw: string[]): string[] {
+  const listed = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === "connection") for (const name of connectionListed(raw[i + 1])) listed.add(name);
+  const kept: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (!HOP_BY_HOP.has(name) && !listed.has(name)) kept.push(raw[i]!, raw[i + 1] ?? "");
+  }
+  return kept;
+}
+
+function statusLine(answer: http.IncomingMessage): string {
+  return `HTTP/1.1 ${answer.statusCode ?? 502} ${answer.statusMessage ?? ""}\r\n`;
+}
+
+function headerLines(raw: string[], extra = ""): string {
+  let lines = "";
+  for (let i = 0; i < raw.length; i += 2) lines += `${raw[i]}: ${raw[i + 1]}\r\n`;
+  return `${lines}${extra}\r\n`;
+}
