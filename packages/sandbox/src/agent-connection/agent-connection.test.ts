@@ -30,6 +30,18 @@ describe("AgentConnection", () => {
     expect(fast.output).toBe('{"n":1}');
   });
 
+  it("sends the requests of one turn in one write, in the order they were made", async () => {
+    const agent = new FakeAgent();
+    const conn = connect(agent);
+    const writes: string[] = [];
+    const write = agent.stdin.write.bind(agent.stdin);
+    agent.stdin.write = ((chunk: string, ...rest: never[]) => (writes.push(chunk), write(chunk, ...rest))) as typeof agent.stdin.write;
+    const results = await Promise.all(Array.from({ length: 10 }, (_, n) => conn.callTool({ tool: "echo", args: { n }, callId: `c${n}` })));
+    expect(results.map((result) => result.output)).toEqual(Array.from({ length: 10 }, (_, n) => `{"n":${n}}`));
+    expect(writes).toHaveLength(1);
+    expect((agent.received as { params: { callId: string } }[]).map((message) => message.params.callId)).toEqual(Array.from({ length: 10 }, (_, n) => `c${n}`));
+  });
+
   it("delivers output frames as typed events", async () => {
     const conn = connect(new FakeAgent());
     const seen: string[] = [];

@@ -99,6 +99,8 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
   private ended = false;
   private endTimer: NodeJS.Timeout | null = null;
   private readonly faults: LogBudget;
+  /** Request lines waiting for this turn of the event loop's one write (see send). */
+  private outbox: string[] = [];
 
   constructor(opts: AgentConnectionOptions) {
     super();
@@ -210,9 +212,25 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
         timer,
         cleanup: () => signal?.removeEventListener("abort", onAbort),
       });
-      this.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+      this.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
     });
   }
+
+  /**
+   * Queues a request line; the lines of one turn of the event loop go out in one write (setImmediate runs after
+   * the turn's I/O callbacks), so many callers at once cost the pipe, dockerd and the agent one wake-up, not one
+   * each. Order is kept: lines leave in the order they were sent.
+   */
+  private send(line: string): void {
+    this.outbox.push(line);
+    if (this.outbox.length === 1) setImmediate(this.flushOutbox);
+  }
+
+  private readonly flushOutbox = () => {
+    const lines = this.outbox;
+    this.outbox = [];
+    if (lines.length > 0 && !this.closed) this.stdin.write(`${lines.join("\n")}\n`);
+  };
 
   /**
    * Rejects every pending and future call with `error` at once and stops reading. The driver calls this
