@@ -1,5 +1,6 @@
 import { redactSecrets, type ToolCallView } from "@berth/protocol";
 import type { Database } from "../create-database";
+import { Prisma } from "../generated/sqlite/client";
 import { WriteBehind } from "./write-behind";
 
 /** How long rows wait to be written together, and how many make a batch written at once. */
@@ -29,7 +30,7 @@ export interface ToolCallRecordInput {
 
 /** Tool calls: one row per call, what was asked and how admission judged it. */
 export class ToolCallRepository {
-  private batch: (ReturnType<typeof toRow> & { createdAt: Date })[] = [];
+  private batch: Row[] = [];
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -60,7 +61,7 @@ export class ToolCallRepository {
     if (this.batch.length === 0) return;
     const rows = this.batch;
     this.batch = [];
-    this.writes.track(this.db.toolCall.createMany({ data: rows }));
+    this.writes.track(this.db.$executeRaw(insertRows(rows)));
   }
 
   /** Oldest first. */
@@ -81,6 +82,25 @@ export class ToolCallRepository {
       createdAt: c.createdAt.toISOString(),
     }));
   }
+}
+
+/** The columns a batched row fills, in the order `insertRows` writes them. */
+const COLUMNS = [
+  "id", "sessionId", "userId", "caller", "via", "tool", "argsSha256", "argsJson", "actionClass", "verdict",
+  "approvalId", "ok", "errorCode", "runId", "durationMs", "traceJson", "createdAt",
+] as const satisfies readonly (keyof Row)[];
+const COLUMN_LIST = Prisma.raw(COLUMNS.map((column) => `"${column}"`).join(", "));
+
+type Row = ReturnType<typeof toRow> & { createdAt: Date };
+
+/**
+ * One multi-row INSERT with bound values (placeholders as each database spells them). Not createMany: Prisma's query
+ * compiler costs about 0.5 ms of CPU a row there, against under 0.1 ms a row for this statement, on the runner's
+ * one thread, between the replies of the calls that come next.
+ */
+function insertRows(rows: readonly Row[]): Prisma.Sql {
+  const values = rows.map((row) => Prisma.sql`(${Prisma.join(COLUMNS.map((column) => row[column]))})`);
+  return Prisma.sql`INSERT INTO "ToolCall" (${COLUMN_LIST}) VALUES ${Prisma.join(values)}`;
 }
 
 function toRow(input: ToolCallRecordInput) {
