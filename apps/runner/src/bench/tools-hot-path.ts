@@ -3,6 +3,7 @@ import Fastify from "fastify";
 import type { TestRunner } from "../testing/runner-test-kit";
 import { TEST_ADMIN_TOKEN } from "../testing/runner-test-kit";
 import { percentile } from "./bench-stats";
+import { KeepAliveClient } from "./keep-alive-client";
 
 /** One `bench-figure` line's JSON (scripts/bench.mjs). */
 export interface BenchFigure {
@@ -30,12 +31,13 @@ const median = (samples: number[]) => percentile(samples, 50);
 export async function measureHotPath(kit: TestRunner, sessionId: string): Promise<BenchFigure[]> {
   const { driver } = kit.runner;
   const url = `${kit.url}/api/sessions/${sessionId}/tools`;
-  const headers = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, "content-type": "application/json" };
+  const headers = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+  // Every HTTP side (the floor too) uses the same client: one kept-alive socket per caller.
+  const client = new KeepAliveClient({ sockets: CONCURRENCY });
   const overHttp = async (tool: string, args: unknown) => {
-    const response = await fetch(`${url}/${tool}`, { method: "POST", headers, body: JSON.stringify({ args }) });
-    const body = (await response.json()) as { ok?: boolean; output?: string };
-    if (response.status !== 200 || !body.ok)
-      throw new Error(`${tool} over HTTP: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
+    const { status, body } = await client.postJson(`${url}/${tool}`, headers, { args });
+    if (status !== 200 || !(body as { ok?: boolean }).ok)
+      throw new Error(`${tool} over HTTP: ${status} ${JSON.stringify(body).slice(0, 300)}`);
   };
   const rpc = async (tool: string, args: unknown) => {
     const result = await driver.call(sessionId, {
@@ -52,12 +54,7 @@ export async function measureHotPath(kit: TestRunner, sessionId: string): Promis
   bare.post("/echo", async () => ({ ok: true, output: "x" }));
   const bareUrl = await bare.listen({ host: "127.0.0.1", port: 0 });
   const fastifyRoundTrip = async () => {
-    const response = await fetch(`${bareUrl}/echo`, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({ args: { path: "one.txt" } }),
-    });
-    await response.json();
+    await client.postJson(`${bareUrl}/echo`, headers, { args: { path: "one.txt" } });
   };
 
   try {
@@ -84,7 +81,7 @@ export async function measureHotPath(kit: TestRunner, sessionId: string): Promis
       `  bash true       HTTP ${median(bashTrue.http!).toFixed(2)} ms   RPC ${median(bashTrue.rpc!).toFixed(2)} ms   HTTP/RPC ${ratio(bashTrue.http!, bashTrue.rpc!).toFixed(2)}x`,
     );
     console.log(
-      `  ${CONCURRENCY} callers, read_file 4 KiB   HTTP ${concurrentHttp.perSecond.toFixed(0)} calls/s p50 ${concurrentHttp.p50.toFixed(2)} ms   RPC ${concurrentRpc.perSecond.toFixed(0)} calls/s p50 ${concurrentRpc.p50.toFixed(2)} ms`,
+      `  ${CONCURRENCY} callers, read_file 4 KiB   HTTP ${concurrentHttp.perSecond.toFixed(0)} calls/s p50 ${concurrentHttp.p50.toFixed(2)} ms (this process's CPU ${concurrentHttp.cpuMs.toFixed(3)} ms a call)   RPC ${concurrentRpc.perSecond.toFixed(0)} calls/s p50 ${concurrentRpc.p50.toFixed(2)} ms (CPU ${concurrentRpc.cpuMs.toFixed(3)} ms a call)`,
     );
     const rpcAlone = "the agent RPC alone";
     const together = `the agent RPC alone, ${CONCURRENCY} callers`;
@@ -120,6 +117,7 @@ export async function measureHotPath(kit: TestRunner, sessionId: string): Promis
       ),
     ];
   } finally {
+    client.close();
     await bare.close();
   }
 }
@@ -161,8 +159,11 @@ async function alternate<K extends string>(
   return samples;
 }
 
-/** CONCURRENT_CALLS calls from CONCURRENCY callers at once (after a tenth as many to warm up): calls per second of wall time, and each call's p50. */
-async function concurrently(fn: () => Promise<void>): Promise<{ perSecond: number; p50: number }> {
+/**
+ * CONCURRENT_CALLS calls from CONCURRENCY callers at once (after a tenth as many to warm up): calls per second of
+ * wall time, each call's p50, and this process's CPU (runner and client; the agent's is the container's) per call.
+ */
+async function concurrently(fn: () => Promise<void>): Promise<{ perSecond: number; p50: number; cpuMs: number }> {
   const run = async (count: number) => {
     const latencies: number[] = [];
     let issued = 0;
@@ -173,9 +174,12 @@ async function concurrently(fn: () => Promise<void>): Promise<{ perSecond: numbe
         latencies.push(performance.now() - started);
       }
     };
+    const cpu = process.cpuUsage();
     const started = performance.now();
     await Promise.all(Array.from({ length: CONCURRENCY }, caller));
-    return { perSecond: count / ((performance.now() - started) / 1000), p50: median(latencies) };
+    const wall = performance.now() - started;
+    const { user, system } = process.cpuUsage(cpu);
+    return { perSecond: count / (wall / 1000), p50: median(latencies), cpuMs: (user + system) / 1000 / count };
   };
   await run(CONCURRENT_CALLS / 10);
   return run(CONCURRENT_CALLS);
