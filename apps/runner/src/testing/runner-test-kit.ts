@@ -5,7 +5,7 @@ import path from "node:path";
 import { io as connect, type Socket } from "socket.io-client";
 import { parseEnv } from "../env";
 import { createRunner, type Runner } from "../create-runner";
-import { createTestDatabase, migrateSqlite } from "./test-database";
+import { createTestDatabase, migrateSqlite, type TestDatabase } from "./test-database";
 
 export const TEST_ADMIN_TOKEN = "runner-test-admin-token-0123456789";
 
@@ -41,10 +41,12 @@ export async function startTestRunner(
     workspaceSize?: string;
     /** More BERTH_* settings, as the environment would give them (e.g. BERTH_OBSERVATION_CAPS). */
     env?: Record<string, string>;
+    /** A database shared with other runners (testing/two-runners.ts): used as it is and not dropped by close(). */
+    database?: TestDatabase;
   } = {},
 ): Promise<TestRunner> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-runner-test-"));
-  const database = createTestDatabase(dataDir);
+  const database = opts.database ?? createTestDatabase(dataDir);
   const parsed = parseEnv({
     BERTH_DATA_DIR: dataDir,
     ...(database.url ? { DATABASE_URL: database.url } : {}),
@@ -115,7 +117,7 @@ export async function startTestRunner(
         if (target?.startsWith(`${dataDir}/`)) execFileSync("umount", ["-l", target], { stdio: "ignore" });
       }
       fs.rmSync(dataDir, { recursive: true, force: true });
-      database.drop();
+      if (!opts.database) database.drop();
     },
   };
   return kit;
