@@ -23,7 +23,7 @@ import { registerBrowserSessionRoutes } from "./http/routes/browser-sessions-rou
 import { TerminalService } from "./terminals";
 import { CredentialRevocation } from "./auth/credential-revocation";
 import { ApiTokens } from "./auth/api-tokens";
-import { LocalInvalidationBus } from "./auth/invalidation-bus";
+import { connectCluster } from "./cluster/connect-cluster";
 import { hostAllowList } from "./http/request-guard";
 import { registerUserRoutes } from "./http/routes/users-routes";
 import { registerSessionRoutes } from "./http/routes/sessions-routes";
@@ -68,11 +68,18 @@ export async function createRunner(env: Env): Promise<Runner> {
   const repos = createRepositories(await createDatabase({ dataDir: env.dataDir, databaseUrl: env.DATABASE_URL }), {
     onWriteError: (error) => process.stderr.write(`berth-runner: a write after the reply failed: ${(error as Error).message}\n`),
   });
+  // Several runners (BERTH_REDIS_URL, docs/scale-out.md): the channels between them, for invalidations, approvals,
+  // socket.io, live logs and forwarding; in-process for one runner.
+  const cluster = await connectCluster(env, (line) => process.stderr.write(`berth-runner: ${line}\n`)).catch(async (error: unknown) => {
+    await repos.close();
+    throw error;
+  });
   const admin = await ensureAdminToken(repos.users, { dataDir: env.dataDir, envToken: env.BERTH_ADMIN_TOKEN });
   const sandbox = createSandboxBackend(env);
   try {
     await sandbox.prepare();
   } catch (error) {
+    await cluster.close();
     await repos.close();
     throw new AppError({ code: "sandbox_unavailable", message: (error as Error).message });
   }
@@ -117,8 +124,9 @@ export async function createRunner(env: Env): Promise<Runner> {
     gateway,
     onInvalid: (serverId, message) => process.stderr.write(`berth-runner: MCP server ${serverId} skipped: ${message}\n`),
   });
-  // Credential and session caches hear every revocation and session write through this bus (auth/invalidation-bus.ts).
-  const invalidation = new LocalInvalidationBus();
+  // Credential and session caches hear every revocation and session write through this bus (auth/invalidation-bus.ts),
+  // and with several runners every runner's caches do (cluster/cluster-invalidation-bus.ts).
+  const invalidation = cluster.invalidation;
   const sessions = new SessionService({
     repos,
     invalidation,
@@ -139,6 +147,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   const approvals = new ApprovalService({ store: approvalStore });
   approvals.on("approval:created", (request) => events.emit("approval:created", request));
   approvals.on("approval:decided", (request) => events.emit("approval:decided", request));
+  await cluster.shareApprovals(approvals);
   const metrics = new RunnerMetrics({
     sessions: () => repos.sessions.countLive(),
     runsByOutcome: () => repos.runs.countByOutcome(),
@@ -209,7 +218,7 @@ export async function createRunner(env: Env): Promise<Runner> {
     },
     log: (message) => process.stderr.write(`berth-runner: ${message}\n`),
   });
-  const app = buildServer({ repos, dockerHealth, logLevel: env.BERTH_LOG_LEVEL, browserSessions, apiTokens, hosts, ...(forwarding ? { forward: forwarding.http.hook } : {}) });
+  const app = buildServer({ repos, dockerHealth, redisHealth: () => cluster.health(), logLevel: env.BERTH_LOG_LEVEL, browserSessions, apiTokens, hosts, ...(forwarding ? { forward: forwarding.http.hook } : {}) });
   registerUserRoutes(app, { repos, revocation, sessions });
   registerSessionRoutes(app, { sessions, tools });
   registerDownloadRoutes(app, { sessions, driver });
@@ -229,7 +238,9 @@ export async function createRunner(env: Env): Promise<Runner> {
     return reply.header("content-type", metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   const terminals = new TerminalService({ repos, driver, sessions, runs, dataDir: env.dataDir });
-  const io = createSocketServer(app.server, { repos, browserSessions, apiTokens, events, cancel: { runs: repos.runs, driver, events, activeRuns }, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin, hosts, revocation, terminals, ...(forwarding ? { relay: forwarding.sockets } : {}) });
+  const io = createSocketServer(app.server, { repos, ...(cluster.socketAdapter ? { adapter: cluster.socketAdapter } : {}), browserSessions, apiTokens, events, cancel: { runs: repos.runs, driver, events, activeRuns }, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin, hosts, revocation, terminals, ...(forwarding ? { relay: forwarding.sockets } : {}) });
+  // Before listening: an event another runner broadcasts from now on reaches this runner's sockets.
+  await cluster.settled();
   const expiry = setInterval(() => void approvals.expireDue().catch(() => undefined), 30_000);
   expiry.unref();
 
@@ -245,6 +256,7 @@ export async function createRunner(env: Env): Promise<Runner> {
       await gateway.close().catch(() => undefined);
       // Session containers keep running for the next runner to adopt; the warm pool is drained.
       await driver.close().catch(() => undefined);
+      await cluster.close().catch(() => undefined);
       await repos.close();
     })();
     return closing;

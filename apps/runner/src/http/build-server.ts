@@ -36,6 +36,8 @@ export type ServerDeps = {
   hosts: HostAllowList;
   /** Largest accepted JSON body: write_file takes up to 8 MiB of content, plus JSON escaping. */
   bodyLimitBytes?: number;
+  /** Several runners: the Redis connection, shown by /healthz (undefined for one runner). */
+  redisHealth?: () => { ok: boolean; status: "up" | "down" } | undefined;
   /** Several runners: a request for another runner's session is proxied there (cluster/forward-to-owner.ts). */
   forward?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 };
@@ -129,8 +131,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
 
   app.get("/healthz", async (_request, reply) => {
     const [docker, db] = await Promise.all([deps.dockerHealth(), deps.repos.ping()]);
-    const ok = docker.ok && db.ok;
-    return reply.status(ok ? 200 : 503).send({ ok, docker, db });
+    const redis = deps.redisHealth?.();
+    const ok = docker.ok && db.ok && (redis?.ok ?? true);
+    return reply.status(ok ? 200 : 503).send({ ok, docker, db, ...(redis ? { redis } : {}) });
   });
 
   app.get("/api/me", async (request) => {

@@ -1,5 +1,5 @@
 import type http from "node:http";
-import { Server, type Socket } from "socket.io";
+import { Server, type ServerOptions, type Socket } from "socket.io";
 import { z } from "zod";
 import type { Repositories } from "@berth/db";
 import {
@@ -74,12 +74,15 @@ export function createSocketServer(
     cancel: CancelRunDeps;
     /** terminal:* events (docs/api.md "Terminals"). */
     terminals?: TerminalService;
+    /** Several runners: the Redis adapter, so rooms and disconnectSockets reach every runner's sockets. */
+    adapter?: ServerOptions["adapter"];
     /** Several runners: events for another runner's session go to it (cluster/owner-socket-relay.ts). */
     relay?: Pick<OwnerSocketRelay, "wrap">;
   },
 ): BerthServer {
   const io: BerthServer = new Server(server, {
     path: "/socket.io",
+    ...(deps.adapter ? { adapter: deps.adapter } : {}),
     // Browsers come through the web app's origin (proxied); a direct connection is allowed only from it.
     cors: { origin: deps.webOrigin, credentials: true },
     // `cors` does not cover a WebSocket upgrade (a foreign page's socket carries the cookie): this does.

@@ -280,10 +280,13 @@ export class ApprovalService {
 
   /**
    * Releases local waiters for a request decided by another runner instance (forwarded over the
-   * socket.io Redis adapter, say). Emits `approval:decided` locally.
+   * runners' `approval` channel, say). Emits `approval:decided` locally too, unless `emit` is false: with
+   * the socket.io Redis adapter the deciding runner's broadcast already reached every runner's sockets.
    */
-  notifyDecided(request: ApprovalRequest): void {
-    if (request.status !== "pending") this.emitDecided(request);
+  notifyDecided(request: ApprovalRequest, options: { emit?: boolean } = {}): void {
+    if (request.status === "pending") return;
+    if (options.emit === false) this.releaseWaiters(request);
+    else this.emitDecided(request);
   }
 
   private async expire(request: ApprovalRequest): Promise<ApprovalRequest | undefined> {
@@ -311,8 +314,12 @@ export class ApprovalService {
   }
 
   private emitDecided(request: ApprovalRequest): void {
-    for (const waiter of [...(this.waiters.get(request.id) ?? [])]) waiter(request);
+    this.releaseWaiters(request);
     this.emit(ApprovalEvent.Decided, request);
+  }
+
+  private releaseWaiters(request: ApprovalRequest): void {
+    for (const waiter of [...(this.waiters.get(request.id) ?? [])]) waiter(request);
   }
 
   private emit(event: ApprovalEventName, request: ApprovalRequest): void {

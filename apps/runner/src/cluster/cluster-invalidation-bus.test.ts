@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import type { Invalidation } from "../auth/invalidation-bus";
+import { LocalClusterBus } from "./cluster-bus";
+import { ClusterInvalidationBus, INVALIDATE_CHANNEL } from "./cluster-invalidation-bus";
+
+describe("ClusterInvalidationBus", () => {
+  it("delivers to this runner's caches before publish returns, to the other runner's once, and never twice here", async () => {
+    const bus = new LocalClusterBus();
+    const log: string[] = [];
+    const a = await ClusterInvalidationBus.start(bus, (l) => log.push(l));
+    const b = await ClusterInvalidationBus.start(bus, (l) => log.push(l));
+    const onA: Invalidation[] = [];
+    const onB: Invalidation[] = [];
+    a.subscribe((e) => onA.push(e));
+    const stopB = b.subscribe((e) => onB.push(e));
+    a.publish({ kind: "credential", id: "tok_1" });
+    expect(onA).toEqual([{ kind: "credential", id: "tok_1" }]);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(onB).toEqual([{ kind: "credential", id: "tok_1" }]);
+    expect(onA).toHaveLength(1);
+    stopB();
+    b.publish({ kind: "user", id: "u_2" });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(onA).toEqual([{ kind: "credential", id: "tok_1" }, { kind: "user", id: "u_2" }]);
+    expect(onB).toHaveLength(1);
+    expect(log).toEqual([]);
+  });
+
+  it("ignores a malformed message, naming the field", async () => {
+    const bus = new LocalClusterBus();
+    const log: string[] = [];
+    const a = await ClusterInvalidationBus.start(bus, (l) => log.push(l));
+    const got: Invalidation[] = [];
+    a.subscribe((e) => got.push(e));
+    await bus.publish(INVALIDATE_CHANNEL, JSON.stringify({ from: "x", event: { kind: "token", id: "t" } }));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(got).toEqual([]);
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatch(/invalidate: a message ignored: .*kind/);
+    await a.close();
+  });
+});

@@ -1,0 +1,118 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createClient } from "redis";
+import { RedisClusterBus, maskRedisUrl } from "./redis-cluster-bus";
+
+// scripts/lib/test-redis.mjs starts it; `npm test` passes the URL to the cluster stage.
+const REDIS_URL = process.env["BERTH_TEST_REDIS_URL"] ?? "";
+
+const open: RedisClusterBus[] = [];
+async function bus(log: string[] = []): Promise<RedisClusterBus> {
+  const b = await RedisClusterBus.connect(REDIS_URL, (line) => log.push(line));
+  open.push(b);
+  return b;
+}
+const until = async (check: () => boolean, what: string, ms = 10_000) => {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+afterEach(async () => {
+  for (const b of open.splice(0)) await b.close();
+});
+
+describe("RedisClusterBus", () => {
+  it("needs the test Redis", () => {
+    expect(REDIS_URL, "BERTH_TEST_REDIS_URL (npm test's setup starts a Redis)").toMatch(/^redis:\/\//);
+  });
+
+  it("carries bytes from one runner's bus to another's once subscribe resolves, in order, to its own listeners too, and not after unsubscribe", async () => {
+    const [a, b] = [await bus(), await bus()];
+    const channel = `t:${process.pid}:${Math.random()}`;
+    const onB: Buffer[] = [];
+    const onA: string[] = [];
+    const stopB = await b.subscribe(channel, (m) => onB.push(m));
+    await a.subscribe(channel, (m) => onA.push(m.toString()));
+    const binary = Buffer.from([0, 255, 10, 0xc3]);
+    await a.publish(channel, "one");
+    await a.publish(channel, binary);
+    await b.publish(channel, "three");
+    await until(() => onB.length === 3 && onA.length === 3, "three messages on both buses");
+    expect(onB.map((m) => m.toString("hex"))).toEqual([Buffer.from("one").toString("hex"), binary.toString("hex"), Buffer.from("three").toString("hex")]);
+    expect(onA).toEqual(["one", binary.toString(), "three"]);
+
+    await stopB();
+    await a.publish(channel, "four");
+    await until(() => onA.length === 4, "the fourth message on A");
+    expect(onB).toHaveLength(3);
+  });
+
+  it("two listeners of one channel on one bus each hear a message once; ending one keeps the other", async () => {
+    const a = await bus();
+    const channel = `t:${process.pid}:${Math.random()}`;
+    const first: string[] = [];
+    const second: string[] = [];
+    const stopFirst = await a.subscribe(channel, (m) => first.push(m.toString()));
+    await a.subscribe(channel, (m) => second.push(m.toString()));
+    await a.publish(channel, "x");
+    await until(() => second.length === 1, "x");
+    await stopFirst();
+    await a.publish(channel, "y");
+    await until(() => second.length === 2, "y");
+    expect(first).toEqual(["x"]);
+    expect(second).toEqual(["x", "y"]);
+  });
+
+  it("logs a lost connection once with the password masked, reconnects, and its subscriptions work again", async () => {
+    const log: string[] = [];
+    const [a, b] = [await bus(log), await bus()];
+    const channel = `t:${process.pid}:${Math.random()}`;
+    const got: string[] = [];
+    await a.subscribe(channel, (m) => got.push(m.toString()));
+    // Another client ends every pub/sub connection (A's subscriber among them), as a Redis restart would.
+    const admin = createClient({ url: REDIS_URL });
+    await admin.connect();
+    try {
+      await admin.sendCommand(["CLIENT", "KILL", "TYPE", "pubsub"]);
+    } finally {
+      await admin.close();
+    }
+    await until(() => log.some((l) => /is back/.test(l)), "the reconnect line");
+    await until(() => a.up, "A's bus up again");
+    // Re-subscribed by the client on reconnect: publish until it arrives (the SUBSCRIBE goes out after "ready").
+    await until(() => {
+      void b.publish(channel, "after");
+      return got.includes("after");
+    }, "a message after the reconnect");
+    const lost = log.filter((l) => /subscriber connection .* lost/.test(l));
+    expect(lost).toHaveLength(1);
+    const password = decodeURIComponent(new URL(REDIS_URL).password);
+    expect(password.length).toBeGreaterThan(0);
+    for (const line of log) expect(line).not.toContain(password);
+    expect(lost[0]).toContain(maskRedisUrl(REDIS_URL));
+  });
+
+  it("refuses to start with a wrong password, naming the masked URL and never the password", async () => {
+    const url = new URL(REDIS_URL);
+    url.password = "not-the-password-7f3a";
+    const log: string[] = [];
+    const error = await RedisClusterBus.connect(url.href, (line) => log.push(line)).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
+    expect(error?.message).toMatch(/BERTH_REDIS_URL: Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+ refused the password \(WRONGPASS\)/);
+    for (const line of [error?.message ?? "", ...log]) expect(line).not.toContain("not-the-password-7f3a");
+  });
+
+  it("refuses to start when nothing answers, naming the masked URL", async () => {
+    const url = new URL(REDIS_URL);
+    url.port = "1";
+    const error = await RedisClusterBus.connect(url.href, () => undefined).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
+    expect(error?.message).toMatch(/BERTH_REDIS_URL: Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1 did not answer within 10 s/);
+  }, 30_000);
+});
