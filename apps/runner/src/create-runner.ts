@@ -87,10 +87,18 @@ export async function createRunner(env: Env): Promise<Runner> {
   const events = new RunnerEvents();
   const driver = sandbox.driver;
   driver.on("warning", (warning) => process.stderr.write(`berth-runner: sandbox ${warning.sessionId ?? "pool"}: ${warning.message}\n`));
-  const receipts = await ReceiptService.open(repos.receipts, env.dataDir, (sessionId) => {
-    const info = driver.get(sessionId);
-    return info?.imageId ? { imageId: info.imageId, posture: driver.posture(sessionId) } : null;
-  }, repos.writes);
+  const receipts = await ReceiptService.open({
+    receipts: repos.receipts,
+    runnerKeys: repos.runnerKeys,
+    runnerId: env.BERTH_RUNNER_ID,
+    dataDir: env.dataDir,
+    sandboxFacts: (sessionId) => {
+      const info = driver.get(sessionId);
+      return info?.imageId ? { imageId: info.imageId, posture: driver.posture(sessionId) } : null;
+    },
+    writes: repos.writes,
+    log: (line) => process.stderr.write(`berth-runner: ${line}\n`),
+  });
   // Everything made so far (database, keys, the admin token, files from before) private to this user.
   restrictDataDir(env.dataDir);
   const runs = new RunService({ repos, dataDir: env.dataDir, events, driver, receipts });

@@ -5,10 +5,11 @@ import {
   createReceiptSigner,
   generateSigningKeyPem,
   verifyReceipt,
+  verifyReceiptWithKeys,
 } from "@berth/receipts";
 import { sampleReceiptInput } from "@berth/receipts/test";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, verifyReceiptInBrowser } from "./verify-in-browser";
+import { canonicalJson, verifyReceiptInBrowser, verifyReceiptWithKeyInBrowser } from "./verify-in-browser";
 
 const signer = createReceiptSigner(generateSigningKeyPem());
 const other = createReceiptSigner(generateSigningKeyPem());
@@ -66,5 +67,23 @@ describe("verifyReceiptInBrowser", () => {
       valid: false,
       reason: expect.stringMatching(/^public key invalid/),
     });
+  });
+});
+
+describe("verifyReceiptWithKeyInBrowser", () => {
+  // sampleReceiptInput issues the receipt at 2026-11-30T10:00:02.000Z.
+  const key = (retiredAt: string | null) => ({ keyId: signer.keyId, runnerId: "runner-a", publicKey: signer.publicKeyPem, createdAt: "2026-11-30T09:00:00.000Z", retiredAt });
+
+  it("accepts a retired key for what it signed before retiring, as the runner does", async () => {
+    const retiredLater = key("2026-11-30T11:00:00.000Z");
+    expect(verifyReceiptWithKeys(receipt, [retiredLater])).toEqual({ valid: true });
+    expect(await verifyReceiptWithKeyInBrowser(receipt, retiredLater, subtle)).toEqual({ valid: true, keyId: signer.keyId });
+  });
+
+  it("refuses what a key signed after it was retired, with the runner's reason", async () => {
+    const retiredBefore = key("2026-11-30T10:00:01.000Z");
+    const server = verifyReceiptWithKeys(receipt, [retiredBefore]);
+    expect(server).toMatchObject({ valid: false, reason: expect.stringMatching(/^key retired: /) });
+    expect(await verifyReceiptWithKeyInBrowser(receipt, retiredBefore, subtle)).toEqual(server);
   });
 });

@@ -75,3 +75,25 @@ export async function verifyReceiptInBrowser(
   if (!ok) return { valid: false, reason: `signature invalid: not made by key ${keyId} over digest ${digest}` };
   return { valid: true, keyId };
 }
+
+/** The published key the share page gets with a receipt (`GET /api/shared/:token`): the one its signature names. */
+export type PublishedKey = { keyId: string; publicKey: string; runnerId?: string; retiredAt?: string | null | undefined };
+
+/**
+ * verifyReceiptInBrowser with the deployment's published key, as the runner's verifyReceiptWithKeys: a key
+ * retired before the receipt was issued verifies nothing it signed since.
+ */
+export async function verifyReceiptWithKeyInBrowser(
+  receipt: unknown,
+  key: PublishedKey,
+  subtle: SubtleCrypto = globalThis.crypto.subtle,
+): Promise<BrowserVerification> {
+  const issuedAt = ReceiptSchema.safeParse(receipt).data?.body.issuedAt;
+  if (key.retiredAt && issuedAt && Date.parse(key.retiredAt) < Date.parse(issuedAt)) {
+    return {
+      valid: false,
+      reason: `key retired: key ${key.keyId} of runner ${key.runnerId ?? "?"} was retired at ${key.retiredAt}, before the receipt was issued at ${issuedAt}`,
+    };
+  }
+  return verifyReceiptInBrowser(receipt, key.publicKey, subtle);
+}

@@ -200,6 +200,29 @@ export const ReceiptPublicKeySchema = z.object({
 });
 export type ReceiptPublicKey = z.infer<typeof ReceiptPublicKeySchema>;
 
+/**
+ * One runner key the deployment publishes (`GET /api/receipts/keys`). Each runner signs with its own key; a
+ * rotation retires the old one, which still verifies what it signed before `retiredAt` and nothing after.
+ */
+export const ReceiptKeySchema = z.object({
+  keyId: ReceiptSignatureSchema.shape.keyId,
+  runnerId: z.string().min(1),
+  /** SPKI PEM. */
+  publicKey: z.string().min(1),
+  createdAt: IsoTimeSchema,
+  /** When the key stopped signing; absent or null while it is its runner's current key. */
+  retiredAt: IsoTimeSchema.nullable().optional(),
+});
+export type ReceiptKey = z.infer<typeof ReceiptKeySchema>;
+
+/** `GET /api/receipts/keys`, and the keys file `berth-verify --keys` reads. */
+export const ReceiptKeysSchema = z.object({ keys: z.array(ReceiptKeySchema) });
+export type ReceiptKeys = z.infer<typeof ReceiptKeysSchema>;
+
+/** `POST /api/receipts/keys/rotate` (admin) → the answering runner's new key and the one it retired. */
+export const RotateReceiptKeyResultSchema = z.object({ key: ReceiptKeySchema, retired: ReceiptKeySchema });
+export type RotateReceiptKeyResult = z.infer<typeof RotateReceiptKeyResultSchema>;
+
 /** `POST /api/receipts/verify` body; the receipt stays unknown so verification can name what is wrong. */
 export const VerifyReceiptRequestSchema = z.object({ receipt: z.unknown() });
 export type VerifyReceiptRequest = z.infer<typeof VerifyReceiptRequestSchema>;

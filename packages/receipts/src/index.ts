@@ -6,5 +6,6 @@ export * from "./load-or-create-signing-key";
 export * from "./build-receipt-body";
 export * from "./seal-receipt";
 export * from "./verify-receipt";
+export * from "./verify-receipt-with-keys";
 export * from "./verify-chain";
 export * from "./ledger";

@@ -12,7 +12,7 @@ export interface LedgerHead {
 
 export interface LedgerOptions {
   signer: ReceiptSigner;
-  /** Names this runner's chain; defaults to the signer's key id (one key per runner data dir). */
+  /** Names this runner's chain; defaults to the signer's key id (the runner's first key: it stays across rotations). */
   ledgerId?: string;
   /** The last receipt already stored for this ledger; null or absent for a new ledger. */
   head?: LedgerHead | null;
@@ -25,7 +25,7 @@ export interface LedgerOptions {
  */
 export class Ledger {
   readonly ledgerId: string;
-  readonly #signer: ReceiptSigner;
+  #signer: ReceiptSigner;
   #head: LedgerHead | null;
 
   constructor(options: LedgerOptions) {
@@ -49,6 +49,18 @@ export class Ledger {
     const receipt = sealReceipt(body, this.#signer);
     this.#head = { seq: receipt.body.seq, digest: receipt.digest };
     return receipt;
+  }
+
+  get signer(): ReceiptSigner {
+    return this.#signer;
+  }
+
+  /**
+   * Signs with `signer` from the next receipt on (a key rotation). The chain goes on: same ledger, next seq,
+   * prevDigest the last receipt the old key signed, so the chain verifies across the rotation with both keys.
+   */
+  rotate(signer: ReceiptSigner): void {
+    this.#signer = signer;
   }
 
   /** Moves the head back (or forward) to what the store holds. */

@@ -2,7 +2,8 @@ import { chmod, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PUBLIC_KEY_FILE, SIGNING_KEY_FILE, loadOrCreateSigningKey } from "./load-or-create-signing-key";
+import { readdir } from "node:fs/promises";
+import { PUBLIC_KEY_FILE, SIGNING_KEY_FILE, loadOrCreateSigningKey, rotateSigningKey } from "./load-or-create-signing-key";
 import { keyIdOf } from "./receipt-signer";
 
 describe("loadOrCreateSigningKey", () => {
@@ -55,5 +56,15 @@ describe("loadOrCreateSigningKey", () => {
     await writeFile(join(dir, SIGNING_KEY_FILE), "not a key", { mode: 0o600 });
     await expect(loadOrCreateSigningKey(dir)).rejects.toThrow(SIGNING_KEY_FILE);
     expect(await readFile(join(dir, SIGNING_KEY_FILE), "utf8")).toBe("not a key");
+  });
+
+  it("rotates to a new 0600 key that later starts load, with its public half beside it and no temp file left", async () => {
+    const old = await loadOrCreateSigningKey(dir);
+    const rotated = await rotateSigningKey(dir);
+    expect(rotated.signer.keyId).not.toBe(old.signer.keyId);
+    expect((await stat(rotated.path)).mode & 0o777).toBe(0o600);
+    expect((await loadOrCreateSigningKey(dir)).signer.keyId).toBe(rotated.signer.keyId);
+    expect(await readFile(join(dir, PUBLIC_KEY_FILE), "utf8")).toBe(rotated.signer.publicKeyPem);
+    expect((await readdir(dir)).sort()).toEqual([SIGNING_KEY_FILE, PUBLIC_KEY_FILE].sort());
   });
 });

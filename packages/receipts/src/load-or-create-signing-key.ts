@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { chmod, link, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, link, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { AppError } from "@berth/protocol";
 import { createReceiptSigner, generateSigningKeyPem } from "./receipt-signer";
@@ -50,6 +50,28 @@ export async function loadOrCreateSigningKey(dataDir: string): Promise<LoadedSig
     await writeFile(publicPath, signer.publicKeyPem, { mode: 0o644 });
   }
   return { signer, path, created };
+}
+
+/**
+ * Replaces the runner's key with a new one (a rotation) and returns its signer. The new key is written to a temp
+ * file and renamed over the old one, so the file always holds one whole key; the old private key is gone from
+ * disk (it must never sign again), while its public half stays published for what it signed.
+ */
+export async function rotateSigningKey(dataDir: string): Promise<LoadedSigningKey> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const path = join(dataDir, SIGNING_KEY_FILE);
+  const pem = generateSigningKeyPem();
+  const signer = createReceiptSigner(pem);
+  const tmp = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+  await writeFile(tmp, pem, { mode: 0o600, flag: "wx" });
+  try {
+    await rename(tmp, path);
+  } catch (error) {
+    await rm(tmp, { force: true });
+    throw error;
+  }
+  await writeFile(join(dataDir, PUBLIC_KEY_FILE), signer.publicKeyPem, { mode: 0o644 });
+  return { signer, path, created: true };
 }
 
 async function createKeyFile(path: string, pem: string): Promise<boolean> {

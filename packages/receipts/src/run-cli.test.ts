@@ -1,4 +1,4 @@
-import type { Receipt } from "@berth/protocol";
+import type { Receipt, ReceiptKey } from "@berth/protocol";
 import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -23,6 +23,22 @@ const r0 = ledger.seal(sampleReceiptInput({ id: "rcpt_0" }));
 const r1 = ledger.seal(sampleReceiptInput({ id: "rcpt_1" }));
 const r2 = ledger.seal(sampleReceiptInput({ id: "rcpt_2" }));
 const tampered: Receipt = { ...r1, body: { ...r1.body, exitCode: 1 } };
+
+// A deployment of two runners: `signer` rotated to `rotated` at 10:00:03; `other` is runner b's key.
+const rotated = createReceiptSigner(generateSigningKeyPem());
+const published = (key: typeof signer, runnerId: string, retiredAt: string | null = null): ReceiptKey => ({
+  keyId: key.keyId,
+  runnerId,
+  publicKey: key.publicKeyPem,
+  createdAt: "2026-11-30T09:00:00.000Z",
+  retiredAt,
+});
+const keySet = { keys: [published(signer, "a", "2026-11-30T10:00:03.000Z"), published(rotated, "a"), published(other, "b")] };
+ledger.rotate(rotated);
+const r3 = ledger.seal(sampleReceiptInput({ id: "rcpt_3", issuedAt: "2026-11-30T10:00:04.000Z" }));
+const fromB = new Ledger({ signer: other }).seal(sampleReceiptInput({ id: "rcpt_b0" }));
+// The retired key signing after its retirement (a stolen key).
+const late = new Ledger({ signer }).seal(sampleReceiptInput({ id: "rcpt_late", issuedAt: "2026-11-30T10:00:05.000Z" }));
 const shared = (receipt: Receipt) => ({
   receipt,
   run: { id: receipt.body.run.id, status: "finished" },
@@ -59,6 +75,8 @@ function run(command: string, args: string[], cwd: string): Promise<void> {
 let dir: string;
 let server: Server;
 let origin: string;
+let keysServer: Server;
+let keysOrigin: string;
 const file = (name: string) => join(dir, name);
 
 beforeAll(async () => {
@@ -76,6 +94,14 @@ beforeAll(async () => {
   await writeFile(file("key.pem"), signer.publicKeyPem);
   await writeFile(file("key.json"), JSON.stringify({ keyId: signer.keyId, publicKey: signer.publicKeyPem }));
   await writeFile(file("other.pem"), other.publicKeyPem);
+  await writeFile(file("keys.json"), JSON.stringify(keySet));
+  await writeFile(file("keys-array.json"), JSON.stringify(keySet.keys.slice(2)));
+  await writeFile(file("bad-keys.json"), JSON.stringify({ keys: [{ ...published(other, "b"), keyId: signer.keyId }] }));
+  await writeFile(file("rotated-chain.json"), JSON.stringify([r0, r1, r2, r3]));
+  await writeFile(file("r2.json"), JSON.stringify(r2));
+  await writeFile(file("r3.json"), JSON.stringify(r3));
+  await writeFile(file("from-b.json"), JSON.stringify(fromB));
+  await writeFile(file("late.json"), JSON.stringify(late));
 
   const routes: Record<string, unknown> = {
     "/api/receipts/public-key": { keyId: signer.keyId, publicKey: signer.publicKeyPem },
@@ -90,10 +116,25 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  // An instance that publishes its key set: the CLI takes /api/receipts/keys, not public-key.
+  const keysRoutes: Record<string, unknown> = {
+    "/api/receipts/keys": keySet,
+    "/api/shared/from-b": shared(fromB),
+    "/api/shared/late": shared(late),
+  };
+  keysServer = createServer((request, response) => {
+    const body = keysRoutes[new URL(request.url ?? "/", "http://x").pathname];
+    response.writeHead(body ? 200 : 404, { "content-type": "application/json" });
+    response.end(JSON.stringify(body ?? { error: { code: "not_found", message: "not here" } }));
+  });
+  await new Promise<void>((resolve) => keysServer.listen(0, "127.0.0.1", resolve));
+  keysOrigin = `http://127.0.0.1:${(keysServer.address() as AddressInfo).port}`;
 }, 60_000);
 
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
+  await new Promise((resolve) => keysServer?.close(resolve));
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -151,7 +192,7 @@ describe("berth-verify (built CLI)", () => {
     it("exits 2 and says how to get a key when there is none", async () => {
       const result = await berthVerify([file("r1.json")]);
       expect(result).toMatchObject({ code: 2, stdout: "" });
-      expect(result.stderr).toMatch(/no public key: pass --key <public-key.pem> or set BERTH_URL/);
+      expect(result.stderr).toMatch(/no public key: pass --key <public-key.pem> or --keys <keys.json>, or set BERTH_URL/);
     });
 
     it("exits 2 for a key file that holds no Ed25519 public key", async () => {
@@ -207,6 +248,54 @@ describe("berth-verify (built CLI)", () => {
         code: 2,
         stderr: expect.stringMatching(/could not fetch .*\/api\/shared\/nope: HTTP 404/),
       });
+    });
+  });
+
+  describe("with the deployment's key set", () => {
+    it("verifies receipts of any runner with --keys, the saved JSON or a bare array", async () => {
+      expect(await berthVerify([file("r1.json"), "--keys", file("keys.json")])).toMatchObject({ code: 0, stdout: "valid\n" });
+      expect(await berthVerify([file("from-b.json"), "--keys", file("keys.json")])).toMatchObject({ code: 0, stdout: "valid\n" });
+      expect(await berthVerify([file("from-b.json"), "--keys", file("keys-array.json")])).toMatchObject({ code: 0 });
+    });
+
+    it("verifies a chain across a key rotation, each receipt with the key it names", async () => {
+      expect(await berthVerify([file("rotated-chain.json"), "--keys", file("keys.json")])).toMatchObject({
+        code: 0,
+        stdout: "valid\n",
+      });
+      const keys = ["--keys", file("keys.json")];
+      expect(await berthVerify([file("r3.json"), "--previous", file("r2.json"), ...keys])).toMatchObject({ code: 0 });
+      expect(await berthVerify([file("r3.json"), "--previous", file("r1.json"), ...keys])).toMatchObject({
+        code: 1,
+        stdout: expect.stringMatching(/^invalid: chain link broken/),
+      });
+    });
+
+    it("exits 1 for a key the set does not hold and for a key retired before the receipt was issued", async () => {
+      const unknown = await berthVerify([file("r1.json"), "--keys", file("keys-array.json")]);
+      expect(unknown).toMatchObject({ code: 1, stdout: `invalid: unknown key: receipt names key ${signer.keyId}, which this deployment does not publish (published: ${other.keyId})\n` });
+      const retired = await berthVerify([file("late.json"), "--keys", file("keys.json")]);
+      expect(retired).toMatchObject({
+        code: 1,
+        stdout: `invalid: key retired: key ${signer.keyId} of runner a was retired at 2026-11-30T10:00:03.000Z, before the receipt was issued at 2026-11-30T10:00:05.000Z\n`,
+      });
+    });
+
+    it("fetches the key set from BERTH_URL and from a share link's origin, and says where it came from", async () => {
+      expect(await berthVerify([file("from-b.json")], { BERTH_URL: keysOrigin })).toMatchObject({ code: 0, stdout: "valid\n" });
+      const viaLink = await berthVerify([`${keysOrigin}/share/from-b`]);
+      expect(viaLink).toMatchObject({ code: 0, stdout: "valid\n" });
+      expect(viaLink.stderr).toContain(`note: keys ${signer.keyId}, ${rotated.keyId}, ${other.keyId} came from ${keysOrigin}`);
+      expect(await berthVerify([`${keysOrigin}/share/late`])).toMatchObject({ code: 1, stdout: expect.stringMatching(/^invalid: key retired/) });
+    });
+
+    it("exits 2 for a key set whose key is not the key its id names, and for --key with --keys", async () => {
+      const bad = await berthVerify([file("r1.json"), "--keys", file("bad-keys.json")]);
+      expect(bad).toMatchObject({ code: 2, stderr: expect.stringMatching(new RegExp(`key ${signer.keyId} of --keys file .* is the key ${other.keyId}`)) });
+      const notKeys = await berthVerify([file("r1.json"), "--keys", file("r0.json")]);
+      expect(notKeys).toMatchObject({ code: 2, stderr: expect.stringMatching(/is not \{keys: \[/) });
+      const both = await berthVerify([file("r1.json"), "--key", file("key.pem"), "--keys", file("keys.json")]);
+      expect(both).toMatchObject({ code: 2, stderr: expect.stringMatching(/pass --key or --keys, not both/) });
     });
   });
 

@@ -1,19 +1,23 @@
-import { ReceiptPublicKeySchema } from "@berth/protocol";
+import { ReceiptKeySchema, ReceiptKeysSchema, ReceiptPublicKeySchema } from "@berth/protocol";
+import type { ReceiptKey } from "@berth/protocol";
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { keyIdOf } from "./receipt-signer";
 import { verifyChain } from "./verify-chain";
 import { verifyReceipt } from "./verify-receipt";
+import { verifyReceiptWithKeys } from "./verify-receipt-with-keys";
 
-export const USAGE = `Usage: berth-verify <receipt.json | url> [--key <public-key.pem>] [--previous <receipt.json>]
+export const USAGE = `Usage: berth-verify <receipt.json | url> [--key <public-key.pem> | --keys <keys.json>] [--previous <receipt.json>]
 
 Verifies a Berth receipt offline: its fields, digest, Ed25519 signature and chain link.
   <receipt.json>  a bare receipt, the JSON of GET /api/shared/:token ({receipt, run, logs}),
                   or an array of receipts (verified as one chain, in order)
   <url>           a share link (http://host/share/<token>) or http://host/api/shared/<token>;
-                  the public key comes from /api/receipts/public-key on the same origin
-  --key <file>    the runner's public key (PEM, or the JSON of /api/receipts/public-key);
-                  without it a file needs BERTH_URL (the runner or web origin) to fetch the key
+                  the keys come from /api/receipts/keys on the same origin
+  --key <file>    one runner's public key (PEM, or the JSON of /api/receipts/public-key)
+  --keys <file>   the deployment's key set (the JSON of /api/receipts/keys): each receipt is
+                  checked with the key it names, unless that key was retired before it was issued
+                  without --key or --keys a file needs BERTH_URL (the runner or web origin) to fetch the keys
   --previous <f>  the receipt before this one: also check the chain link
 
 Prints "valid" (exit 0) or "invalid: <reason>" (exit 1). Usage errors and unreadable inputs exit 2.`;
@@ -38,7 +42,12 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     parsed = parseArgs({
       args: [...argv],
       allowPositionals: true,
-      options: { key: { type: "string" }, previous: { type: "string" }, help: { type: "boolean", short: "h" } },
+      options: {
+        key: { type: "string" },
+        keys: { type: "string" },
+        previous: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
     });
   } catch (error) {
     context.stderr(`error: ${(error as Error).message}\n${USAGE}`);
@@ -53,6 +62,10 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     context.stderr(`error: expected exactly one receipt file or URL, got ${parsed.positionals.length}\n${USAGE}`);
     return EXIT.usage;
   }
+  if (parsed.values.key && parsed.values.keys) {
+    context.stderr(`error: pass --key or --keys, not both\n${USAGE}`);
+    return EXIT.usage;
+  }
 
   const fetchFn = context.fetch ?? fetch;
   try {
@@ -62,14 +75,23 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
       ? unwrapReceipt(await readJsonFile(parsed.values.previous, "--previous"))
       : undefined;
 
-    let publicKey: string;
+    let publicKey: Keys;
     if (parsed.values.key) publicKey = await readPublicKeyFile(parsed.values.key);
-    else if (context.berthUrl) publicKey = await fetchPublicKey(fetchFn, context.berthUrl);
+    else if (parsed.values.keys) publicKey = await readKeysFile(parsed.values.keys);
+    else if (context.berthUrl) publicKey = await fetchKeys(fetchFn, context.berthUrl);
     else if (isUrl) {
-      // The server that sent the receipt also vouches for the key: say so, so the reader can compare.
-      publicKey = await fetchPublicKey(fetchFn, new URL(target).origin);
-      context.stderr(`note: key ${keyIdOf(publicKey)} came from ${new URL(target).origin}; pass --key to pin the key`);
-    } else throw new CliError("no public key: pass --key <public-key.pem> or set BERTH_URL to the Berth origin");
+      // The server that sent the receipt also vouches for the keys: say so, so the reader can compare.
+      const origin = new URL(target).origin;
+      publicKey = await fetchKeys(fetchFn, origin);
+      context.stderr(
+        typeof publicKey === "string"
+          ? `note: key ${keyIdOf(publicKey)} came from ${origin}; pass --key to pin the key`
+          : `note: keys ${publicKey.map((k) => k.keyId).join(", ")} came from ${origin}; pass --keys to pin the keys`,
+      );
+    } else
+      throw new CliError(
+        "no public key: pass --key <public-key.pem> or --keys <keys.json>, or set BERTH_URL to the Berth origin",
+      );
 
     const reason = verifyDocument(document, publicKey, previous);
     if (reason === undefined) {
@@ -85,8 +107,11 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
   }
 }
 
+/** One runner's key (PEM), or a deployment's key set. */
+type Keys = string | readonly ReceiptKey[];
+
 /** undefined when valid, else the reason. */
-function verifyDocument(document: unknown, publicKey: string, previous: unknown): string | undefined {
+function verifyDocument(document: unknown, publicKey: Keys, previous: unknown): string | undefined {
   const receipts = Array.isArray(document)
     ? document
     : isObject(document) && Array.isArray(document["receipts"])
@@ -97,7 +122,11 @@ function verifyDocument(document: unknown, publicKey: string, previous: unknown)
     return result.valid ? undefined : result.reason;
   }
   const receipt = unwrapReceipt(document);
-  const result = verifyReceipt(receipt, publicKey, previous === undefined ? {} : { previous });
+  const options = previous === undefined ? {} : { previous };
+  const result =
+    typeof publicKey === "string"
+      ? verifyReceipt(receipt, publicKey, options)
+      : verifyReceiptWithKeys(receipt, publicKey, options);
   if (!result.valid) return result.reason;
   // A shared document also names its run: it must be the run the signed receipt is about.
   if (isObject(document) && isObject(document["run"]) && typeof document["run"]["id"] === "string") {
@@ -121,26 +150,35 @@ export function sharedApiUrl(target: string): string {
   return url.toString();
 }
 
-async function fetchPublicKey(fetchFn: typeof fetch, origin: string): Promise<string> {
+/** The origin's key set (/api/receipts/keys); an instance from before key sets serves only its one public key. */
+async function fetchKeys(fetchFn: typeof fetch, origin: string): Promise<Keys> {
   let base: URL;
   try {
     base = new URL(origin);
   } catch {
     throw new CliError(`BERTH_URL is not a URL: ${origin}`);
   }
+  const url = new URL("/api/receipts/keys", base).toString();
+  const body = await fetchJson(fetchFn, url, { notFound: null });
+  if (body === null) return fetchPublicKey(fetchFn, base);
+  return checkKeys(body, `the key set of ${base.origin}`);
+}
+
+async function fetchPublicKey(fetchFn: typeof fetch, base: URL): Promise<string> {
   const body = await fetchJson(fetchFn, new URL("/api/receipts/public-key", base).toString());
   const parsed = ReceiptPublicKeySchema.safeParse(body);
   if (!parsed.success) throw new CliError(`public key endpoint of ${base.origin} did not return {keyId, publicKey}`);
   return checkPublicKey(parsed.data.publicKey, `the public key of ${base.origin}`);
 }
 
-async function fetchJson(fetchFn: typeof fetch, url: string): Promise<unknown> {
+async function fetchJson(fetchFn: typeof fetch, url: string, options: { notFound?: null } = {}): Promise<unknown> {
   let response: Response;
   try {
     response = await fetchFn(url, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(15_000) });
   } catch (error) {
     throw new CliError(`could not fetch ${url}: ${(error as Error).message}`);
   }
+  if (response.status === 404 && "notFound" in options) return options.notFound;
   if (!response.ok) throw new CliError(`could not fetch ${url}: HTTP ${response.status}`);
   try {
     return await response.json();
@@ -174,6 +212,27 @@ async function readPublicKeyFile(path: string): Promise<string> {
     pem = parsed.data.publicKey;
   }
   return checkPublicKey(pem, `--key file ${path}`);
+}
+
+/** The saved JSON of /api/receipts/keys, or a bare array of its keys. */
+async function readKeysFile(path: string): Promise<readonly ReceiptKey[]> {
+  return checkKeys(await readJsonFile(path, "--keys"), `--keys file ${path}`);
+}
+
+/** A key set that cannot be used is an input problem (exit 2); each key must be the Ed25519 key its id names. */
+function checkKeys(json: unknown, source: string): readonly ReceiptKey[] {
+  const parsed = Array.isArray(json) ? ReceiptKeySchema.array().safeParse(json) : ReceiptKeysSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue ? `${issue.path.join(".") || "(root)"}: ${issue.message}` : "invalid";
+    throw new CliError(`${source} is not {keys: [{keyId, runnerId, publicKey, createdAt, retiredAt?}]}: ${where}`);
+  }
+  const keys = Array.isArray(parsed.data) ? parsed.data : (parsed.data as { keys: ReceiptKey[] }).keys;
+  for (const key of keys) {
+    const pem = checkPublicKey(key.publicKey, `key ${key.keyId} of ${source}`);
+    if (keyIdOf(pem) !== key.keyId) throw new CliError(`key ${key.keyId} of ${source} is the key ${keyIdOf(pem)}`);
+  }
+  return keys;
 }
 
 /** A key that cannot be used is an input problem (exit 2), not an invalid receipt. */

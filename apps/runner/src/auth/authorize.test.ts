@@ -14,7 +14,7 @@ const EXPECTED: { [R in Resource]: Record<Action<R>, string> } = {
   terminal: { use: "AOO-" },
   port: { use: "OOO-" },
   run: { list: "AAOA", read: "AAOA", logs: "AAOA", share: "AOO-", unshare: "AAO-", cancel: "AAO-" },
-  receipt: { read: "AAOA", verify: "AAAA" },
+  receipt: { read: "AAOA", verify: "AAAA", rotateKey: "A---" },
   approval: { list: "AAOO", files: "AAOO", decide: "AA--", cancel: "OOO-" },
   skill: { list: "AAAA", read: "AAAA", create: "OOO-", update: "AAO-", delete: "AAO-", accept: "AA--" },
   policyRule: { list: "AAAA", create: "AA--", delete: "AA--" },

@@ -82,6 +82,7 @@ export const PERMISSIONS = {
   receipt: {
     read: rule(["GET /api/receipts/:id"], "any", "any", "own", "any"),
     verify: rule(["POST /api/receipts/verify"], "any", "any", "any", "any", "checks a signature the caller supplies; reads nothing stored"),
+    rotateKey: rule(["POST /api/receipts/keys/rotate"], "any", "none", "none", "none", "a new signing key for the runner that answers; the old one stays published, retired"),
   },
   approval: {
     list: rule(["GET /api/approvals"], "any", "any", "own", "own", "only operators and admins see everyone's parked calls (their texts may hold a script's content); a developer sees their own sessions'"),

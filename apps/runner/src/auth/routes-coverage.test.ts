@@ -10,6 +10,7 @@ const EXEMPT: Record<string, string> = {
   "GET /healthz": "public liveness probe",
   "GET /api/shared/:token": "public: the share link's token is the credential",
   "GET /api/receipts/public-key": "public: anyone verifies receipts offline",
+  "GET /api/receipts/keys": "public: every runner's keys, so anyone verifies any runner's receipts",
   "socket session:leave": "leaving a room needs no right",
 };
 

@@ -43,7 +43,7 @@ export type ServerDeps = {
 };
 
 /** Routes that answer without a token (api.md). */
-const PUBLIC_ROUTES = [/^\/healthz$/, /^\/api\/shared\//, /^\/api\/receipts\/public-key$/, /^\/sessions\/[^/]+\/ports(\/|$)/]; // ports answer 404 themselves (ports/register-port-routes.ts)
+const PUBLIC_ROUTES = [/^\/healthz$/, /^\/api\/shared\//, /^\/api\/receipts\/public-key$/, /^\/api\/receipts\/keys$/, /^\/sessions\/[^/]+\/ports(\/|$)/]; // ports answer 404 themselves (ports/register-port-routes.ts)
 
 export function requirePrincipal(request: FastifyRequest): Principal {
   if (!request.principal) throw new AppError({ code: "unauthorized", message: "Missing or invalid bearer token" });

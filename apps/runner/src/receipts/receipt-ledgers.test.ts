@@ -2,6 +2,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createDatabase, createRepositories, type Repositories } from "@berth/db";
+import type { Receipt } from "@berth/protocol";
+import { createReceiptSigner, generateSigningKeyPem, Ledger, SIGNING_KEY_FILE } from "@berth/receipts";
+import { sampleReceiptInput } from "@berth/receipts/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate } from "../testing/runner-test-kit";
 import { ReceiptService } from "./receipt-service";
@@ -24,9 +27,13 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** A runner's receipts as it opens them at start: its own data dir and runner id, one shared database. */
+const openReceipts = (runnerId: string) =>
+  ReceiptService.open({ receipts: repos.receipts, runnerKeys: repos.runnerKeys, runnerId, dataDir: path.join(dataDir, runnerId), sandboxFacts: () => null, writes: repos.writes });
+
 const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
-async function sealOne(receipts: ReceiptService, runId: string): Promise<{ seq: number; keyId: string; prevDigest: string | null }> {
+async function sealOne(receipts: ReceiptService, runId: string): Promise<{ seq: number; keyId: string; prevDigest: string | null; receipt: Receipt }> {
   const startedAt = new Date();
   await repos.runs.create({ id: runId, sessionId: "ses_a", userId: "user_a", tool: "bash", kind: "bash", args: {}, secrets: [], caller: null, startedAt });
   const id = await receipts.sealRun({
@@ -44,13 +51,13 @@ async function sealOne(receipts: ReceiptService, runId: string): Promise<{ seq: 
     approvalWaitMs: null,
   });
   const { receipt } = (await repos.receipts.get(id))!;
-  return { seq: receipt.body.seq, keyId: receipt.signature.keyId, prevDigest: receipt.body.prevDigest };
+  return { seq: receipt.body.seq, keyId: receipt.signature.keyId, prevDigest: receipt.body.prevDigest, receipt };
 }
 
 describe("receipt ledgers on a shared database", () => {
   it("numbers each runner's receipts from 0 in its own chain, and a reopened runner continues its own", async () => {
-    const first = await ReceiptService.open(repos.receipts, path.join(dataDir, "runner-a"), () => null, repos.writes);
-    const second = await ReceiptService.open(repos.receipts, path.join(dataDir, "runner-b"), () => null, repos.writes);
+    const first = await openReceipts("runner-a");
+    const second = await openReceipts("runner-b");
     const a1 = await sealOne(first, "run_a1");
     const b1 = await sealOne(second, "run_b1");
     const a2 = await sealOne(first, "run_a2");
@@ -58,9 +65,63 @@ describe("receipt ledgers on a shared database", () => {
     expect([a1.seq, b1.seq, a2.seq]).toEqual([0, 0, 1]);
     expect([a1.prevDigest, b1.prevDigest]).toEqual([null, null]);
 
-    const secondAgain = await ReceiptService.open(repos.receipts, path.join(dataDir, "runner-b"), () => null, repos.writes);
+    const secondAgain = await openReceipts("runner-b");
     const b2 = await sealOne(secondAgain, "run_b2");
     expect(b2).toMatchObject({ keyId: b1.keyId, seq: 1 });
     expect(b2.prevDigest).toBe((await repos.receipts.getByRun("run_b1"))?.digest);
+  });
+
+  it("verifies on any runner what another runner sealed, and refuses a key nobody published", async () => {
+    const a = await openReceipts("runner-c");
+    const b = await openReceipts("runner-d");
+    const { receipt } = await sealOne(a, "run_c1");
+    expect(await b.verify(receipt)).toEqual({ valid: true });
+    expect((await b.keys()).map((k) => k.runnerId)).toEqual(expect.arrayContaining(["runner-c", "runner-d"]));
+
+    const stranger = createReceiptSigner(generateSigningKeyPem());
+    const forged = new Ledger({ signer: stranger }).seal(sampleReceiptInput());
+    expect(await b.verify(forged)).toEqual({
+      valid: false,
+      reason: expect.stringMatching(new RegExp(`^unknown key: receipt names key ${stranger.keyId}, which this deployment does not publish`)),
+    });
+  });
+
+  it("rotates a runner's key: the old key is retired but verifies what it signed, the chain goes on under the new key", async () => {
+    const runner = await openReceipts("runner-e");
+    const before = await sealOne(runner, "run_e1");
+    const oldSigner = createReceiptSigner(fs.readFileSync(path.join(dataDir, "runner-e", SIGNING_KEY_FILE), "utf8"));
+    const { key, retired } = await runner.rotateKey();
+    expect(retired).toMatchObject({ keyId: before.keyId, runnerId: "runner-e", retiredAt: expect.any(String) });
+    expect(key).toMatchObject({ runnerId: "runner-e", retiredAt: null });
+    expect(runner.publicKey().keyId).toBe(key.keyId);
+
+    const after = await sealOne(runner, "run_e2");
+    expect(after).toMatchObject({ keyId: key.keyId, seq: before.seq + 1, prevDigest: before.receipt.digest });
+    expect(after.receipt.body.ledgerId).toBe(before.receipt.body.ledgerId);
+    const elsewhere = await openReceipts("runner-f");
+    expect(await elsewhere.verify(before.receipt)).toEqual({ valid: true });
+    expect(await elsewhere.verify(after.receipt)).toEqual({ valid: true });
+
+    // What the old key would sign now (a stolen key, or a runner that kept it) is issued after its retirement.
+    const late = new Ledger({ signer: oldSigner }).seal(sampleReceiptInput({ issuedAt: new Date(Date.now() + 1000) }));
+    expect(await elsewhere.verify(late)).toEqual({ valid: false, reason: expect.stringMatching(/^key retired: key [0-9a-f]{16} of runner runner-e was retired at /) });
+
+    // A restart goes on with the new key and the same chain.
+    const restarted = await openReceipts("runner-e");
+    expect(await sealOne(restarted, "run_e3")).toMatchObject({ keyId: key.keyId, seq: after.seq + 1, prevDigest: after.receipt.digest });
+  });
+
+  it("never signs again with a retired key found in a restored data dir", async () => {
+    const runner = await openReceipts("runner-g");
+    const keyFile = path.join(dataDir, "runner-g", SIGNING_KEY_FILE);
+    const backup = fs.readFileSync(keyFile, "utf8");
+    const first = await sealOne(runner, "run_g1");
+    await runner.rotateKey();
+    fs.writeFileSync(keyFile, backup, { mode: 0o600 });
+    const restored = await openReceipts("runner-g");
+    const next = await sealOne(restored, "run_g2");
+    expect(next.keyId).not.toBe(first.keyId);
+    expect(await restored.verify(next.receipt)).toEqual({ valid: true });
+    expect((await repos.runnerKeys.ofRunner("runner-g")).filter((k) => !k.retiredAt).map((k) => k.keyId)).toEqual([next.keyId]);
   });
 });

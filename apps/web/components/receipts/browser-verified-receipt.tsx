@@ -1,12 +1,13 @@
 "use client";
 import { useEffect, useState } from "react";
 import type { Receipt, Verification } from "@/lib/api";
-import { verifyReceiptInBrowser } from "@/lib/verify-in-browser";
+import { verifyReceiptWithKeyInBrowser, type PublishedKey } from "@/lib/verify-in-browser";
 import { ReceiptView, downloadText } from "./receipt-view";
 
 /**
  * The share page's receipt, verified in this browser (WebCrypto Ed25519 over the canonical JSON, as
- * packages/receipts does), with the one-file verifier and the key to check it again offline.
+ * packages/receipts does) with the published key it names — whichever runner signed it, retired or not — with
+ * the one-file verifier and the key to check it again offline.
  */
 export function BrowserVerifiedReceipt({
   receipt,
@@ -14,7 +15,8 @@ export function BrowserVerifiedReceipt({
   serverVerification,
 }: {
   receipt: Receipt;
-  publicKey: { keyId: string; publicKey: string } | null | undefined;
+  /** The deployment's published key the receipt names; null when none has its keyId. */
+  publicKey: PublishedKey | null | undefined;
   /** The runner's own check, shown only where this browser cannot check (no WebCrypto on a plain-http origin). */
   serverVerification?: Verification | undefined;
 }) {
@@ -22,7 +24,10 @@ export function BrowserVerifiedReceipt({
   const [verification, setVerification] = useState<Verification | null>(null);
   useEffect(() => {
     if (!publicKey) {
-      setVerification({ valid: false, reason: "the link carries no public key to verify with" });
+      setVerification({
+        valid: false,
+        reason: `unknown key: receipt names key ${receipt.signature.keyId}, which this deployment does not publish`,
+      });
       return;
     }
     if (!globalThis.crypto?.subtle) {
@@ -35,7 +40,7 @@ export function BrowserVerifiedReceipt({
       );
       return;
     }
-    verifyReceiptInBrowser(receipt, publicKey.publicKey)
+    verifyReceiptWithKeyInBrowser(receipt, publicKey)
       .then((result) => setVerification(result.valid ? { valid: true } : result))
       .catch((error: unknown) =>
         setVerification({ valid: false, reason: `could not verify in this browser: ${(error as Error).message}` }),
@@ -50,8 +55,10 @@ export function BrowserVerifiedReceipt({
           ? "This browser cannot check signatures on this origin (no WebCrypto over plain http): the result above is the server's own check. "
           : null}
         Checked {where === "browser" ? "in this browser" : "by the server"} with WebCrypto against the runner key{" "}
-        <code>{publicKey?.keyId ?? "—"}</code>. Compare that key id with the one your team trusts: the page and the key
-        come from the same server.
+        <code>{publicKey?.keyId ?? "—"}</code>
+        {publicKey?.runnerId ? ` of runner ${publicKey.runnerId}` : ""}
+        {publicKey?.retiredAt ? ` (retired at ${publicKey.retiredAt})` : ""}. Compare that key id with the ones your team
+        trusts (<code>/api/receipts/keys</code>): the page and the key come from the same server.
       </p>
       <div className="stack tiny">
         <strong>Check it yourself, offline</strong>

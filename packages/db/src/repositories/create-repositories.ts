@@ -8,6 +8,7 @@ import { PolicyRuleRepository } from "./policy-rule-repository";
 import { ReceiptRepository } from "./receipt-repository";
 import { RunnerRepository } from "./runner-repository";
 import { RunRepository } from "./run-repository";
+import { RunnerKeyRepository } from "./runner-key-repository";
 import { SessionLeaseRepository } from "./session-lease-repository";
 import { SessionRepository } from "./session-repository";
 import { SessionSkillRepository } from "./session-skill-repository";
@@ -27,6 +28,8 @@ export interface Repositories {
   toolCalls: ToolCallRepository;
   approvals: ApprovalRepository;
   receipts: ReceiptRepository;
+  /** Every runner's receipt signing key (GET /api/receipts/keys). */
+  runnerKeys: RunnerKeyRepository;
   skills: SkillRepository;
   /** Which skills are active in which session. */
   sessionSkills: SessionSkillRepository;
@@ -53,6 +56,7 @@ export function createRepositories(db: Database, opts: { onWriteError?: (error: 
     toolCalls: new ToolCallRepository(db, writes),
     approvals: new ApprovalRepository(db),
     receipts: new ReceiptRepository(db, writes),
+    runnerKeys: new RunnerKeyRepository(db),
     skills: new SkillRepository(db),
     sessionSkills: new SessionSkillRepository(db),
     mcpServers: new McpServerRepository(db),

@@ -24,6 +24,18 @@ export class ReceiptRepository {
     return last ?? null;
   }
 
+  /**
+   * The newest receipt signed by any of `keyIds` (one runner's keys: its ledger goes on across rotations), with
+   * the ledger it belongs to.
+   */
+  async ledgerHead(keyIds: readonly string[]): Promise<{ seq: number; digest: string; ledgerId: string } | null> {
+    await this.writes.settled();
+    const last = await this.db.receipt.findFirst({ where: { keyId: { in: [...keyIds] } }, orderBy: { seq: "desc" }, select: { json: true } });
+    if (!last) return null;
+    const receipt = readReceipt(last.json);
+    return { seq: receipt.body.seq, digest: receipt.digest, ledgerId: receipt.body.ledgerId };
+  }
+
   async store(runId: string, receipt: Receipt): Promise<void> {
     await this.db.receipt.create({
       data: {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ReceiptPublicKeySchema, ReceiptSchema, VerifyResultSchema } from "../receipt";
+import { ReceiptKeySchema, ReceiptSchema, VerifyResultSchema } from "../receipt";
 import { RunViewSchema } from "./runs";
 
 // ---- /api/receipts and /api/shared (docs/api.md "REST"); verify's body and answer are in receipt.ts ----
@@ -29,7 +29,8 @@ export type SharedRun = z.infer<typeof SharedRunSchema>;
 export const SharedReceiptSchema = z.object({
   receipt: ReceiptSchema,
   verification: VerifyResultSchema,
-  publicKey: ReceiptPublicKeySchema,
+  /** The published key that signed the receipt (any runner's, retired or not); null when none has its keyId. */
+  publicKey: ReceiptKeySchema.nullable(),
   run: SharedRunSchema,
   logs: z.object({ stdout: SharedLogTailSchema, stderr: SharedLogTailSchema, combined: SharedLogTailSchema }),
   /**

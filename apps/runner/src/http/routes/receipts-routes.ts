@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { AppError, VerifyReceiptRequestSchema, type SharedReceipt, type ShareLink } from "@berth/protocol";
+import { AppError, VerifyReceiptRequestSchema, type ReceiptKeys, type RotateReceiptKeyResult, type SharedReceipt, type ShareLink } from "@berth/protocol";
 import type { Repositories } from "@berth/db";
 import { authorize } from "../../auth/authorize";
 import type { ReceiptService } from "../../receipts/receipt-service";
@@ -11,6 +11,15 @@ const SHARED_LOG_TAIL_BYTES = 64 * 1024;
 
 export function registerReceiptRoutes(app: FastifyInstance, deps: { repos: Pick<Repositories, "runs">; dataDir: string; receipts: ReceiptService; webOrigin: string; approvals?: { get(id: string): Promise<{ text: string } | undefined> } }): void {
   app.get("/api/receipts/public-key", async () => deps.receipts.publicKey());
+
+  // Public like public-key: every runner's keys, so a receipt sealed on any runner verifies anywhere.
+  app.get("/api/receipts/keys", async (): Promise<ReceiptKeys> => ({ keys: await deps.receipts.keys() }));
+
+  // Rotates the key of the runner that answers (send it to that runner's own URL, BERTH_RUNNER_URL).
+  app.post("/api/receipts/keys/rotate", async (request): Promise<RotateReceiptKeyResult> => {
+    authorize(requirePrincipal(request), "receipt", "rotateKey");
+    return deps.receipts.rotateKey();
+  });
 
   app.post("/api/receipts/verify", async (request) => {
     authorize(requirePrincipal(request), "receipt", "verify");
@@ -72,7 +81,7 @@ export function registerReceiptRoutes(app: FastifyInstance, deps: { repos: Pick<
     return {
       receipt,
       verification: await deps.receipts.verify(receipt),
-      publicKey: deps.receipts.publicKey(),
+      publicKey: await deps.receipts.keyOf(receipt),
       run: { id, tool, status, outcome, exitCode, startedAt, endedAt, durationMs },
       logs: { stdout: tail("stdout"), stderr: tail("stderr"), combined: tail("combined") },
       approvalTexts: await approvalTexts(receipt.body.approvals.map((a) => a.id)),
