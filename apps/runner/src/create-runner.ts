@@ -14,6 +14,9 @@ import { ReceiptService } from "./receipts/receipt-service";
 import { RunService } from "./runs/run-service";
 import { ActiveRuns } from "./runs/active-runs";
 import { recoverInterruptedRuns } from "./recovery/recover-interrupted-runs";
+import { SessionLeases } from "./cluster/session-leases";
+import { RunnerDirectory } from "./cluster/runner-directory";
+import { Failover } from "./cluster/failover";
 import { SessionService } from "./sessions/session-service";
 import { ToolService } from "./tools/tool-service";
 import { RunnerMetrics } from "./metrics/runner-metrics";
@@ -135,9 +138,14 @@ export async function createRunner(env: Env): Promise<Runner> {
   // Credential and session caches hear every revocation and session write through this bus (auth/invalidation-bus.ts),
   // and with several runners every runner's caches do (cluster/cluster-invalidation-bus.ts).
   const invalidation = cluster.invalidation;
+  // Which runner holds which session: created or adopted here, held here under a lease renewed every lease/3.
+  const logLine = (line: string) => process.stderr.write(`berth-runner: ${line}\n`);
+  const leases = new SessionLeases({ leases: repos.leases, runnerId: env.BERTH_RUNNER_ID, leaseMs: env.BERTH_SESSION_LEASE_MS, onError: (error) => logLine(`could not renew session leases: ${(error as Error).message}`) });
+  const directory = new RunnerDirectory({ repos, runnerId: env.BERTH_RUNNER_ID, heartbeatMs: Math.max(1, Math.floor(env.BERTH_SESSION_LEASE_MS / 3)), onError: (error) => logLine(`could not write the runner heartbeat: ${(error as Error).message}`) });
   const sessions = new SessionService({
     repos,
     invalidation,
+    leases,
     driver,
     events,
     onTerminated: async (t) => {
@@ -201,9 +209,25 @@ export async function createRunner(env: Env): Promise<Runner> {
   if (legacySkills.length > 0) process.stderr.write(`berth-runner: skill hashes now cover activation: ${legacySkills.join(", ")}\n`);
   await skillsMount.start();
   await sessions.reconcile();
-  // After reconcile: what a crashed runner left running in an adopted container is stopped there and recorded.
-  const recovery = await recoverInterruptedRuns({ repos, dataDir: env.dataDir, driver, receipts });
+  leases.start();
+  // After reconcile: what a crashed runner left running in an adopted container is stopped there and recorded;
+  // only in the sessions this runner holds (another live runner's runs are its own).
+  const recoveryDeps = { repos, dataDir: env.dataDir, driver, receipts };
+  const recovery = await recoverInterruptedRuns(recoveryDeps, { reason: "runner_restart", sessions: new Set(await repos.leases.recoverableBy(env.BERTH_RUNNER_ID)) });
+  // A dead runner's sessions, once their lease lapses: taken over here, one compare-and-set each.
+  const failover = new Failover({
+    leases,
+    repo: repos.leases,
+    driver,
+    settle: (sessionId, outcome) => sessions.settleTakeOver(sessionId, outcome),
+    recover: async (sessionId, fromRunnerId) => {
+      await recoverInterruptedRuns(recoveryDeps, { reason: "runner_failover", sessions: new Set([sessionId]), fromRunnerId });
+    },
+    log: logLine,
+  });
   await driver.start();
+  await failover.sweep();
+  failover.start();
 
   // The runner's own port is known once it listens (tests listen on port 0).
   let listeningPort = env.BERTH_RUNNER_PORT;
@@ -256,6 +280,8 @@ export async function createRunner(env: Env): Promise<Runner> {
   const close = (): Promise<void> => {
     closing ??= (async () => {
       clearInterval(expiry);
+      await failover.stop();
+      directory.close();
       forwarding?.http.close();
       await io.close().catch(() => undefined);
       await app.close().catch(() => undefined);
@@ -264,6 +290,8 @@ export async function createRunner(env: Env): Promise<Runner> {
       await gateway.close().catch(() => undefined);
       // Session containers keep running for the next runner to adopt; the warm pool is drained.
       await driver.close().catch(() => undefined);
+      // Detached: another runner may take the sessions over at once rather than a lease later.
+      await leases.release().catch(() => undefined);
       await cluster.close().catch(() => undefined);
       await repos.close();
     })();
@@ -282,6 +310,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : env.BERTH_RUNNER_PORT;
   listeningPort = port;
+  await directory.register(env.BERTH_RUNNER_URL ?? `http://${env.BERTH_HOST}:${port}`);
   return {
     url: `http://${env.BERTH_HOST}:${port}`,
     port,

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import type { Repositories, UnfinishedRun } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
-import type { BackgroundProcessInfo, CallerKind, ToolResult } from "@berth/protocol";
+import { AgentTerminalListResultSchema, AgentTerminalOkResultSchema, TerminalMethod, type BackgroundProcessInfo, type CallerKind, type ToolResult } from "@berth/protocol";
 import type { ReceiptService } from "../receipts/receipt-service";
 import { newId } from "../auth/tokens";
 import { RunLogs } from "../runs/run-logs";
@@ -17,6 +17,30 @@ export interface RecoveryReport {
 }
 
 /**
+ * Whose leftovers these are. At start (`runner_restart`) the runner ends what it left itself; taking over a dead
+ * runner's session (`runner_failover`, cluster/failover.ts) it ends what that runner left in that session alone.
+ */
+export interface RecoveryScope {
+  reason: "runner_restart" | "runner_failover";
+  /** The sessions whose runs and processes are this runner's to end; every session when omitted (one runner). */
+  sessions?: ReadonlySet<string>;
+  /** The runner the session was taken from, named in each cause (failover). */
+  fromRunnerId?: string | null;
+}
+
+export interface RecoveryDeps {
+  repos: Repositories;
+  dataDir: string;
+  driver: SandboxDriver;
+  receipts: ReceiptService;
+  /**
+   * Makes a run's local log files complete from the shared log store before they are digested, when another
+   * runner wrote them (the database log store); absent, the local files are what is sealed.
+   */
+  completeLogs?: (runId: string) => Promise<void>;
+}
+
+/**
  * What runs at start, after the sandbox driver has re-attached to the containers that still run (reconcile).
  * A run left in flight by a crashed runner cannot be followed again without a gap — what its process printed
  * while no runner was attached is not in the attach stream — so it is ended, not resumed: what still runs of
@@ -24,28 +48,30 @@ export interface RecoveryReport {
  * process no run owns anymore stopped), the run is recorded as interrupted with a cause that says so, and a
  * receipt is sealed from its logs as stored (their sizes and sha256 read from the files).
  */
-export async function recoverInterruptedRuns(deps: {
-  repos: Repositories;
-  dataDir: string;
-  driver: SandboxDriver;
-  receipts: ReceiptService;
-}): Promise<RecoveryReport> {
+export async function recoverInterruptedRuns(
+  deps: RecoveryDeps,
+  scope: RecoveryScope = { reason: "runner_restart" },
+): Promise<RecoveryReport> {
   const { repos, driver } = deps;
   const report: RecoveryReport = { interrupted: 0, killed: { runs: 0, processes: 0 }, sealedLate: 0 };
-  const inFlight = await repos.runs.listInFlight();
+  const inScope = (sessionId: string) => !scope.sessions || scope.sessions.has(sessionId);
+  const inFlight = (await repos.runs.listInFlight()).filter((run) => inScope(run.sessionId));
   const attached = (sessionId: string) => driver.get(sessionId)?.status === "ready";
+  const { reason } = scope;
+  const when = reason === "runner_restart" ? "at restart" : `at failover from runner ${scope.fromRunnerId ?? "(none)"}`;
 
   for (const run of inFlight) {
-    let cause = "runner_restart: its sandbox is gone";
+    let cause = `${reason}: its sandbox is gone`;
     if (attached(run.sessionId)) {
       const processId = processIdOf(run.details);
+      const terminalId = terminalIdOf(run);
       const killed = processId
         ? await stopProcess(driver, run.sessionId, processId)
-        : await driver.abort(run.sessionId, run.id).catch(() => false);
+        : terminalId
+          ? await hangUp(driver, run.sessionId, terminalId)
+          : await driver.abort(run.sessionId, run.id).catch(() => false);
       if (killed) report.killed.runs++;
-      cause = killed
-        ? "runner_restart: killed in its sandbox at restart"
-        : "runner_restart: it had ended in its sandbox, unseen";
+      cause = killed ? `${reason}: killed in its sandbox ${when}` : `${reason}: it had ended in its sandbox, unseen`;
     }
     await endAndSeal(deps, run, cause);
     report.interrupted++;
@@ -54,7 +80,7 @@ export async function recoverInterruptedRuns(deps: {
   // A background process whose run ended above, or whose start the crash cut before its run knew its id: no run
   // follows it, so it is stopped rather than left running unrecorded.
   const sessions = new Set(inFlight.map((run) => run.sessionId));
-  for (const row of await repos.sessions.listLive()) sessions.add(row.id);
+  for (const row of await repos.sessions.listLive()) if (inScope(row.id)) sessions.add(row.id);
   for (const sessionId of sessions) {
     if (!attached(sessionId)) continue;
     for (const info of await listProcesses(driver, sessionId)) {
@@ -64,20 +90,17 @@ export async function recoverInterruptedRuns(deps: {
   }
 
   // Runs interrupted by a runner from before this one sealed none: their receipt comes from what was stored.
-  const unsealed = await repos.runs.listUnsealedInterrupted();
+  const unsealed = (await repos.runs.listUnsealedInterrupted()).filter((run) => inScope(run.sessionId));
   for (const run of unsealed) {
-    await endAndSeal(deps, run, run.cause ?? "runner_restart");
+    await endAndSeal(deps, run, run.cause ?? reason);
     report.sealedLate++;
   }
   return report;
 }
 
 /** Ends the row as interrupted with its stored logs' sizes, then seals its receipt from the same digests. */
-async function endAndSeal(
-  deps: { repos: Repositories; dataDir: string; receipts: ReceiptService },
-  run: UnfinishedRun,
-  cause: string,
-): Promise<void> {
+async function endAndSeal(deps: RecoveryDeps, run: UnfinishedRun, cause: string): Promise<void> {
+  await deps.completeLogs?.(run.id);
   const logs = (["stdout", "stderr"] as const).map((name) => ({
     name,
     ...digestOf(RunLogs.pathFor(deps.dataDir, run.id, name)),
@@ -151,6 +174,27 @@ function callBash(driver: SandboxDriver, sessionId: string, args: Record<string,
   return driver
     .call(sessionId, { tool: "bash", args, callId: newId("call"), env: {} }, { timeoutMs: 10_000 })
     .catch(() => null);
+}
+
+/**
+ * A terminal's shell is hung up rather than followed on: what the dead runner read from the agent past its stored
+ * transcript is no longer in the agent's buffer, so the transcript could not continue without a gap. True when it ran.
+ */
+async function hangUp(driver: SandboxDriver, sessionId: string, terminalId: string): Promise<boolean> {
+  const { terminals } = await driver
+    .request(sessionId, TerminalMethod.List, {}, AgentTerminalListResultSchema, { timeoutMs: 10_000 })
+    .catch(() => ({ terminals: [] }));
+  if (!terminals.some((t) => t.terminalId === terminalId && t.exitCode === null)) return false;
+  return driver
+    .request(sessionId, TerminalMethod.Close, { terminalId }, AgentTerminalOkResultSchema, { timeoutMs: 10_000 })
+    .then(
+      () => true,
+      () => false,
+    );
+}
+
+function terminalIdOf(run: UnfinishedRun): string | null {
+  return run.tool === "terminal" && typeof run.details.terminalId === "string" ? run.details.terminalId : null;
 }
 
 function processIdOf(details: Record<string, unknown>): string | null {

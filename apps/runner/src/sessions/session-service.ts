@@ -8,6 +8,8 @@ import { newId } from "../auth/tokens";
 import type { RunnerEvents } from "../events/runner-events";
 import { InvalidatingCache } from "../auth/invalidating-cache";
 import type { InvalidationBus } from "../auth/invalidation-bus";
+import type { SessionLeases } from "../cluster/session-leases";
+import type { TakeOverOutcome } from "../cluster/failover";
 
 /** How long a session row is read from memory when nothing invalidated it. */
 const CACHE_TTL_MS = 30_000;
@@ -34,8 +36,10 @@ export class SessionService {
 
   constructor(
     private readonly deps: {
-      repos: Pick<Repositories, "sessions">;
+      repos: Pick<Repositories, "sessions" | "leases">;
       invalidation: InvalidationBus;
+      /** This runner's hold on the sessions it creates and adopts (several runners on one database). */
+      leases: Pick<SessionLeases, "runnerId" | "expiresAt" | "now">;
       driver: SandboxDriver;
       events: RunnerEvents;
       onTerminated?: (t: SandboxTermination) => Promise<void>;
@@ -50,10 +54,29 @@ export class SessionService {
     deps.driver.on("ready", (info) => void this.setStatus(info.sessionId, "ready", null));
   }
 
-  /** On runner start: adopt containers of live sessions, reap the rest. */
+  /**
+   * On runner start: adopt the containers of the live sessions this runner holds (its own, renewed now, and
+   * unowned rows from before several runners, claimed by compare-and-set), reap what is left of its own, and
+   * never touch a session another runner holds — failover takes a dead runner's sessions once their lease lapses.
+   */
   async reconcile(): Promise<void> {
-    const live = await this.deps.repos.sessions.listLive();
-    const report = await this.deps.driver.reconcile(live.map((s) => ({ sessionId: s.id, ...(s.volumeName ? { volumeName: s.volumeName } : {}) })));
+    const { repos, driver, leases } = this.deps;
+    const me = leases.runnerId;
+    await repos.leases.renewAll(me, leases.expiresAt());
+    for (const row of await repos.leases.live()) {
+      if (row.runnerId === null) await repos.leases.takeOver(row.sessionId, { from: null, to: me, now: leases.now(), expiresAt: leases.expiresAt() });
+    }
+    const live = await repos.leases.live();
+    const report = await driver.reconcile(
+      live.map((s) => ({ sessionId: s.sessionId, ...(s.volumeName ? { volumeName: s.volumeName } : {}), ...(s.runnerId === me ? {} : { elsewhere: true }) })),
+    );
+    // A session this runner took over from another before it restarted: its container carries that runner's label.
+    const found = new Set([...report.adopted, ...report.terminated]);
+    for (const s of live) {
+      if (s.runnerId !== me || found.has(s.sessionId) || !(s.status === "ready" || s.status === "starting")) continue;
+      const outcome = await driver.adopt(s.sessionId, { fromRunnerId: me, ...(s.volumeName ? { volumeName: s.volumeName } : {}) });
+      if (outcome === "terminated") report.terminated.push(s.sessionId);
+    }
     for (const sessionId of report.terminated) {
       await this.deps.repos.sessions.markEnded(sessionId, "stopped", "runner_restart");
       this.changed(sessionId);
@@ -65,7 +88,8 @@ export class SessionService {
     // The same ceiling as a later change: a developer cannot start at a level they could not switch to.
     assertAutonomyAllowed(principal, body.autonomy, { id: "new", ownerId: principal.userId });
     const id = newId("ses");
-    await this.deps.repos.sessions.create({ id, name: body.name ?? `session ${new Date().toISOString().slice(0, 16).replace("T", " ")}`, ownerId: principal.userId, autonomy: body.autonomy, network: body.network, env: body.env });
+    const held = { ownerRunnerId: this.deps.leases.runnerId, leaseExpiresAt: this.deps.leases.expiresAt() };
+    await this.deps.repos.sessions.create({ id, name: body.name ?? `session ${new Date().toISOString().slice(0, 16).replace("T", " ")}`, ownerId: principal.userId, autonomy: body.autonomy, network: body.network, env: body.env, ...held });
     try {
       const info = await this.deps.driver.acquire(id, { egress: body.network === "egress" });
       const ready = await this.deps.repos.sessions.markReady(id, { containerId: info.containerId, volumeName: info.volumeName });
@@ -161,6 +185,16 @@ export class SessionService {
     this.changed(id);
     this.deps.events.emit("session:status", { sessionId: id, status: "ready", terminationCause: null });
     return sessionView(updated);
+  }
+
+  /**
+   * A session this runner has just taken over from a dead one (cluster/failover.ts): an adopted sandbox is ready
+   * (its ready event says so), a dead one stopped with its cause (its terminated event), and a container that is
+   * gone ends the session `stopped` with cause `runner_failover`; clients hear session:status either way.
+   */
+  async settleTakeOver(sessionId: string, outcome: TakeOverOutcome): Promise<void> {
+    if (outcome === "missing") await this.setStatus(sessionId, "stopped", "runner_failover");
+    else this.changed(sessionId);
   }
 
   private async setStatus(sessionId: string, status: string, cause: string | null): Promise<void> {

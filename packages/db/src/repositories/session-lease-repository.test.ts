@@ -63,6 +63,8 @@ describe("SessionLeaseRepository", () => {
     expect(await t.repos.leases.expireAll("r2", at(2_000))).toBe(1);
     expect((await t.repos.leases.lapsed(at(2_001), "r1")).map((s) => s.sessionId)).toContain("ses_b");
     expect((await t.repos.leases.live()).map((s) => s.sessionId).sort()).toEqual(["ses_a", "ses_b", "ses_new", "ses_old"]);
+    // ses_gone (deleted) is still r1's to recover; ses_old was claimed by r3 above.
+    expect((await t.repos.leases.recoverableBy("r1")).sort()).toEqual(["ses_a", "ses_gone"]);
   });
 });
 

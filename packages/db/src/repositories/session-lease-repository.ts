@@ -73,6 +73,15 @@ export class SessionLeaseRepository {
     return (await this.db.session.findMany({ where: LIVE, select: LEASED })).map(toLeased);
   }
 
+  /**
+   * Sessions of any status (deleted ones too) that `runnerId` holds or nobody holds: whose leftover runs a runner
+   * starting again ends itself (recovery at start); the rest are their holders' to end.
+   */
+  async recoverableBy(runnerId: string): Promise<string[]> {
+    const rows = await this.db.session.findMany({ where: { OR: [{ ownerRunnerId: runnerId }, { ownerRunnerId: null }] }, select: { id: true } });
+    return rows.map((row) => row.id);
+  }
+
   /** Lets go of every session `runnerId` holds at once (a clean shutdown), so another runner need not wait out the lease. */
   async expireAll(runnerId: string, now: Date): Promise<number> {
     const { count } = await this.db.session.updateMany({ where: { ownerRunnerId: runnerId, ...LIVE }, data: { leaseExpiresAt: now } });

@@ -1,0 +1,82 @@
+import type { Repositories } from "@berth/db";
+
+/** Where a session's holder is reached. */
+export interface RunnerLocation {
+  runnerId: string;
+  url: string;
+}
+
+/** A runner's URL is read again after this long: a runner restarted on another port re-registers its row. */
+const URL_CACHE_MS = 5_000;
+
+/**
+ * The runners of the deployment (the Runner table): this runner's row with its URL and heartbeat, and which runner
+ * holds a session, for forwarding a request to it (cluster/forward-to-owner.ts).
+ */
+export class RunnerDirectory {
+  private timer: NodeJS.Timeout | null = null;
+  private readonly urls = new Map<string, { url: string; until: number }>();
+
+  constructor(
+    private readonly deps: {
+      repos: Pick<Repositories, "runners" | "leases">;
+      runnerId: string;
+      /** How often the heartbeat is written (the lease renewal's cadence). */
+      heartbeatMs: number;
+      now?: () => number;
+      onError: (error: unknown) => void;
+    },
+  ) {}
+
+  get runnerId(): string {
+    return this.deps.runnerId;
+  }
+
+  private now(): number {
+    return (this.deps.now ?? Date.now)();
+  }
+
+  /** This runner is up at `url` (once it listens): its row is written and its heartbeat starts. */
+  async register(url: string): Promise<void> {
+    const { repos, runnerId, heartbeatMs } = this.deps;
+    await repos.runners.register({ id: runnerId, url, at: new Date(this.now()) });
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      void repos.runners
+        .heartbeat(runnerId, new Date(this.now()))
+        .then((found) => (found ? undefined : repos.runners.register({ id: runnerId, url, at: new Date(this.now()) })))
+        .catch(this.deps.onError);
+    }, heartbeatMs);
+    this.timer.unref();
+  }
+
+  /**
+   * The other runner that holds the session under a live lease, and its URL. Null when this runner holds it, when
+   * nobody does (no such session, an unowned row, a lapsed lease: failover is about to give it to a live runner)
+   * or when its holder has no row: then the session is served here or not at all.
+   */
+  async ownerOf(sessionId: string): Promise<RunnerLocation | null> {
+    const lease = await this.deps.repos.leases.of(sessionId);
+    if (!lease?.runnerId || lease.runnerId === this.deps.runnerId) return null;
+    if (!lease.expiresAt || lease.expiresAt.getTime() < this.now()) return null;
+    const url = await this.urlOf(lease.runnerId);
+    return url ? { runnerId: lease.runnerId, url } : null;
+  }
+
+  private async urlOf(runnerId: string): Promise<string | null> {
+    const cached = this.urls.get(runnerId);
+    if (cached && cached.until > this.now()) return cached.url;
+    const row = await this.deps.repos.runners.get(runnerId);
+    if (!row) {
+      this.urls.delete(runnerId);
+      return null;
+    }
+    this.urls.set(runnerId, { url: row.url, until: this.now() + URL_CACHE_MS });
+    return row.url;
+  }
+
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}
