@@ -1,6 +1,7 @@
 // `npm test`: the same setup as `npm start` (no server left running), then every check in order:
 // lint, typecheck, unit tests, Docker integration tests and Playwright e2e on SQLite, then the Docker
-// integration tests and e2e once more on PostgreSQL (a private server setup starts). Exits non-zero on any failure.
+// integration tests and e2e once more on PostgreSQL (a private server setup starts), and the cluster test (two runners
+// on PostgreSQL and Redis, two Docker engines). Exits non-zero on any failure.
 import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
@@ -28,6 +29,7 @@ const vitestStage = (project, label = project, env = {}) => [
   ["vitest", "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${path.join(reports, `${label}.json`)}`],
   { report: path.join(reports, `${label}.json`), kind: "vitest", env },
 ];
+const withTimeout = ([cmd, args, options], timeoutMs) => [cmd, args, { ...options, timeoutMs }];
 const playwrightStage = (label, env = {}) => [
   "npx",
   ["playwright", "test"],
@@ -47,6 +49,10 @@ const stages = [
   ["e2e (Playwright, chromium)", playwrightStage("e2e")],
   ["Docker integration tests on PostgreSQL", vitestStage("docker", "docker-postgres", onPostgres)],
   ["e2e on PostgreSQL", playwrightStage("e2e-postgres", e2eOnPostgres)],
+  // Two runners as child processes on one PostgreSQL database and the Redis test server, with two Docker engines
+  // (the local one and a dockerd of the test's own in a network namespace, over mutual TLS), nginx in front.
+  // Bounded as a whole (every wait in it has its own timeout too): a hang fails the stage, it never stalls CI.
+  ["cluster test (two runners, PostgreSQL, Redis, two Docker engines)", withTimeout(vitestStage("cluster", "cluster", onPostgres), 15 * 60_000)],
 ];
 
 const results = [];
@@ -57,7 +63,8 @@ for (const [name, [cmd, args, options = {}]] of stages) {
   process.stdout.write(`\n=== ${name} ===\n`);
   const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...options.env };
   if (options.kind === "playwright") env.PLAYWRIGHT_JSON_OUTPUT_NAME = options.report;
-  const result = spawnSync(cmd, args, { cwd: root, stdio: "inherit", env });
+  const result = spawnSync(cmd, args, { cwd: root, stdio: "inherit", env, timeout: options.timeoutMs, killSignal: "SIGTERM" });
+  if (result.error?.code === "ETIMEDOUT") process.stdout.write(`\n${name}: stopped after ${options.timeoutMs / 60_000} min (its time limit)\n`);
   const findings = options.report ? readFindings(options.kind, options.report) : { failed: [], flaky: [] };
   results.push({ name, ok: result.status === 0, seconds: (Date.now() - started) / 1000, ...findings });
 }

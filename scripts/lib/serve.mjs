@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 
-async function waitForHttp(url, child, name, timeoutMs) {
+export async function waitForHttp(url, child, name, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}`);
@@ -21,7 +21,7 @@ async function waitForHttp(url, child, name, timeoutMs) {
   throw new Error(`${name} did not answer on ${url} within ${timeoutMs / 1000} s`);
 }
 
-function prefixed(stream, name, out) {
+export function prefixed(stream, name, out) {
   let buffer = "";
   stream.setEncoding("utf8");
   stream.on("data", (chunk) => {

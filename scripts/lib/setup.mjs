@@ -28,7 +28,7 @@ const onPath = (name) => (process.env.PATH ?? "").split(path.delimiter).some((di
  * machine pays for one index refresh and one dpkg pass instead of one per package. The ensure* steps after it
  * find their package present; where this cannot install (not root, not Debian) they say what to do.
  */
-export async function ensureAptPackages(root, { forTests }) {
+export async function ensureAptPackages(root, { forTests, forCluster = false }) {
   if (!isRoot || !isDebian) return;
   const wanted = [];
   if (!dockerAnswers() && !fs.existsSync("/usr/sbin/dockerd") && !fs.existsSync("/usr/bin/dockerd")) wanted.push("docker.io");
@@ -48,6 +48,8 @@ export async function ensureAptPackages(root, { forTests }) {
     if (!onPath("ip")) wanted.push("iproute2");
     if (!onPath("openssl")) wanted.push("openssl");
   }
+  // `npm run cluster`'s second Docker engine, as for the several-hosts tests above.
+  if (forCluster && !forTests) for (const [bin, pkg] of [["ip", "iproute2"], ["openssl", "openssl"]]) if (!onPath(bin)) wanted.push(pkg);
   if (wanted.length === 0) return;
   await step(`install Debian packages (apt-get install ${wanted.join(" ")})`, () => aptInstall(wanted));
 }
@@ -222,13 +224,13 @@ async function allSettled(promises) {
  * the base image — on a fresh machine debootstrap, mostly downloads) and the node one (npm ci, Prisma, the
  * builds, mostly CPU).
  */
-export async function setup(root, { dataDir, forTests = false }) {
+export async function setup(root, { dataDir, forTests = false, forCluster = false }) {
   const started = Date.now();
   ensureDataDir(dataDir);
   // Before minutes of npm ci, since the two lines below only meet at the end.
   assertDockerObtainable();
   const machine = (async () => {
-    await ensureAptPackages(root, { forTests });
+    await ensureAptPackages(root, { forTests, forCluster });
     await ensureDocker(dataDir);
     await ensureEgressFirewall();
     await ensureWorkspaceTools();
@@ -242,6 +244,15 @@ export async function setup(root, { dataDir, forTests = false }) {
       testPostgresUrl = await ensureTestPostgres({ aptInstall, isRoot, isDebian });
       const { ensureTestRedis } = await import("./test-redis.mjs");
       testRedisUrl = await ensureTestRedis({ aptInstall, isRoot, isDebian });
+    }
+    // `npm run cluster` (and the cluster test through the proxy): nginx from Debian; the cluster's own database on the
+    // PostgreSQL server, and a Redis of its own, so its channels never mix with a test run's on the same machine.
+    if (forTests || forCluster) await (await import("./nginx-conf.mjs")).ensureNginx({ aptInstall, isRoot, isDebian, step });
+    if (forCluster) {
+      const { ensureTestPostgres } = await import("./test-postgres.mjs");
+      testPostgresUrl = await ensureTestPostgres({ aptInstall, isRoot, isDebian });
+      const { ensureTestRedis } = await import("./test-redis.mjs");
+      testRedisUrl = await ensureTestRedis({ aptInstall, isRoot, isDebian, port: 56380, dir: "/var/lib/berth-redis-cluster" });
     }
     if (hasSandboxImage()) return { testPostgresUrl, testRedisUrl };
     const { ensureBaseImage } = await import("./sandbox-image.mjs");

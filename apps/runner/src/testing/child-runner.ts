@@ -9,6 +9,7 @@ import { createTestDatabase, type TestDatabase } from "./test-database";
 
 const ROOT = path.resolve(import.meta.dirname, "../../../..");
 const MAIN = path.join(ROOT, "apps/runner/src/main.ts");
+const START_TIMEOUT_MS = 120_000;
 
 /**
  * A runner in a child process of its own (main.ts through tsx), so a test can SIGKILL it the way a crash
@@ -25,12 +26,17 @@ export class ChildRunner {
     readonly runnerId: string,
     private readonly extraEnv: Record<string, string>,
     private readonly database: TestDatabase,
+    private readonly ownsDatabase: boolean,
   ) {}
 
-  static async create(opts: { runnerId: string; env?: Record<string, string> }): Promise<ChildRunner> {
+  /**
+   * `database`: one that several runners share (a cluster: the caller drops it after closing them all); by
+   * default the runner gets a fresh one of its own, dropped by `close`.
+   */
+  static async create(opts: { runnerId: string; env?: Record<string, string>; database?: TestDatabase }): Promise<ChildRunner> {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-child-runner-"));
-    const database = createTestDatabase(dataDir);
-    const runner = new ChildRunner(dataDir, opts.runnerId, opts.env ?? {}, database);
+    const database = opts.database ?? createTestDatabase(dataDir);
+    const runner = new ChildRunner(dataDir, opts.runnerId, opts.env ?? {}, database, !opts.database);
     await runner.start();
     return runner;
   }
@@ -57,19 +63,26 @@ export class ChildRunner {
     this.child = child;
     let output = "";
     await new Promise<void>((resolve, reject) => {
+      // Bounded: a runner that hangs at start fails its test instead of stalling the suite.
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`runner ${this.runnerId} was not ready within ${START_TIMEOUT_MS / 1000} s: ${output.slice(-2000)}`));
+      }, START_TIMEOUT_MS);
       const onData = (chunk: Buffer) => {
         output += chunk.toString();
         const ready = /berth-runner ready on (\S+)/.exec(output);
         if (ready?.[1]) {
           this.url = ready[1];
+          clearTimeout(timer);
           resolve();
         }
       };
       child.stdout?.on("data", onData);
       child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-      child.once("exit", (code, signal) =>
-        reject(new Error(`runner exited (${code ?? signal}) before it was ready: ${output.slice(-2000)}`)),
-      );
+      child.once("exit", (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`runner exited (${code ?? signal}) before it was ready: ${output.slice(-2000)}`));
+      });
     });
     this.output = () => output;
   }
@@ -94,7 +107,10 @@ export class ChildRunner {
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const gone = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
+    // A runner that does not stop within 30 s is killed: a test's cleanup never hangs.
+    const force = setTimeout(() => child.kill("SIGKILL"), 30_000);
     await gone;
+    clearTimeout(force);
     this.child = null;
   }
 
@@ -151,11 +167,11 @@ export class ChildRunner {
       if (target?.startsWith(`${this.dataDir}/`)) execFileSync("umount", ["-l", target], { stdio: "ignore" });
     }
     fs.rmSync(this.dataDir, { recursive: true, force: true });
-    this.database.drop();
+    if (this.ownsDatabase) this.database.drop();
   }
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once("error", reject);
