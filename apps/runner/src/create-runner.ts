@@ -49,6 +49,8 @@ import { McpServersService } from "./mcp/mcp-servers-service";
 import { needsMcpTools, toResolvedMcpTool } from "./mcp/to-resolved-mcp-tool";
 import { FunctionToolCatalog } from "./function-tools/function-tool-catalog";
 import { createForwarding } from "./cluster/create-forwarding";
+import { DatabaseLogStore } from "./cluster/database-log-store";
+import { LocalRunLogStore, runLogStoreKind, type RunLogStore } from "./cluster/run-log-store";
 
 export interface Runner {
   /** Base URL once listening. */
@@ -104,7 +106,12 @@ export async function createRunner(env: Env): Promise<Runner> {
   });
   // Everything made so far (database, keys, the admin token, files from before) private to this user.
   restrictDataDir(env.dataDir);
-  const runs = new RunService({ repos, dataDir: env.dataDir, events, driver, receipts });
+  // Run logs beside the files in PostgreSQL (BERTH_LOG_STORE), so any runner reads them and they outlive this one.
+  const logStore: RunLogStore =
+    runLogStoreKind(env) === "database"
+      ? new DatabaseLogStore({ chunks: repos.runLogChunks, runs: repos.runs, bus: cluster.bus, dataDir: env.dataDir, events, log: (line) => process.stderr.write(`berth-runner: ${line}\n`) })
+      : new LocalRunLogStore();
+  const runs = new RunService({ repos, dataDir: env.dataDir, events, driver, receipts, logSink: (runId) => logStore.sinkFor(runId) });
   const activeRuns = new ActiveRuns();
   const builtins = BUILTIN_TOOLS;
   // Fail closed: a declared built-in without its spec would be listed to callers and then not run.
@@ -254,7 +261,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   registerUserRoutes(app, { repos, revocation, sessions });
   registerSessionRoutes(app, { sessions, tools });
   registerDownloadRoutes(app, { sessions, driver });
-  registerRunRoutes(app, { repos, dataDir: env.dataDir, cancel: { runs: repos.runs, driver, events, activeRuns } });
+  registerRunRoutes(app, { repos, dataDir: env.dataDir, cancel: { runs: repos.runs, driver, events, activeRuns }, logs: logStore });
   registerReceiptRoutes(app, { repos, dataDir: env.dataDir, receipts, webOrigin: env.webOrigin, approvals });
   registerApprovalRoutes(app, { approvals, store: approvalStore });
   registerApprovalFileRoutes(app, { approvals, sessions, driver });
@@ -270,7 +277,7 @@ export async function createRunner(env: Env): Promise<Runner> {
     return reply.header("content-type", metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   const terminals = new TerminalService({ repos, driver, sessions, runs, dataDir: env.dataDir });
-  const io = createSocketServer(app.server, { repos, ...(cluster.socketAdapter ? { adapter: cluster.socketAdapter } : {}), browserSessions, apiTokens, events, cancel: { runs: repos.runs, driver, events, activeRuns }, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin, hosts, revocation, terminals, ...(forwarding ? { relay: forwarding.sockets } : {}) });
+  const io = createSocketServer(app.server, { repos, ...(cluster.socketAdapter ? { adapter: cluster.socketAdapter } : {}), browserSessions, apiTokens, events, cancel: { runs: repos.runs, driver, events, activeRuns }, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin, hosts, revocation, terminals, logs: logStore, ...(forwarding ? { relay: forwarding.sockets } : {}) });
   // Before listening: an event another runner broadcasts from now on reaches this runner's sockets.
   await cluster.settled();
   const expiry = setInterval(() => void approvals.expireDue().catch(() => undefined), 30_000);
@@ -286,6 +293,7 @@ export async function createRunner(env: Env): Promise<Runner> {
       await io.close().catch(() => undefined);
       await app.close().catch(() => undefined);
       await runs.interruptAll("runner_shutdown").catch(() => undefined);
+      await logStore.close().catch(() => undefined);
       // Stdio MCP servers stop with their connection; the session containers themselves keep running.
       await gateway.close().catch(() => undefined);
       // Session containers keep running for the next runner to adopt; the warm pool is drained.

@@ -7,6 +7,8 @@ import path from "node:path";
  * files of a batch are written before its index file, so the index never names bytes a crash lost. `after`
  * callbacks run once everything queued before them is on disk, in order: nothing is announced that a runner
  * crash could lose. The folder and files are made on the first write (a run that prints nothing opens none).
+ * `beside` stores each batch somewhere else too (the database log store), in parallel with its files and
+ * before its callbacks: "announced" then means "durable there as well".
  */
 export class RunLogWriter {
   private readonly files = new Map<string, Promise<fs.promises.FileHandle>>();
@@ -22,6 +24,8 @@ export class RunLogWriter {
     readonly dir: string,
     /** Written after the others of each batch. */
     private readonly indexFile: string,
+    /** Called as each batch starts (what it takes must be that batch's); a rejection fails the writer like a write. */
+    private readonly beside?: () => Promise<void> | undefined,
   ) {}
 
   write(file: string, data: Buffer): void {
@@ -64,10 +68,11 @@ export class RunLogWriter {
         const callbacks = this.callbacks;
         this.pending = new Map();
         this.callbacks = [];
-        if (!this.error && batch.size > 0) {
+        const stored = this.error ? undefined : this.beside?.();
+        if (!this.error && (batch.size > 0 || stored)) {
           try {
             const index = batch.get(this.indexFile);
-            await Promise.all([...batch].filter(([file]) => file !== this.indexFile).map(([file, chunks]) => this.append(file, chunks)));
+            await Promise.all([...[...batch].filter(([file]) => file !== this.indexFile).map(([file, chunks]) => this.append(file, chunks)), stored]);
             if (index) await this.append(this.indexFile, index);
           } catch (error) {
             this.error = error instanceof Error ? error : new Error(String(error));

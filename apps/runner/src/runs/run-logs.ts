@@ -16,6 +16,29 @@ export interface AppendedAt {
 /** The logs of runs still being written by this runner: readers see only what they announced (see RunLogs). */
 const liveLogs = new Map<string, RunLogs>();
 
+/** A chunk of output as a store beside the files keeps it (chunks of one stream and millisecond are joined). */
+export interface StoredChunk {
+  stream: OutputStream;
+  /** Where it starts in its stream. */
+  offset: number;
+  /** Arrival time, epoch ms: what times.idx records. */
+  ms: number;
+  data: Buffer;
+}
+
+/**
+ * Where a run's output goes besides its files (the database log store, cluster/database-log-store.ts): one
+ * batch at a time, in order, each before any of its chunks is announced.
+ */
+export interface RunLogSink {
+  store(chunks: StoredChunk[]): Promise<void>;
+  /** The log is whole: nothing more will be stored (its readers on other runners may stop following). */
+  end(): void;
+}
+
+/** Chunks joined into one stored chunk at most (a burst within one millisecond). */
+const MAX_STORED_CHUNK = 1024 * 1024;
+
 /**
  * A run's logs on disk: stdout.log and stderr.log, and `times.idx` (RunLogTimes) saying when each chunk arrived
  * and, since every switch of stream has a record, how the two interleave: the combined log (arrival order, what
@@ -25,6 +48,7 @@ const liveLogs = new Map<string, RunLogs>();
  * Appends are buffered and written off the event loop (RunLogWriter); a chunk's `announce` callback runs once it
  * is on disk, in order, and readers of a live run see only announced bytes. So a runner crash loses nothing
  * already shown, and a follower that reads to the end and then takes the next broadcast chunk misses none.
+ * With a sink (the database log store), each batch is also stored there before it is announced.
  */
 export class RunLogs {
   private readonly sizes = { stdout: 0, stderr: 0 };
@@ -33,15 +57,23 @@ export class RunLogs {
   private readonly hashes = { stdout: crypto.createHash("sha256"), stderr: crypto.createHash("sha256") };
   private readonly times = new RunLogTimes();
   private readonly writer: RunLogWriter;
+  /** The sink's chunks of the batch being gathered; each is one chunk or several parts of one stream and ms. */
+  private unstored: { chunk: StoredChunk; parts: Buffer[]; bytes: number }[] = [];
   /** Settles once close() has put every byte on disk and closed the files. */
   closed: Promise<void> | null = null;
 
   constructor(
     readonly dir: string,
     private readonly now: () => number = Date.now,
+    private readonly sink?: RunLogSink,
   ) {
-    this.writer = new RunLogWriter(dir, LOG_TIMES_FILE);
+    this.writer = new RunLogWriter(dir, LOG_TIMES_FILE, sink ? () => this.storeBatch(sink) : undefined);
     liveLogs.set(dir, this);
+  }
+
+  /** Whether this runner is writing the run's logs now (its own run, or a copy it is making of another runner's). */
+  static writing(dataDir: string, runId: string): boolean {
+    return liveLogs.has(RunLogs.dirFor(dataDir, runId));
   }
 
   static dirFor(dataDir: string, runId: string): string {
@@ -52,11 +84,15 @@ export class RunLogs {
     return path.join(RunLogs.dirFor(dataDir, runId), `${stream}.log`);
   }
 
-  /** Appends a chunk; `announce` runs once it is on disk (after every chunk appended before it). */
-  append(stream: OutputStream, data: Buffer, announce?: (at: AppendedAt) => void): AppendedAt {
+  /**
+   * Appends a chunk; `announce` runs once it is on disk (after every chunk appended before it). `ms` is when it
+   * arrived (now, unless it is a copy of a chunk another runner received).
+   */
+  append(stream: OutputStream, data: Buffer, announce?: (at: AppendedAt) => void, ms = this.now()): AppendedAt {
     const at = { offset: this.sizes[stream], combinedOffset: this.sizes.stdout + this.sizes.stderr };
     if (data.length === 0 || this.closed) return at;
-    const record = this.times.record(stream, this.sizes, this.now());
+    const record = this.times.record(stream, this.sizes, ms);
+    if (this.sink) this.keepForSink(stream, at.offset, ms, data, record === null);
     this.sizes[stream] += data.length;
     this.hashes[stream].update(data);
     this.writer.write(`${stream}.log`, data);
@@ -88,8 +124,26 @@ export class RunLogs {
   close(): Promise<void> {
     this.closed ??= this.writer.close().finally(() => {
       if (liveLogs.get(this.dir) === this) liveLogs.delete(this.dir);
+      if (this.sink && !this.writer.error) this.sink.end();
     });
     return this.closed;
+  }
+
+  /** `joins`: the chunk has the same stream and millisecond as the one before (it got no times record). */
+  private keepForSink(stream: OutputStream, offset: number, ms: number, data: Buffer, joins: boolean): void {
+    const last = this.unstored.at(-1);
+    if (joins && last && last.bytes + data.length <= MAX_STORED_CHUNK) {
+      last.parts.push(data);
+      last.bytes += data.length;
+    } else this.unstored.push({ chunk: { stream, offset, ms, data }, parts: [data], bytes: data.length });
+  }
+
+  /** The writer's batch starts: the chunks gathered so far are exactly its chunks. */
+  private storeBatch(sink: RunLogSink): Promise<void> | undefined {
+    if (this.unstored.length === 0) return undefined;
+    const batch = this.unstored.map(({ chunk, parts }) => (parts.length === 1 ? chunk : { ...chunk, data: Buffer.concat(parts) }));
+    this.unstored = [];
+    return sink.store(batch);
   }
 }
 

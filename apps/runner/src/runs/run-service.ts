@@ -5,7 +5,7 @@ import { runImagesOf } from "@berth/protocol";
 import type { RunnerEvents } from "../events/runner-events";
 import type { ReceiptService } from "../receipts/receipt-service";
 import { newId } from "../auth/tokens";
-import { RunLogs } from "./run-logs";
+import { RunLogs, type RunLogSink } from "./run-logs";
 import { SecretMaskStream } from "./secret-mask-stream";
 import { utf8Boundary } from "./utf8-boundary";
 
@@ -74,7 +74,15 @@ export class RunService {
   private readonly recentlyStopped = new Map<string, { runId: string; at: number; closed: Promise<unknown> }[]>();
 
   constructor(
-    private readonly deps: { repos: Repositories; dataDir: string; events: RunnerEvents; driver: SandboxDriver; receipts: ReceiptService },
+    private readonly deps: {
+      repos: Repositories;
+      dataDir: string;
+      events: RunnerEvents;
+      driver: SandboxDriver;
+      receipts: ReceiptService;
+      /** The database log store's sink for a run (stored before shown); none: the files only. */
+      logSink?: (runId: string) => RunLogSink | undefined;
+    },
   ) {
     deps.driver.on("output", (event) => this.onOutput(event));
     deps.driver.on("process.status", (event) => void this.onProcessStatus(event));
@@ -82,7 +90,7 @@ export class RunService {
 
   async start(input: StartRunInput): Promise<string> {
     const id = newId("run");
-    const logs = new RunLogs(RunLogs.dirFor(this.deps.dataDir, id));
+    const logs = new RunLogs(RunLogs.dirFor(this.deps.dataDir, id), Date.now, this.deps.logSink?.(id));
     const startedAt = new Date();
     // Tracked, not awaited: reads of runs wait for it (WriteBehind), and so does everything else this run writes.
     const created = this.deps.repos.runs.create({

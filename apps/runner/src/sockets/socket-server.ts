@@ -24,6 +24,7 @@ import { authorize } from "../auth/authorize";
 import type { RunnerEvents } from "../events/runner-events";
 import { SessionOwners, ownApprovalsRoom, ownRunsRoom } from "./session-owners";
 import type { LogStream } from "../runs/run-logs";
+import type { RunLogStore } from "../cluster/run-log-store";
 import { LogFanOut, type OutputTarget } from "./log-fan-out";
 import type { LogFollower } from "./log-follower";
 import { registerTerminalEvents, type TerminalService } from "../terminals";
@@ -74,6 +75,8 @@ export function createSocketServer(
     cancel: CancelRunDeps;
     /** terminal:* events (docs/api.md "Terminals"). */
     terminals?: TerminalService;
+    /** Where a followed log's chunks come from when another runner writes it (the database log store). */
+    logs?: Pick<RunLogStore, "ready">;
     /** Several runners: the Redis adapter, so rooms and disconnectSockets reach every runner's sockets. */
     adapter?: ServerOptions["adapter"];
     /** Several runners: events for another runner's session go to it (cluster/owner-socket-relay.ts). */
@@ -243,6 +246,8 @@ function handleConnection(io: BerthServer, socket: BerthServerSocket, deps: Para
     const run = await deps.repos.runs.findProcessRun(input.sessionId, input.processId);
     if (!run) throw new AppError({ code: "not_found", message: `Unknown processId: ${input.processId}` });
     authorize(principal, "run", "logs", { id: run.id, ownerId: session.ownerId });
+    // Before following: this runner's files hold the log, and its chunks reach this runner's fan-out.
+    await deps.logs?.ready(run);
     const sent = follow(`process:${input.sessionId}:${input.processId}`, { runId: run.id, stream: "combined" }, input.offset, (to, offset, data) =>
       to.emit("process:output", { sessionId: input.sessionId, processId: input.processId, stream: "combined", offset, data }),
     );
@@ -257,6 +262,7 @@ function handleConnection(io: BerthServer, socket: BerthServerSocket, deps: Para
     const run = await deps.repos.runs.get(input.runId);
     if (!run) throw new AppError({ code: "not_found", message: `Run not found: ${input.runId}` });
     await deps.sessions.get(run.sessionId, principal, (session) => authorize(principal, "run", "logs", { id: run.id, ownerId: session.ownerId }));
+    await deps.logs?.ready(run);
     const offsets = typeof input.offset === "number" ? { stdout: input.offset, stderr: input.offset } : input.offset;
     const sent = {
       stdout: follow(`run:${run.id}:stdout`, { runId: run.id, stream: "stdout" }, offsets.stdout, (to, offset, data) => to.emit("run:output", { runId: run.id, stream: "stdout", offset, data })),

@@ -7,6 +7,7 @@ import { McpToolPinRepository } from "./mcp-tool-pin-repository";
 import { PolicyRuleRepository } from "./policy-rule-repository";
 import { ReceiptRepository } from "./receipt-repository";
 import { RunnerRepository } from "./runner-repository";
+import { RunLogChunkRepository } from "./run-log-chunk-repository";
 import { RunRepository } from "./run-repository";
 import { RunnerKeyRepository } from "./runner-key-repository";
 import { SessionLeaseRepository } from "./session-lease-repository";
@@ -25,6 +26,8 @@ export interface Repositories {
   /** One row per runner: its URL and heartbeat. */
   runners: RunnerRepository;
   runs: RunRepository;
+  /** Run logs in the database (BERTH_LOG_STORE=database). */
+  runLogChunks: RunLogChunkRepository;
   toolCalls: ToolCallRepository;
   approvals: ApprovalRepository;
   receipts: ReceiptRepository;
@@ -53,6 +56,7 @@ export function createRepositories(db: Database, opts: { onWriteError?: (error: 
     leases: new SessionLeaseRepository(db),
     runners: new RunnerRepository(db),
     runs: new RunRepository(db, writes),
+    runLogChunks: new RunLogChunkRepository(db),
     toolCalls: new ToolCallRepository(db, writes),
     approvals: new ApprovalRepository(db),
     receipts: new ReceiptRepository(db, writes),

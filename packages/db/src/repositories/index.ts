@@ -7,6 +7,7 @@ export { McpToolPinRepository } from "./mcp-tool-pin-repository";
 export { PolicyRuleRepository } from "./policy-rule-repository";
 export { ReceiptRepository } from "./receipt-repository";
 export { RunnerKeyRepository } from "./runner-key-repository";
+export { RunLogChunkRepository, type RunLogChunkRecord } from "./run-log-chunk-repository";
 export { RunRepository, type RunListFilter, type RunRecord, type UnfinishedRun } from "./run-repository";
 export { WriteBehind } from "./write-behind";
 export { SessionRepository, sessionView, type SessionRecord } from "./session-repository";

@@ -9,6 +9,7 @@ import { cancelRun, type CancelRunDeps } from "../../runs/cancel-run";
 import { requirePrincipal } from "../build-server";
 import { logRangeStream, parseByteRange } from "./log-range-stream";
 import { parse } from "../validate";
+import type { RunLogStore } from "../../cluster/run-log-store";
 
 /** The run if the principal may `action` it (a run belongs to its session's owner); 404 if they may not even read it. */
 export async function findVisibleRun(runs: RunRepository, id: string, principal: Principal, action: Action<"run"> = "read") {
@@ -18,7 +19,16 @@ export async function findVisibleRun(runs: RunRepository, id: string, principal:
   return found.run;
 }
 
-export function registerRunRoutes(app: FastifyInstance, deps: { repos: Pick<Repositories, "runs" | "toolCalls">; dataDir: string; cancel: CancelRunDeps }): void {
+export function registerRunRoutes(
+  app: FastifyInstance,
+  deps: {
+    repos: Pick<Repositories, "runs" | "toolCalls">;
+    dataDir: string;
+    cancel: CancelRunDeps;
+    /** Makes this runner's files of a run hold its log before they are read (another runner may have written it). */
+    logs: Pick<RunLogStore, "ready">;
+  },
+): void {
   // The IDE's Stop: aborts a running run (docs/api.md); 409 when it is not running.
   app.post<{ Params: { id: string } }>("/api/runs/:id/cancel", async (request) => cancelRun(deps.cancel, request.params.id, requirePrincipal(request), "http"));
 
@@ -45,6 +55,7 @@ export function registerRunRoutes(app: FastifyInstance, deps: { repos: Pick<Repo
   app.get<{ Params: { id: string } }>("/api/runs/:id/logs", async (request, reply) => {
     const run = await findVisibleRun(deps.repos.runs, request.params.id, requirePrincipal(request), "logs");
     const query = parse(RunLogsQuerySchema, request.query, "query");
+    await deps.logs.ready(run);
     if (query.download === "1") {
       // Streamed from disk: a 100 MB log never sits in the runner's memory. A `Range` header streams one
       // byte range of it (206): how the IDE reads a log, in one request instead of pages.
@@ -75,6 +86,7 @@ export function registerRunRoutes(app: FastifyInstance, deps: { repos: Pick<Repo
   app.get<{ Params: { id: string } }>("/api/runs/:id/logs/times", async (request): Promise<RunLogTimesResult> => {
     const run = await findVisibleRun(deps.repos.runs, request.params.id, requirePrincipal(request), "logs");
     const query = parse(RunLogTimesQuerySchema, request.query, "query");
+    await deps.logs.ready(run);
     const size = logSize(deps.dataDir, run.id, query.stream);
     return { times: readLogTimes(RunLogs.dirFor(deps.dataDir, run.id), query.stream, query.offset, Math.min(size, query.end ?? size)), size };
   });

@@ -1,0 +1,135 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunLogChunkRecord } from "@berth/db";
+import { RunnerEvents } from "../events/runner-events";
+import { LOG_TIMES_FILE } from "../runs/run-log-times";
+import { RunLogs, readLog } from "../runs/run-logs";
+import { LocalClusterBus } from "./cluster-bus";
+import { DatabaseLogStore } from "./database-log-store";
+import type { StoredRun } from "./run-log-store";
+
+/** The RunLogChunk table, in memory (the repository itself is tested against SQLite in packages/db). */
+class MemoryChunks {
+  readonly rows: RunLogChunkRecord[] = [];
+  statements = 0;
+  append(chunks: RunLogChunkRecord[]): Promise<void> {
+    this.statements += 1;
+    this.rows.push(...chunks.map((c) => ({ ...c, data: Buffer.from(c.data) })));
+    return Promise.resolve();
+  }
+  list(runId: string, fromSeq: number, limit: number): Promise<RunLogChunkRecord[]> {
+    return Promise.resolve(this.rows.filter((c) => c.runId === runId && c.seq >= fromSeq).slice(0, limit));
+  }
+  count(runId: string): Promise<number> {
+    return Promise.resolve(this.rows.filter((c) => c.runId === runId).length);
+  }
+}
+
+const dirs: string[] = [];
+const stores: DatabaseLogStore[] = [];
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function runner(chunks: MemoryChunks, bus: LocalClusterBus, rows: Map<string, StoredRun>) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-dbstore-"));
+  dirs.push(dataDir);
+  const events = new RunnerEvents();
+  const store = new DatabaseLogStore({
+    chunks,
+    runs: { get: (id) => Promise.resolve((rows.get(id) ?? null) as never) },
+    bus,
+    dataDir,
+    events,
+    log: (line) => {
+      throw new Error(line);
+    },
+    pollMs: 20,
+  });
+  stores.push(store);
+  return { dataDir, events, store };
+}
+
+const files = (dataDir: string, runId: string) =>
+  ["stdout.log", "stderr.log", LOG_TIMES_FILE].map((file) => fs.readFileSync(path.join(RunLogs.dirFor(dataDir, runId), file)).toString("hex"));
+
+describe("DatabaseLogStore", () => {
+  it("stores each batch before announcing it; a runner that follows the live run from the middle gets every byte once, with the same files", async () => {
+    const chunks = new MemoryChunks();
+    const bus = new LocalClusterBus();
+    const rows = new Map<string, StoredRun>();
+    const a = runner(chunks, bus, rows);
+    const b = runner(chunks, bus, rows);
+    const runId = "run_live";
+    rows.set(runId, { id: runId, sessionId: "ses_1", status: "running", stdoutBytes: 0, stderrBytes: 0, details: { processId: "proc_1" } });
+    let ms = 1_000;
+    const logs = new RunLogs(RunLogs.dirFor(a.dataDir, runId), () => Math.floor(ms++ / 3), a.store.sinkFor(runId));
+    const announcedBeforeStored: number[] = [];
+    const write = async (from: number, to: number) => {
+      for (let i = from; i < to; i++) {
+        const stream = i % 4 === 3 ? "stderr" : "stdout";
+        // A character cut across two chunks: B's events still carry whole characters at exact offsets.
+        logs.append(stream, Buffer.from(`${stream} line ${i} ${"é".repeat(i % 7)}`.slice(0, 40 + (i % 3)) + "\n"), () => {
+          const stored = chunks.rows.filter((c) => c.runId === runId).reduce((n, c) => n + c.data.length, 0);
+          if (stored < logs.announcedSize("combined")) announcedBeforeStored.push(i);
+        });
+        if (i % 25 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    await write(0, 300);
+    const seen = { stdout: "", stderr: "", combined: "" };
+    const ends = { stdout: 0, stderr: 0, combined: 0 };
+    b.events.on("run:output", (e) => {
+      if (ends[e.stream] === 0 && seen[e.stream] === "") ends[e.stream] = e.offset;
+      seen[e.stream] += e.data;
+    });
+    b.events.on("process:output", (e) => {
+      if (ends.combined === 0 && seen.combined === "") ends.combined = e.offset;
+      seen.combined += e.data;
+    });
+    await b.store.ready(rows.get(runId)!);
+    // Caught up: what B's files hold, then every chunk told live from there.
+    const caughtUp = { stdout: readLog(b.dataDir, runId, "stdout", 0, 1e9).content, stderr: readLog(b.dataDir, runId, "stderr", 0, 1e9).content };
+    await write(300, 900);
+    await logs.close();
+    const size = logs.digests().map((d) => d.bytes);
+    rows.set(runId, { ...rows.get(runId)!, status: "finished", stdoutBytes: size[0]!, stderrBytes: size[1]! });
+    await b.store.ready(rows.get(runId)!);
+    await b.store.completeFromDatabase(runId);
+    expect(files(b.dataDir, runId)).toEqual(files(a.dataDir, runId));
+    expect(announcedBeforeStored).toEqual([]);
+    expect(chunks.statements).toBeLessThan(900);
+    const full = (stream: "stdout" | "stderr" | "combined") => readLog(a.dataDir, runId, stream, 0, 1e9).content;
+    expect(Buffer.concat([caughtUp.stdout, Buffer.from(seen.stdout)]).equals(full("stdout"))).toBe(true);
+    expect(Buffer.concat([caughtUp.stderr, Buffer.from(seen.stderr)]).equals(full("stderr"))).toBe(true);
+    expect(full("combined").subarray(ends.combined).toString()).toBe(seen.combined);
+  });
+
+  it("copies a run that ended elsewhere once, then reads its files; a log that was never stored is left as it is", async () => {
+    const chunks = new MemoryChunks();
+    const bus = new LocalClusterBus();
+    const rows = new Map<string, StoredRun>();
+    const a = runner(chunks, bus, rows);
+    const b = runner(chunks, bus, rows);
+    const logs = new RunLogs(RunLogs.dirFor(a.dataDir, "run_done"), Date.now, a.store.sinkFor("run_done"));
+    for (let i = 0; i < 50; i++) logs.append(i % 2 ? "stderr" : "stdout", Buffer.from(`${i}\n`));
+    await logs.close();
+    const [out, err] = logs.digests();
+    rows.set("run_done", { id: "run_done", sessionId: "ses_1", status: "finished", stdoutBytes: out!.bytes, stderrBytes: err!.bytes, details: {} });
+    await b.store.ready(rows.get("run_done")!);
+    expect(files(b.dataDir, "run_done")).toEqual(files(a.dataDir, "run_done"));
+    chunks.rows.length = 0;
+    // Whole: the second read asks the database nothing (it holds nothing now).
+    await b.store.ready(rows.get("run_done")!);
+    expect(files(b.dataDir, "run_done")).toEqual(files(a.dataDir, "run_done"));
+    // A's own run: its files are whole, nothing copied over them.
+    await a.store.ready(rows.get("run_done")!);
+    rows.set("run_old", { id: "run_old", sessionId: "ses_1", status: "finished", stdoutBytes: 5, stderrBytes: 0, details: {} });
+    await b.store.ready(rows.get("run_old")!);
+    expect(fs.existsSync(RunLogs.dirFor(b.dataDir, "run_old"))).toBe(false);
+  });
+});

@@ -1,0 +1,48 @@
+import { databaseKind, type RunRecord } from "@berth/db";
+import type { Env } from "../env";
+import type { RunLogSink } from "../runs/run-logs";
+
+/** What a store needs of a run's row to know whether this runner's files of it are whole. */
+export type StoredRun = Pick<RunRecord, "id" | "sessionId" | "status" | "stdoutBytes" | "stderrBytes" | "details">;
+
+/**
+ * Where run logs live (BERTH_LOG_STORE, docs/scale-out.md). Every reader reads the local files (RunLogs,
+ * LogReader); the store makes sure they are there: `local` (one runner) has nothing to do, `database` copies the
+ * log of a run another runner wrote, and follows it live while it runs (cluster/database-log-store.ts).
+ */
+export interface RunLogStore {
+  /** For the run's own runner: where each batch is stored before it is shown; undefined: the files only. */
+  sinkFor(runId: string): RunLogSink | undefined;
+  /** Before this runner reads a run's log from its files: they hold what the run's runner stored (and follow it live). */
+  ready(run: StoredRun): Promise<void>;
+  /**
+   * Makes this runner's files of a run complete from the database and stops following it: after a failover, the
+   * run's writer is gone and its receipt is sealed from the logs as stored.
+   */
+  completeFromDatabase(runId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** One runner, logs in its files only. */
+export class LocalRunLogStore implements RunLogStore {
+  sinkFor(): undefined {
+    return undefined;
+  }
+
+  ready(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  completeFromDatabase(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** BERTH_LOG_STORE, its default resolved: the database on PostgreSQL (where several runners can share it), else local files. */
+export function runLogStoreKind(env: Pick<Env, "BERTH_LOG_STORE" | "DATABASE_URL">): "local" | "database" {
+  return env.BERTH_LOG_STORE || (databaseKind(env.DATABASE_URL) === "postgresql" ? "database" : "local");
+}

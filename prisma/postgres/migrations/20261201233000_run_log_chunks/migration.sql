@@ -1,0 +1,12 @@
+-- Run logs in the database (BERTH_LOG_STORE=database): each run's output chunks, readable from any runner.
+-- CreateTable
+CREATE TABLE "RunLogChunk" (
+    "runId" TEXT NOT NULL,
+    "seq" INTEGER NOT NULL,
+    "stream" TEXT NOT NULL,
+    "offset" BIGINT NOT NULL,
+    "at" TIMESTAMP(3) NOT NULL,
+    "data" BYTEA NOT NULL,
+
+    CONSTRAINT "RunLogChunk_pkey" PRIMARY KEY ("runId","seq")
+);
