@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestRunner, type TestRunner } from "../testing/runner-test-kit";
 
 type Result = { ok: boolean; runId?: string; receiptId?: string };
+type Receipt = { body: { ledgerId: string; seq: number }; signature: { keyId: string } };
+type ReceiptKey = { keyId: string; runnerId: string; retiredAt?: string | null };
 const ROOT = path.resolve(import.meta.dirname, "../../../..");
 const CLI = path.join(ROOT, "packages/receipts/bin/berth-verify.mjs");
 
@@ -77,5 +79,41 @@ describe("sealed receipts and share links", () => {
     const receipts = await Promise.all(runs.body.runs.filter((r) => r.receiptId).map(async (r) => (await kit.api<{ body: { seq: number; prevDigest: string | null }; digest: string }>("GET", `/api/receipts/${r.receiptId}`)).body));
     receipts.sort((a, b) => a.body.seq - b.body.seq);
     for (let i = 1; i < receipts.length; i++) expect(receipts[i]!.body.prevDigest).toBe(receipts[i - 1]!.digest);
+  });
+
+  it("rotates the runner's key: old receipts still verify, new ones are signed by the new key and go on in the chain", async () => {
+    const { body: old } = await kit.api<Receipt>("GET", `/api/receipts/${receiptId}`);
+    const before = (await kit.api<{ keyId: string }>("GET", "/api/receipts/public-key")).body;
+    const rotated = await kit.api<{ key: ReceiptKey; retired: ReceiptKey }>("POST", "/api/receipts/keys/rotate");
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.retired).toMatchObject({ keyId: before.keyId, retiredAt: expect.any(String) });
+    expect(rotated.body.key.keyId).not.toBe(before.keyId);
+    expect((await kit.api<{ keyId: string }>("GET", "/api/receipts/public-key")).body.keyId).toBe(rotated.body.key.keyId);
+
+    // The key set needs no token, like the public key.
+    const keys = (await (await fetch(`${kit.url}/api/receipts/keys`)).json()) as { keys: ReceiptKey[] };
+    expect(keys.keys.map((k) => [k.keyId, k.retiredAt ?? null])).toEqual(
+      expect.arrayContaining([
+        [before.keyId, rotated.body.retired.retiredAt],
+        [rotated.body.key.keyId, null],
+      ]),
+    );
+
+    expect((await kit.api("POST", "/api/receipts/verify", { receipt: old })).body).toEqual({ valid: true });
+    const session = await kit.createSession({ autonomy: "trusted" });
+    const run = await kit.tool<Result>(session, "bash", { action: "exec", command: "echo after-rotation" });
+    const { body: next } = await kit.api<Receipt>("GET", `/api/receipts/${run.body.receiptId}`);
+    expect(next.signature.keyId).toBe(rotated.body.key.keyId);
+    expect(next.body.ledgerId).toBe(old.body.ledgerId);
+    expect((await kit.api("POST", "/api/receipts/verify", { receipt: next })).body).toEqual({ valid: true });
+
+    // Offline, with the key set from the instance: both keys' receipts verify, as one chain across the rotation.
+    const file = path.join(kit.dataDir, "rotated.json");
+    for (const receipt of [old, next]) {
+      fs.writeFileSync(file, JSON.stringify(receipt));
+      expect(await verifyCli([file], { ...process.env, BERTH_URL: kit.url })).toEqual({ stdout: "valid\n", code: 0 });
+    }
+    fs.writeFileSync(path.join(kit.dataDir, "keys.json"), JSON.stringify(keys));
+    expect(await verifyCli([file, "--keys", path.join(kit.dataDir, "keys.json")])).toEqual({ stdout: "valid\n", code: 0 });
   });
 });
