@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Socket } from "socket.io-client";
 import { emitWithAck } from "../testing/runner-test-kit";
 import { startTwoRunners, type TwoRunners } from "../testing/two-runners";
+import { waitFor } from "../chaos/chaos-kit";
 
 // Two real runners on one PostgreSQL database and one Redis (BERTH_TEST_POSTGRES_URL, BERTH_TEST_REDIS_URL).
 type Parked = { status: "parked"; approvalId: string; text: string; sha256: string };
@@ -22,13 +23,6 @@ function record<T>(socket: Socket, event: string): T[] {
   socket.on(event, (payload: T) => got.push(payload));
   return got;
 }
-const until = async (check: () => boolean, what: string, ms = 15_000) => {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
 // After the first copy arrived, long enough for a second one over Redis to arrive too.
 const settle = () => new Promise((r) => setTimeout(r, 750));
 
@@ -66,17 +60,17 @@ describe("two runners on one Redis", () => {
 
     const patched = await cluster.a.api("PATCH", `/api/sessions/${session}`, { autonomy: "trusted" });
     expect(patched.status).toBe(200);
-    await until(() => statusOnB.some((s) => s.autonomy === "trusted"), "session:status on B");
+    await waitFor("session:status on B", () => statusOnB.some((s) => s.autonomy === "trusted"));
     // Back to default, where sudo asks.
     expect((await cluster.a.api("PATCH", `/api/sessions/${session}`, { autonomy: "default" })).status).toBe(200);
-    await until(() => statusOnB.some((s) => s.autonomy === "default"), "the second session:status on B");
+    await waitFor("the second session:status on B", () => statusOnB.some((s) => s.autonomy === "default"));
 
     const parked = await cluster.a.tool<Parked>(session, "bash", { command: "sudo ls /root" });
     expect(parked.status).toBe(202);
-    await until(() => createdOnB.length > 0, "approval:created on B");
+    await waitFor("approval:created on B", () => createdOnB.length > 0);
     const denied = await cluster.b.api("POST", `/api/approvals/${parked.body.approvalId}`, { decision: "deny", sha256: parked.body.sha256 });
     expect(denied.status).toBe(200);
-    await until(() => decidedOnA.length > 0 && decidedOnB.length > 0, "approval:decided on both runners' sockets");
+    await waitFor("approval:decided on both runners' sockets", () => decidedOnA.length > 0 && decidedOnB.length > 0);
     await settle();
 
     expect(statusOnB.map((s) => s.autonomy)).toEqual(["trusted", "default"]);

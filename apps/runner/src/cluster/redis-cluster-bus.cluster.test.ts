@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "redis";
 import { RedisClusterBus, maskRedisUrl } from "./redis-cluster-bus";
+import { waitFor } from "../chaos/chaos-kit";
 
 // scripts/lib/test-redis.mjs starts it; `npm test` passes the URL to the cluster stage.
 const REDIS_URL = process.env["BERTH_TEST_REDIS_URL"] ?? "";
@@ -11,13 +12,6 @@ async function bus(log: string[] = []): Promise<RedisClusterBus> {
   open.push(b);
   return b;
 }
-const until = async (check: () => boolean, what: string, ms = 10_000) => {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 afterEach(async () => {
   for (const b of open.splice(0)) await b.close();
@@ -39,13 +33,13 @@ describe("RedisClusterBus", () => {
     await a.publish(channel, "one");
     await a.publish(channel, binary);
     await b.publish(channel, "three");
-    await until(() => onB.length === 3 && onA.length === 3, "three messages on both buses");
+    await waitFor("three messages on both buses", () => onB.length === 3 && onA.length === 3);
     expect(onB.map((m) => m.toString("hex"))).toEqual([Buffer.from("one").toString("hex"), binary.toString("hex"), Buffer.from("three").toString("hex")]);
     expect(onA).toEqual(["one", binary.toString(), "three"]);
 
     await stopB();
     await a.publish(channel, "four");
-    await until(() => onA.length === 4, "the fourth message on A");
+    await waitFor("the fourth message on A", () => onA.length === 4);
     expect(onB).toHaveLength(3);
   });
 
@@ -57,10 +51,10 @@ describe("RedisClusterBus", () => {
     const stopFirst = await a.subscribe(channel, (m) => first.push(m.toString()));
     await a.subscribe(channel, (m) => second.push(m.toString()));
     await a.publish(channel, "x");
-    await until(() => second.length === 1, "x");
+    await waitFor("x", () => second.length === 1);
     await stopFirst();
     await a.publish(channel, "y");
-    await until(() => second.length === 2, "y");
+    await waitFor("y", () => second.length === 2);
     expect(first).toEqual(["x"]);
     expect(second).toEqual(["x", "y"]);
   });
@@ -79,13 +73,13 @@ describe("RedisClusterBus", () => {
     } finally {
       await admin.close();
     }
-    await until(() => log.some((l) => /is back/.test(l)), "the reconnect line");
-    await until(() => a.up, "A's bus up again");
+    await waitFor("the reconnect line", () => log.some((l) => /is back/.test(l)));
+    await waitFor("A's bus up again", () => a.up);
     // Re-subscribed by the client on reconnect: publish until it arrives (the SUBSCRIBE goes out after "ready").
-    await until(() => {
+    await waitFor("a message after the reconnect", () => {
       void b.publish(channel, "after");
       return got.includes("after");
-    }, "a message after the reconnect");
+    });
     const lost = log.filter((l) => /subscriber connection .* lost/.test(l));
     expect(lost).toHaveLength(1);
     const password = decodeURIComponent(new URL(REDIS_URL).password);
