@@ -1,6 +1,8 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Socket } from "socket.io-client";
-import { emitWithAck } from "../testing/runner-test-kit";
+import { TEST_ADMIN_TOKEN, emitWithAck } from "../testing/runner-test-kit";
 import { startTwoRunners, type TwoRunners } from "../testing/two-runners";
 import { waitFor } from "../chaos/chaos-kit";
 
@@ -44,6 +46,30 @@ describe("two runners on one Redis", () => {
     const released = await waiting;
     expect(released.status).toBe(200);
     expect(released.body.details?.stdout).toContain("released-across-runners");
+  });
+
+  it("an MCP call parked on A is released by a decision on B and returns its result", async () => {
+    const client = new Client({ name: "berth-cluster-test", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${cluster.a.url}/mcp/${session}`), { requestInit: { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } } }),
+    );
+    try {
+      const call = client.callTool({ name: "bash", arguments: { command: "sudo true; echo mcp-released-across-runners" } }, undefined, { timeout: 60_000 });
+      // The pending request, read through B (the database both share).
+      let approval: { id: string; sha256: string; tool: string } | undefined;
+      for (let i = 0; i < 100 && !approval; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        const pending = await cluster.b.api<{ approvals: { id: string; sha256: string; tool: string }[] }>("GET", "/api/approvals?status=pending");
+        approval = pending.body.approvals.find((a) => a.tool === "bash");
+      }
+      expect(approval).toBeDefined();
+      expect((await cluster.b.api("POST", `/api/approvals/${approval!.id}`, { decision: "approve", sha256: approval!.sha256 })).status).toBe(200);
+      const result = await call;
+      expect(result.isError).toBeFalsy();
+      expect(JSON.stringify(result.content)).toContain("mcp-released-across-runners");
+    } finally {
+      await client.close();
+    }
   });
 
   it("session:status and approval events emitted on A reach a socket on B once, and B's decision reaches a socket on A once", async () => {
