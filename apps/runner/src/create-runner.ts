@@ -297,9 +297,9 @@ export async function createRunner(env: Env): Promise<Runner> {
       // Stdio MCP servers stop with their connection; the session containers themselves keep running.
       await gateway.close().catch(() => undefined);
       // Session containers keep running for the next runner to adopt; the warm pool is drained.
+      // Leases are kept: a runner restarted within a lease keeps its sessions; one that stays down loses them.
+      leases.stop();
       await driver.close().catch(() => undefined);
-      // Detached: another runner may take the sessions over at once rather than a lease later.
-      await leases.release().catch(() => undefined);
       await cluster.close().catch(() => undefined);
       await repos.close();
     })();

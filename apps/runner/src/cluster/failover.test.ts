@@ -7,7 +7,7 @@ import { SessionLeases } from "./session-leases";
 type LeaseRepo = Repositories["leases"];
 
 /** The lease table in memory, with the compare-and-set the database does (packages/db tests it on SQLite). */
-class MemoryLeases implements Pick<LeaseRepo, "lapsed" | "takeOver" | "renewAll" | "expireAll"> {
+class MemoryLeases implements Pick<LeaseRepo, "lapsed" | "takeOver" | "renewAll"> {
   readonly rows = new Map<string, LeasedSession>();
 
   add(row: Partial<LeasedSession> & { sessionId: string }): void {
@@ -30,18 +30,10 @@ class MemoryLeases implements Pick<LeaseRepo, "lapsed" | "takeOver" | "renewAll"
     return Promise.resolve(true);
   }
 
-  private setAll(runnerId: string, expiresAt: Date): number {
+  renewAll(runnerId: string, expiresAt: Date): Promise<number> {
     const held = [...this.rows.values()].filter((row) => row.runnerId === runnerId && row.status !== "deleted");
     for (const row of held) row.expiresAt = expiresAt;
-    return held.length;
-  }
-
-  renewAll(runnerId: string, expiresAt: Date): Promise<number> {
-    return Promise.resolve(this.setAll(runnerId, expiresAt));
-  }
-
-  expireAll(runnerId: string, now: Date): Promise<number> {
-    return Promise.resolve(this.setAll(runnerId, now));
+    return Promise.resolve(held.length);
   }
 }
 
@@ -133,17 +125,6 @@ describe("Failover", () => {
     expect(await b.failover.sweep()).toEqual([]);
     clock.now += 2;
     expect((await b.failover.sweep()).map((t) => t.sessionId)).toEqual(["s1"]);
-  });
-
-  it("lets go of every lease at a clean shutdown, so another runner takes the sessions at its next sweep", async () => {
-    const table = new MemoryLeases();
-    const clock = { now: T0 };
-    table.add({ sessionId: "s1", runnerId: "a", expiresAt: new Date(T0 + LEASE_MS) });
-    const a = runner("a", table, clock);
-    const b = runner("b", table, clock);
-    await a.leases.release();
-    clock.now += 1;
-    expect((await b.failover.sweep()).map((t) => [t.sessionId, t.fromRunnerId])).toEqual([["s1", "a"]]);
   });
 
   it("runs one sweep at a time: a sweep asked for during another is that one", async () => {

@@ -52,16 +52,6 @@ export class SessionLeases {
     this.timer.unref();
   }
 
-  /**
-   * A clean shutdown: renewals stop and every lease this runner holds ends now, so another runner takes its
-   * sessions over at its next sweep instead of a lease later. The containers keep running for it.
-   */
-  async release(): Promise<void> {
-    this.stop();
-    await this.renewing?.catch(() => undefined);
-    await this.deps.leases.expireAll(this.deps.runnerId, this.now());
-  }
-
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;

@@ -81,10 +81,4 @@ export class SessionLeaseRepository {
     const rows = await this.db.session.findMany({ where: { OR: [{ ownerRunnerId: runnerId }, { ownerRunnerId: null }] }, select: { id: true } });
     return rows.map((row) => row.id);
   }
-
-  /** Lets go of every session `runnerId` holds at once (a clean shutdown), so another runner need not wait out the lease. */
-  async expireAll(runnerId: string, now: Date): Promise<number> {
-    const { count } = await this.db.session.updateMany({ where: { ownerRunnerId: runnerId, ...LIVE }, data: { leaseExpiresAt: now } });
-    return count;
-  }
 }
