@@ -6,7 +6,8 @@ export type InvalidationListener = (event: Invalidation) => void;
 /**
  * Carries invalidations to every cache that may hold the stale value. This runner's own caches hear them
  * synchronously, before the call that changed the row returns, so a revoked credential is refused on the very
- * next request. A second runner would subscribe through the same two methods (a Redis channel behind them).
+ * next request. With several runners, ClusterInvalidationBus (cluster/cluster-invalidation-bus.ts) puts the
+ * `invalidate` channel behind the same two methods, so every runner's caches hear it too.
  */
 export interface InvalidationBus {
   publish(event: Invalidation): void;
