@@ -11,6 +11,7 @@ export type {
   ProcessOutputEvent,
   ProcessStatusEvent,
   RunOutputEvent,
+  RunOutputWireEvent,
   RunStartedEvent,
   RunStatusEvent,
   ServerToClientEvents,

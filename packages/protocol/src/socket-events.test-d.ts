@@ -2,7 +2,7 @@
 // the socket use the one pair of maps, so a payload or ack that drifts from the schemas fails typecheck.
 import type { Server } from "socket.io";
 import type { Socket } from "socket.io-client";
-import type { ClientEventResult, ClientToServerEvents, ServerToClientEvents } from "./socket-events";
+import { outputText, type ClientEventResult, type ClientToServerEvents, type ServerToClientEvents } from "./socket-events";
 
 declare const io: Server<ClientToServerEvents, ServerToClientEvents>;
 declare const client: Socket<ServerToClientEvents, ClientToServerEvents>;
@@ -26,6 +26,10 @@ io.on("connection", (socket) => {
   socket.emit("run:output", { runId: "r", stream: "combined", offset: 0, data: "hi" });
   // @ts-expect-error offset is a number of bytes
   socket.emit("run:output", { runId: "r", stream: "stdout", offset: "0", data: "hi" });
+  // A subscriber that asked for binary output gets the bytes.
+  socket.emit("run:output", { runId: "r", stream: "stdout", offset: 0, data: new Uint8Array([104, 105]) });
+  // @ts-expect-error output data is text or bytes
+  socket.emit("process:output", { sessionId: "s", processId: "p", stream: "combined", offset: 0, data: 104 });
   socket.emit("terminal:output", { terminalId: "t", offset: 0, data: new Uint8Array([104]) }, () => undefined);
   // @ts-expect-error terminal output is bytes, not text
   socket.emit("terminal:output", { terminalId: "t", offset: 0, data: "h" }, () => undefined);
@@ -63,6 +67,15 @@ client.on("run:status", (event) => {
   void outcome;
   // @ts-expect-error run:status carries no output
   void event.data;
+});
+client.emit("run:subscribe", { runId: "r", offset: 0, encoding: "binary" });
+// @ts-expect-error output comes as text or binary
+client.emit("process:subscribe", { sessionId: "s", processId: "p", encoding: "base64" });
+client.on("run:output", (event) => {
+  const text: string = outputText(event.data);
+  // @ts-expect-error data may be bytes: read it through outputText / outputBytes
+  const raw: string = event.data;
+  void [text, raw];
 });
 client.on("terminal:output", (event, ack) => {
   const bytes: Uint8Array | ArrayBuffer = event.data;

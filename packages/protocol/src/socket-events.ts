@@ -45,14 +45,23 @@ export const ToolCallEventSchema = z.object({
 });
 export type ToolCallEvent = z.infer<typeof ToolCallEventSchema>;
 
+/**
+ * How a subscriber wants its output events' `data`: `text` (a string of whole UTF-8 characters, the default) or
+ * `binary` (the log's bytes as a binary attachment, still cut at whole characters): no JSON string to parse or
+ * decode on either end, one buffer shared by every follower of a log, and bytes a client can hash against the log.
+ */
+export const OutputEncodingSchema = z.enum(["text", "binary"]);
+export type OutputEncoding = z.infer<typeof OutputEncodingSchema>;
+
 /** `process:subscribe`: `offset` is a byte offset in the process's combined log. */
-export const ProcessSubscribeSchema = z.object({ sessionId: Id, processId: Id, offset: Offset.default(0) });
+export const ProcessSubscribeSchema = z.object({ sessionId: Id, processId: Id, offset: Offset.default(0), encoding: OutputEncodingSchema.default("text") });
 export type ProcessSubscribe = z.input<typeof ProcessSubscribeSchema>;
 
 /** `run:subscribe`: one offset for both streams (0 = from the start), or one per stream. */
 export const RunSubscribeSchema = z.object({
   runId: Id,
   offset: z.union([Offset, z.object({ stdout: Offset.default(0), stderr: Offset.default(0) })]).default(0),
+  encoding: OutputEncodingSchema.default("text"),
 });
 export type RunSubscribe = z.input<typeof RunSubscribeSchema>;
 
@@ -94,6 +103,19 @@ export type TerminalCloseResult = z.infer<typeof TerminalCloseResultSchema>;
 /** `data` is whole UTF-8 characters; `offset` is the chunk's byte offset within its own stream. */
 export const RunOutputEventSchema = z.object({ runId: z.string(), stream: z.enum(["stdout", "stderr"]), offset: Offset, data: z.string() });
 export type RunOutputEvent = z.infer<typeof RunOutputEventSchema>;
+/**
+ * An output event's `data` in either encoding: text, or to a subscriber that asked for `encoding: "binary"` the
+ * bytes from `offset`, whole characters, as a binary attachment (the runner sends a Buffer; a browser's socket.io
+ * client hands over an ArrayBuffer). outputText / outputBytes read either.
+ */
+export const OutputDataSchema = z.union([
+  z.string(),
+  z.custom<Uint8Array | ArrayBuffer>((value) => value instanceof Uint8Array || value instanceof ArrayBuffer, "must be text or bytes"),
+]);
+export type OutputData = z.infer<typeof OutputDataSchema>;
+/** `run:output` as it travels: `data` in the subscriber's encoding. */
+export const RunOutputWireEventSchema = RunOutputEventSchema.extend({ data: OutputDataSchema });
+export type RunOutputWireEvent = z.infer<typeof RunOutputWireEventSchema>;
 export const RunStatusEventSchema = z.object({
   runId: z.string(),
   sessionId: z.string(),
@@ -114,6 +136,21 @@ export const ProcessOutputEventSchema = z.object({
   data: z.string(),
 });
 export type ProcessOutputEvent = z.infer<typeof ProcessOutputEventSchema>;
+/** `process:output` as it travels: `data` in the subscriber's encoding. */
+export const ProcessOutputWireEventSchema = ProcessOutputEventSchema.extend({ data: OutputDataSchema });
+export type ProcessOutputWireEvent = z.infer<typeof ProcessOutputWireEventSchema>;
+
+/** An output event's `data` as bytes, in either encoding (text is UTF-8 encoded). */
+export function outputBytes(data: OutputData): Uint8Array {
+  if (typeof data === "string") return new TextEncoder().encode(data);
+  return data instanceof Uint8Array ? data : new Uint8Array(data);
+}
+
+const utf8 = new TextDecoder();
+/** An output event's `data` as text, in either encoding: a binary event is whole characters, so it decodes alone. */
+export function outputText(data: OutputData): string {
+  return typeof data === "string" ? data : utf8.decode(data);
+}
 export const ProcessStatusEventSchema = z.object({
   sessionId: z.string(),
   processId: z.string(),
@@ -154,10 +191,10 @@ export const CLIENT_EVENT_PAYLOADS = {
 
 /** Every server → client event's payload schema, by event name. */
 export const SERVER_EVENT_PAYLOADS = {
-  "run:output": RunOutputEventSchema,
+  "run:output": RunOutputWireEventSchema,
   "run:status": RunStatusEventSchema,
   "run:started": RunStartedEventSchema,
-  "process:output": ProcessOutputEventSchema,
+  "process:output": ProcessOutputWireEventSchema,
   "process:status": ProcessStatusEventSchema,
   "file:changed": FileChangedEventSchema,
   "session:status": SessionStatusEventSchema,
@@ -192,10 +229,11 @@ export interface ClientToServerEvents {
 
 /** Runner → browser. */
 export interface ServerToClientEvents {
-  "run:output": (event: RunOutputEvent) => void;
+  /** `data` is text, or bytes to a subscriber that asked for `encoding: "binary"` (outputText/outputBytes read either). */
+  "run:output": (event: RunOutputWireEvent) => void;
   "run:status": (event: RunStatusEvent) => void;
   "run:started": (event: RunStartedEvent) => void;
-  "process:output": (event: ProcessOutputEvent) => void;
+  "process:output": (event: ProcessOutputWireEvent) => void;
   "process:status": (event: ProcessStatusEvent) => void;
   "file:changed": (event: FileChangedEvent) => void;
   "session:status": (event: SessionStatusEvent) => void;

@@ -7,15 +7,16 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Server } from "socket.io";
 import { io as connect, type Socket as ClientSocket } from "socket.io-client";
+import type { OutputEncoding } from "@berth/protocol";
 import { RunLogs } from "../runs/run-logs";
 import { LogFanOut } from "./log-fan-out";
 
 const RUN = "run_fanout";
 const CHUNK = 64 * 1024;
 
-type Client = { socket: ClientSocket; received: Buffer[]; next: number; errors: string[] };
+type Client = { socket: ClientSocket; received: Buffer[]; next: number; errors: string[]; kinds: Set<string> };
 
-/** A real socket.io server whose every connection follows one run's stdout through one LogFanOut. */
+/** A real socket.io server whose every connection follows one run's stdout through one LogFanOut, in the encoding its handshake asks for. */
 async function setUp() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-fan-out-"));
   const logs = new RunLogs(RunLogs.dirFor(dataDir, RUN));
@@ -31,17 +32,19 @@ async function setUp() {
     to.emit("run:output", { runId: RUN, stream: "stdout", offset, data }),
   );
   io.on("connection", (socket) => {
-    const { follower } = fanOut.follow(socket, Number(socket.handshake.auth.offset ?? 0));
+    const auth = socket.handshake.auth as { offset?: number; encoding?: OutputEncoding };
+    const { follower } = fanOut.follow(socket, Number(auth.offset ?? 0), auth.encoding ?? "text");
     socket.on("disconnect", () => fanOut.unfollow(follower));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const clients: Client[] = [];
-  const join = async (offset = 0): Promise<Client> => {
-    const socket = connect(url, { transports: ["websocket"], forceNew: true, auth: { offset } });
-    const client: Client = { socket, received: [], next: offset, errors: [] };
-    socket.on("run:output", (event: { offset: number; data: string }) => {
+  const join = async (offset = 0, encoding: OutputEncoding = "text"): Promise<Client> => {
+    const socket = connect(url, { transports: ["websocket"], forceNew: true, auth: { offset, encoding } });
+    const client: Client = { socket, received: [], next: offset, errors: [], kinds: new Set() };
+    socket.on("run:output", (event: { offset: number; data: string | Buffer }) => {
       if (event.offset !== client.next) client.errors.push(`offset ${event.offset}, expected ${client.next}`);
+      client.kinds.add(typeof event.data === "string" ? "text" : "bytes");
       const bytes = Buffer.from(event.data);
       client.received.push(bytes);
       client.next = event.offset + bytes.length;
@@ -76,10 +79,12 @@ afterEach(async () => {
   current = null;
 });
 
-describe("LogFanOut", () => {
+const kind = (encoding: OutputEncoding) => (encoding === "binary" ? "bytes" : "text");
+
+describe.each(["text", "binary"] as const)("LogFanOut, %s output", (encoding) => {
   it("encodes each live chunk once for every caught-up client, and each gets every byte at its offset", async () => {
     const t = (current = await setUp());
-    const clients = await Promise.all(Array.from({ length: 10 }, () => t.join()));
+    const clients = await Promise.all(Array.from({ length: 10 }, () => t.join(0, encoding)));
     const before = t.encoded();
     // Output at the pace a reader keeps up with (a burst faster than the network is the next test's case).
     for (let i = 0; i < 20; i++) {
@@ -91,13 +96,14 @@ describe("LogFanOut", () => {
     for (const client of clients) {
       expect(client.errors).toEqual([]);
       expect(sha(client.received)).toBe(stored);
+      expect([...client.kinds]).toEqual([kind(encoding)]);
     }
   });
 
   it("replays a client from an old offset, then it follows live without a gap or a duplicate", async () => {
     const t = (current = await setUp());
     for (let i = 0; i < 40; i++) t.print(chunk(i));
-    const late = await t.join(3 * CHUNK + 5);
+    const late = await t.join(3 * CHUNK + 5, encoding);
     for (let i = 40; i < 45; i++) t.print(chunk(i));
     await until(() => late.next === 45 * CHUNK, "the late client to reach the end");
     expect(late.errors).toEqual([]);
@@ -107,8 +113,8 @@ describe("LogFanOut", () => {
 
   it("a client that stops reading falls behind without holding up the others, then catches up from disk", async () => {
     const t = (current = await setUp());
-    const fast = await t.join();
-    const slow = await t.join();
+    const fast = await t.join(0, encoding);
+    const slow = await t.join(0, encoding);
     // Stop reading the slow client's TCP socket: the runner's queue for it grows until it leaves the room.
     const tcp = (slow.socket.io.engine.transport as unknown as { ws: { _socket: { pause(): void; resume(): void } } }).ws._socket;
     tcp.pause();
@@ -129,5 +135,45 @@ describe("LogFanOut", () => {
     // Caught up, it is back in the live room: the next chunk reaches both.
     t.print(chunk(total));
     await until(() => fast.next === (total + 1) * CHUNK && slow.next === (total + 1) * CHUNK, "the next live chunk");
+  });
+});
+
+describe("LogFanOut, text and binary followers of one log", () => {
+  it("each gets every chunk in its own encoding, one encode per chunk and encoding", async () => {
+    const t = (current = await setUp());
+    const texts = await Promise.all(Array.from({ length: 3 }, () => t.join(0, "text")));
+    const binaries = await Promise.all(Array.from({ length: 3 }, () => t.join(0, "binary")));
+    const before = t.encoded();
+    for (let i = 0; i < 10; i++) {
+      t.print(chunk(i));
+      await until(() => [...texts, ...binaries].every((c) => c.next === (i + 1) * CHUNK), `every client to get chunk ${i}`);
+    }
+    expect(t.encoded() - before).toBe(20);
+    const stored = sha([fs.readFileSync(RunLogs.pathFor(t.dataDir, RUN, "stdout"))]);
+    for (const client of [...texts, ...binaries]) {
+      expect(client.errors).toEqual([]);
+      expect(sha(client.received)).toBe(stored);
+    }
+    expect(texts.every((c) => c.kinds.has("text") && c.kinds.size === 1)).toBe(true);
+    expect(binaries.every((c) => c.kinds.has("bytes") && c.kinds.size === 1)).toBe(true);
+  });
+
+  it("a binary follower gets bytes that are not UTF-8 exactly as logged, live and replayed", async () => {
+    const t = (current = await setUp());
+    const live = await t.join(0, "binary");
+    const text = await t.join(0, "text");
+    // Valid text around a stray byte and a truncated character (what a program may print).
+    const printed = [Buffer.from("before\n"), Buffer.from([0x61, 0xff, 0x62, 0xe2, 0x82, 0x0a]), Buffer.from("after ✓\n")];
+    for (const data of printed) t.print(data);
+    const total = Buffer.concat(printed);
+    await until(() => live.next === total.length && text.next > 0, "both clients to get the output");
+    await until(() => text.received.join("").includes("after"), "the text client to get the last line");
+    expect(live.errors).toEqual([]);
+    expect(Buffer.concat(live.received).equals(total)).toBe(true);
+    // Text is whole characters: the bad bytes arrive as U+FFFD, the offsets still those of the log.
+    expect(Buffer.concat(text.received).toString()).toContain("\uFFFD");
+    const replayed = await t.join(0, "binary");
+    await until(() => replayed.next === total.length, "the replayed client to reach the end");
+    expect(Buffer.concat(replayed.received).equals(total)).toBe(true);
   });
 });

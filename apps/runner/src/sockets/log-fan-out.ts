@@ -1,28 +1,39 @@
 import type { BroadcastOperator, Server, Socket } from "socket.io";
-import type { ServerToClientEvents } from "@berth/protocol";
+import type { OutputEncoding, ServerToClientEvents } from "@berth/protocol";
 import type { LogStream } from "../runs/run-logs";
-import { LogFollower } from "./log-follower";
+import { LogFollower, type OutputPayload } from "./log-follower";
 
 /** Where an output event goes: one socket (a catch-up) or the room of caught-up followers (a live chunk). */
 export type OutputTarget = Pick<BroadcastOperator<ServerToClientEvents, unknown>, "emit">;
 
 /**
- * The followers of one log. A live chunk is encoded once and broadcast to the room of followers that are
- * caught up (socket.io's adapter encodes a broadcast once and shares one WebSocket frame among its sockets);
- * one whose queue has grown, or that is not at the chunk's offset, leaves the room first and catches up
- * from disk on its own (LogFollower). Never `volatile`: a dropped packet would be a gap no one knows of.
+ * The live chunk's bytes as they are in the log, from its text: only when decoding replaced nothing (no U+FFFD),
+ * so encoding the text gives back exactly the bytes read. Otherwise null, and binary followers read the file.
+ */
+function exactBytes(data: string, bytes: number): Buffer | null {
+  if (data.includes("\uFFFD")) return null;
+  const chunk = Buffer.from(data, "utf8");
+  return chunk.length === bytes ? chunk : null;
+}
+
+/**
+ * The followers of one log. A live chunk is encoded once per encoding and broadcast to the room of followers
+ * that are caught up in it (socket.io's adapter encodes a broadcast once and shares it among its sockets; a
+ * binary chunk is one Buffer every socket's frame points at, with no JSON string and no UTF-8 encode per
+ * socket); one whose queue has grown, or that is not at the chunk's offset, leaves the room first and catches
+ * up from disk on its own (LogFollower). Never `volatile`: a dropped packet would be a gap no one knows of.
  */
 export class LogFanOut {
   private readonly followers = new Set<LogFollower>();
-  private readonly room: string;
+  private readonly rooms: Record<OutputEncoding, string>;
 
   constructor(
     private readonly io: Server,
     key: string,
     private readonly source: { dataDir: string; runId: string; stream: LogStream },
-    private readonly send: (to: OutputTarget, offset: number, data: string) => void,
+    private readonly send: (to: OutputTarget, offset: number, data: OutputPayload) => void,
   ) {
-    this.room = `log:${key}`;
+    this.rooms = { text: `log:${key}`, binary: `log:${key}:binary` };
   }
 
   get size(): number {
@@ -30,8 +41,9 @@ export class LogFanOut {
   }
 
   /** Starts following from `offset`: replay from disk, then live. Returns the follower and the offset replayed to. */
-  follow(socket: Socket, offset: number): { follower: LogFollower; sent: number } {
-    const follower = new LogFollower(socket, { ...this.source, room: this.room }, offset, (at, data) => this.send(socket, at, data));
+  follow(socket: Socket, offset: number, encoding: OutputEncoding = "text"): { follower: LogFollower; sent: number } {
+    const log = { ...this.source, room: this.rooms[encoding], encoding };
+    const follower = new LogFollower(socket, log, offset, (at, data) => this.send(socket, at, data));
     this.followers.add(follower);
     return { follower, sent: follower.start() };
   }
@@ -41,17 +53,25 @@ export class LogFanOut {
     this.followers.delete(follower);
   }
 
-  /** A chunk just appended to the log (already on disk); `bytes` is its length in the file. */
-  push(offset: number, data: string, bytes: number): void {
-    let anyLive = false;
+  /**
+   * A chunk just appended to the log (already on disk): `data` is its whole characters, `bytes` their length in
+   * the file. `raw`, when the caller has them, are those bytes as written; without them, binary followers get
+   * the text encoded again when that is exact, and read the file when it is not (bytes that were not UTF-8).
+   */
+  push(offset: number, data: string, bytes: number, raw?: Uint8Array): void {
+    const live = new Set<OutputEncoding>();
     for (const follower of this.followers) {
       if (!follower.live) continue;
-      if (follower.keepsUp(offset)) anyLive = true;
+      if (follower.keepsUp(offset)) live.add(follower.encoding);
       else follower.fallBehind();
     }
-    if (!anyLive) return;
+    if (live.has("binary")) {
+      const chunk = raw ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength) : exactBytes(data, bytes);
+      if (chunk) this.send(this.io.local.to(this.rooms.binary), offset, chunk);
+      else for (const follower of this.followers) if (follower.live && follower.encoding === "binary") follower.fallBehind();
+    }
     // Local: the runner that writes a log is the one whose followers read it (their offsets are its files').
-    this.send(this.io.local.to(this.room), offset, data);
+    if (live.has("text")) this.send(this.io.local.to(this.rooms.text), offset, data);
     for (const follower of this.followers) if (follower.live) follower.sent += bytes;
   }
 }

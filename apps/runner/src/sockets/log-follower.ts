@@ -1,6 +1,6 @@
 import type { Socket } from "socket.io";
 import { LogReader, type LogStream } from "../runs/run-logs";
-import { utf8Boundary } from "@berth/protocol";
+import { utf8Boundary, type OutputEncoding } from "@berth/protocol";
 
 /**
  * Packets a caught-up client may have queued before it counts as behind. They are the room's broadcasts, one
@@ -12,8 +12,11 @@ export const MAX_LIVE_QUEUED_PACKETS = 64;
 const CATCH_UP_QUEUED_BYTES = 128 * 1024;
 /** One read (and one event) of a catch-up: twice an agent chunk, through a handle kept open. */
 const CATCH_UP_READ = 128 * 1024;
-/** Read into and turned into a string at once, so one buffer serves every follower. */
+/** Read into and turned into an event's own string or bytes at once, so one buffer serves every follower. */
 const scratch = Buffer.allocUnsafe(CATCH_UP_READ);
+
+/** An output event's `data` as the runner sends it: text, or the log's bytes for a follower that asked for `binary`. */
+export type OutputPayload = string | Buffer;
 
 /** engine.io's per-connection queue of packets not yet handed to the transport. */
 function queueOf(socket: Socket): { data?: string | Buffer }[] {
@@ -30,8 +33,9 @@ export interface FollowedLog {
   dataDir: string;
   runId: string;
   stream: LogStream;
-  /** The room of this log's caught-up followers (LogFanOut sends each chunk to it once). */
+  /** The room of this log's caught-up followers in this follower's encoding (LogFanOut sends each chunk to it once). */
   room: string;
+  encoding: OutputEncoding;
 }
 
 /**
@@ -53,9 +57,13 @@ export class LogFollower {
     readonly socket: Socket,
     private readonly log: FollowedLog,
     public sent: number,
-    private readonly emit: (offset: number, data: string) => void,
+    private readonly emit: (offset: number, data: OutputPayload) => void,
   ) {
     socket.conn.on("drain", this.onDrain);
+  }
+
+  get encoding(): OutputEncoding {
+    return this.log.encoding;
   }
 
   /** Replays from the client's offset; joins the room once it reaches the end. The offset it got to. */
@@ -113,7 +121,8 @@ export class LogFollower {
       const end = utf8Boundary(scratch.subarray(0, read)) || read;
       const offset = this.sent;
       this.sent += end;
-      this.emit(offset, scratch.toString("utf8", 0, end));
+      // Copied out of the scratch buffer: a binary event's bytes wait in the socket's queue until they are sent.
+      this.emit(offset, this.log.encoding === "binary" ? Buffer.from(scratch.subarray(0, end)) : scratch.toString("utf8", 0, end));
     }
   }
 }

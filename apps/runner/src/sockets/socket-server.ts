@@ -10,6 +10,7 @@ import {
   SessionRefSchema,
   ToolCallEventSchema,
   type ClientEventResult,
+  type OutputEncoding,
   type ClientToServerEvents,
   type ServerToClientEvents,
   type ToolResult,
@@ -26,7 +27,7 @@ import { SessionOwners, ownApprovalsRoom, ownRunsRoom } from "./session-owners";
 import type { LogStream } from "../runs/run-logs";
 import type { RunLogStore } from "../cluster/run-log-store";
 import { LogFanOut, type OutputTarget } from "./log-fan-out";
-import type { LogFollower } from "./log-follower";
+import type { LogFollower, OutputPayload } from "./log-follower";
 import { registerTerminalEvents, type TerminalService } from "../terminals";
 import { cancelRun, type CancelRunDeps } from "../runs/cancel-run";
 import type { SessionService } from "../sessions/session-service";
@@ -177,12 +178,18 @@ function handleConnection(io: BerthServer, socket: BerthServerSocket, deps: Para
    * Starts following a log from `offset`: replay from disk, then live, in one synchronous step. `send` is the
    * log's event, to one socket or to its room (the same payload for every follower of the log).
    */
-  const follow = (key: string, source: { runId: string; stream: LogStream }, offset: number, send: (to: OutputTarget, offset: number, data: string) => void): number => {
+  const follow = (
+    key: string,
+    source: { runId: string; stream: LogStream },
+    offset: number,
+    encoding: OutputEncoding,
+    send: (to: OutputTarget, offset: number, data: OutputPayload) => void,
+  ): number => {
     // A second subscribe to the same log replaces the first (a client re-subscribing after a gap).
     unfollow(key);
     let fanOut = followers.get(key);
     if (!fanOut) followers.set(key, (fanOut = new LogFanOut(io, key, { dataDir: deps.dataDir, ...source }, send)));
-    const { follower, sent } = fanOut.follow(socket, offset);
+    const { follower, sent } = fanOut.follow(socket, offset, encoding);
     mine.set(key, follower);
     return sent;
   };
@@ -248,7 +255,7 @@ function handleConnection(io: BerthServer, socket: BerthServerSocket, deps: Para
     authorize(principal, "run", "logs", { id: run.id, ownerId: session.ownerId });
     // Before following: this runner's files hold the log, and its chunks reach this runner's fan-out.
     await deps.logs?.ready(run);
-    const sent = follow(`process:${input.sessionId}:${input.processId}`, { runId: run.id, stream: "combined" }, input.offset, (to, offset, data) =>
+    const sent = follow(`process:${input.sessionId}:${input.processId}`, { runId: run.id, stream: "combined" }, input.offset, input.encoding, (to, offset, data) =>
       to.emit("process:output", { sessionId: input.sessionId, processId: input.processId, stream: "combined", offset, data }),
     );
     return { processId: input.processId, runId: run.id, offset: sent, status: run.status };
@@ -265,8 +272,12 @@ function handleConnection(io: BerthServer, socket: BerthServerSocket, deps: Para
     await deps.logs?.ready(run);
     const offsets = typeof input.offset === "number" ? { stdout: input.offset, stderr: input.offset } : input.offset;
     const sent = {
-      stdout: follow(`run:${run.id}:stdout`, { runId: run.id, stream: "stdout" }, offsets.stdout, (to, offset, data) => to.emit("run:output", { runId: run.id, stream: "stdout", offset, data })),
-      stderr: follow(`run:${run.id}:stderr`, { runId: run.id, stream: "stderr" }, offsets.stderr, (to, offset, data) => to.emit("run:output", { runId: run.id, stream: "stderr", offset, data })),
+      stdout: follow(`run:${run.id}:stdout`, { runId: run.id, stream: "stdout" }, offsets.stdout, input.encoding, (to, offset, data) =>
+        to.emit("run:output", { runId: run.id, stream: "stdout", offset, data }),
+      ),
+      stderr: follow(`run:${run.id}:stderr`, { runId: run.id, stream: "stderr" }, offsets.stderr, input.encoding, (to, offset, data) =>
+        to.emit("run:output", { runId: run.id, stream: "stderr", offset, data }),
+      ),
     };
     const current = (await deps.repos.runs.get(run.id)) ?? run;
     return { runId: run.id, offsets: sent, status: current.status, outcome: current.outcome, exitCode: current.exitCode };

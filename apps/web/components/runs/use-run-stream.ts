@@ -5,7 +5,8 @@ import { splitCombined } from "@/lib/log-lines";
 import type { LogTime } from "@/lib/log-times";
 import { sliceNew } from "@/lib/format";
 import { streamRunLog } from "@/lib/run-log-stream";
-import { getSocket, onEveryConnect, type RunOutputEvent, type RunStatusEvent } from "@/lib/socket";
+import { outputText } from "@berth/protocol";
+import { getSocket, onEveryConnect, type RunOutputWireEvent, type RunStatusEvent } from "@/lib/socket";
 
 export type OutputChunk = { stream: LogStream; text: string };
 /** `times`: when the bytes of `chunks` (joined, by UTF-8 offset) arrived: the runner's record, or for live output the moment it reached this page. */
@@ -40,7 +41,7 @@ export function useRunStream(runId: string | null): RunStream {
     let cancelled = false;
     let loaded = false;
     let finished = false;
-    const queue: RunOutputEvent[] = [];
+    const queue: RunOutputWireEvent[] = [];
     const socket = getSocket();
 
     /** `pageTimes`: [stream offset, ms] from the runner; without them the piece is stamped now (live output). */
@@ -99,13 +100,14 @@ export function useRunStream(runId: string | null): RunStream {
       setState((old) => ({ ...old, run, status: run.status, outcome: run.outcome, exitCode: run.exitCode }));
     };
 
-    const onOutput = (event: RunOutputEvent) => {
+    const onOutput = (event: RunOutputWireEvent) => {
       if (event.runId !== runId) return;
       if (!loaded) {
         queue.push(event);
         return;
       }
-      if (!append(event.stream, event.offset, event.data)) void catchUp().catch(() => undefined);
+      // Binary events (asked for below) are whole characters: one native decode, no JSON string to parse.
+      if (!append(event.stream, event.offset, outputText(event.data))) void catchUp().catch(() => undefined);
     };
     const onStatus = (event: RunStatusEvent) => {
       if (event.runId !== runId) return;
@@ -177,7 +179,7 @@ export function useRunStream(runId: string | null): RunStream {
 
     const stopConnect = onEveryConnect(socket, () => {
       const h = haveRef.current;
-      socket.emit("run:subscribe", { runId, offset: { stdout: h.stdout, stderr: h.stderr } });
+      socket.emit("run:subscribe", { runId, offset: { stdout: h.stdout, stderr: h.stderr }, encoding: "binary" });
     });
 
     // Safety net while the run is live (a missed event, a runner that streams elsewhere).
