@@ -262,7 +262,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   registerSessionRoutes(app, { sessions, tools });
   registerDownloadRoutes(app, { sessions, driver });
   registerRunRoutes(app, { repos, dataDir: env.dataDir, cancel: { runs: repos.runs, driver, events, activeRuns }, logs: logStore });
-  registerReceiptRoutes(app, { repos, dataDir: env.dataDir, receipts, webOrigin: env.webOrigin, approvals });
+  registerReceiptRoutes(app, { repos, dataDir: env.dataDir, receipts, webOrigin: env.webOrigin, approvals, logs: logStore });
   registerApprovalRoutes(app, { approvals, store: approvalStore });
   registerApprovalFileRoutes(app, { approvals, sessions, driver });
   registerPolicyRoutes(app, { repos, onChange: () => tools.invalidatePolicy() });

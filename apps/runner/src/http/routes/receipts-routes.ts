@@ -3,13 +3,25 @@ import { AppError, VerifyReceiptRequestSchema, type ReceiptKeys, type RotateRece
 import type { Repositories } from "@berth/db";
 import { authorize } from "../../auth/authorize";
 import type { ReceiptService } from "../../receipts/receipt-service";
+import type { RunLogStore } from "../../cluster/run-log-store";
 import { readLog } from "../../runs/run-logs";
 import { requirePrincipal } from "../build-server";
 import { parse } from "../validate";
 
 const SHARED_LOG_TAIL_BYTES = 64 * 1024;
 
-export function registerReceiptRoutes(app: FastifyInstance, deps: { repos: Pick<Repositories, "runs">; dataDir: string; receipts: ReceiptService; webOrigin: string; approvals?: { get(id: string): Promise<{ text: string } | undefined> } }): void {
+export function registerReceiptRoutes(
+  app: FastifyInstance,
+  deps: {
+    repos: Pick<Repositories, "runs">;
+    dataDir: string;
+    receipts: ReceiptService;
+    webOrigin: string;
+    approvals?: { get(id: string): Promise<{ text: string } | undefined> };
+    /** Makes this runner's files of a run hold its log before the share page's tail is read (another runner may have written it). */
+    logs: Pick<RunLogStore, "ready">;
+  },
+): void {
   app.get("/api/receipts/public-key", async () => deps.receipts.publicKey());
 
   // Public like public-key: every runner's keys, so a receipt sealed on any runner verifies anywhere.
@@ -71,6 +83,7 @@ export function registerReceiptRoutes(app: FastifyInstance, deps: { repos: Pick<
     const run = await deps.repos.runs.get(runId);
     // A receipt goes with its run (onDelete: Cascade): a link whose run is gone shows nothing.
     if (!run) throw new AppError({ code: "not_found", message: "This share link does not exist or was revoked" });
+    await deps.logs.ready(run);
     const tail = (stream: "stdout" | "stderr" | "combined") => {
       // combined is both streams in the order written (the share page's log view splits it back).
       const size = stream === "stdout" ? run.stdoutBytes : stream === "stderr" ? run.stderrBytes : run.stdoutBytes + run.stderrBytes;
