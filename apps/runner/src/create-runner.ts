@@ -219,7 +219,8 @@ export async function createRunner(env: Env): Promise<Runner> {
   leases.start();
   // After reconcile: what a crashed runner left running in an adopted container is stopped there and recorded;
   // only in the sessions this runner holds (another live runner's runs are its own).
-  const recoveryDeps = { repos, dataDir: env.dataDir, driver, receipts };
+  // A run another runner wrote is sealed from its log as the database holds it, copied here first.
+  const recoveryDeps = { repos, dataDir: env.dataDir, driver, receipts, completeLogs: (runId: string) => logStore.completeFromDatabase(runId) };
   const recovery = await recoverInterruptedRuns(recoveryDeps, { reason: "runner_restart", sessions: new Set(await repos.leases.recoverableBy(env.BERTH_RUNNER_ID)) });
   // A dead runner's sessions, once their lease lapses: taken over here, one compare-and-set each.
   const failover = new Failover({

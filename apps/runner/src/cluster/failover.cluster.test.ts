@@ -1,0 +1,174 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { io as connect, type Socket } from "socket.io-client";
+import { ChildRunner } from "../testing/child-runner";
+import { TEST_ADMIN_TOKEN, startTestRunner, type TestRunner } from "../testing/runner-test-kit";
+import { createTestDatabase, type TestDatabase } from "../testing/test-database";
+
+// Failover (docs/scale-out.md): runner A, a child process, is SIGKILLed mid-run; runner B, on the same PostgreSQL
+// and Redis, takes A's session over once its lease lapses: the same container and workspace, the run that was in
+// flight ended `interrupted` with the failover cause and a receipt that verifies, the terminal ended with a cause.
+const LEASE_MS = 5_000;
+const REDIS_URL = process.env["BERTH_TEST_REDIS_URL"] ?? "";
+
+type ToolReply = { ok: boolean; output?: string; details?: Record<string, unknown> };
+type RunReply = { run: { id: string; status: string; outcome: string | null; cause: string | null; stdoutBytes: number; receiptId: string | null } };
+type Receipt = { body: { logs: { name: string; sha256: string; bytes: number }[]; outcome: string } };
+type Ack<T> = { error: { code: string; message: string } | null; result: T };
+
+let database: TestDatabase;
+let a: ChildRunner;
+let b: TestRunner;
+let scratch: string;
+const sockets: Socket[] = [];
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor(what: string, check: () => Promise<boolean> | boolean, ms = 30_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+function call<T>(socket: Socket, event: string, payload: unknown): Promise<Ack<T>> {
+  return new Promise((resolve) => socket.emit(event, payload, (error: Ack<T>["error"], result: T) => resolve({ error, result })));
+}
+
+async function browserSocket(url: string, cookie: string): Promise<Socket> {
+  const socket = connect(url, { extraHeaders: { cookie }, transports: ["websocket"], forceNew: true, reconnection: false });
+  sockets.push(socket);
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", () => resolve());
+    socket.once("connect_error", reject);
+  });
+  return socket;
+}
+
+beforeAll(async () => {
+  if (!REDIS_URL || !process.env["BERTH_TEST_POSTGRES_URL"]) throw new Error("the cluster tests need BERTH_TEST_POSTGRES_URL and BERTH_TEST_REDIS_URL (npm test's setup starts both servers)");
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), "berth-failover-test-"));
+  database = createTestDatabase(scratch);
+  const suffix = `${process.pid % 100_000}-${crypto.randomBytes(3).toString("hex")}`;
+  // The secret lets the runners forward to each other (A, started again at the end, forwards to B).
+  const env = { BERTH_SESSION_LEASE_MS: String(LEASE_MS), BERTH_REDIS_URL: REDIS_URL, BERTH_CLUSTER_SECRET: crypto.randomBytes(32).toString("hex") };
+  a = await ChildRunner.create({ runnerId: `fo-a-${suffix}`, env, database });
+  b = await startTestRunner({ runnerId: `fo-b-${suffix}`, database, env });
+});
+
+afterAll(async () => {
+  for (const socket of sockets) socket.disconnect();
+  // A is started again to delete the sessions it listed (forwarded to B, which holds them now).
+  await a?.close().catch(() => undefined);
+  await b?.close().catch(() => undefined);
+  database?.drop();
+  fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+describe("failover between two runners", () => {
+  it("B adopts A's session after A is killed: same workspace, run interrupted with the failover cause and a verified receipt, terminal ended with a cause", async () => {
+    const session = (await a.api<{ id: string }>("POST", "/api/sessions", { autonomy: "trusted" })).body.id;
+    const wrote = await a.api<ToolReply>("POST", `/api/sessions/${session}/tools/write_file`, {
+      args: { path: "before-kill.txt", content: "written through A\n" },
+    });
+    expect(wrote.body.ok).toBe(true);
+    await a.api<ToolReply>("POST", `/api/sessions/${session}/tools/write_file`, {
+      args: { path: "slow.sh", content: "i=0; while true; do echo failover-rs-$i; i=$((i+1)); sleep 0.05; done\n" },
+    });
+
+    // A terminal opened through A, with output.
+    const minted = await a.api<{ secret: string }>("POST", "/api/browser-sessions", { userAgent: "failover test" });
+    const cookie = `berth_browser=${minted.body.secret}`;
+    const ide = await browserSocket(a.url, cookie);
+    const opened = await call<{ terminalId: string; runId: string }>(ide, "terminal:open", { sessionId: session, cols: 80, rows: 24 });
+    expect(opened.error).toBeNull();
+    let shownTerminal = "";
+    ide.on("terminal:output", (event: { data: Buffer }, ack: () => void) => {
+      shownTerminal += Buffer.from(event.data).toString("utf8");
+      ack();
+    });
+    expect((await call(ide, "terminal:attach", { terminalId: opened.result.terminalId, offset: 0 })).error).toBeNull();
+    await call(ide, "terminal:input", { terminalId: opened.result.terminalId, data: "echo term-$((6*7))\r" });
+    await waitFor("the terminal's output", () => shownTerminal.includes("term-42"));
+
+    // A run in flight when A dies: its HTTP reply never comes.
+    void a.api("POST", `/api/sessions/${session}/tools/run_script`, { args: { interpreter: "bash", script: "slow.sh" } }).catch(() => undefined);
+    let runId = "";
+    await waitFor("the run_script run to print", async () => {
+      const { body } = await b.api<{ runs: { id: string; tool: string; stdoutBytes: number }[] }>("GET", `/api/runs?sessionId=${session}`);
+      runId = body.runs.find((r) => r.tool === "run_script")?.id ?? "";
+      if (!runId) return false;
+      const log = await fetch(`${b.url}/api/runs/${runId}/logs?stream=stdout&download=1`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+      return (await log.text()).includes("failover-rs-20\n");
+    });
+
+    await a.kill();
+    const killedAt = Date.now();
+
+    // B holds the session once A's lease lapsed and B's sweep won it; then a tool call through B works on the
+    // same workspace (B serves it itself: no forwarding to a runner that is gone).
+    let readBack: ToolReply | null = null;
+    await waitFor(
+      "a tool call through B after the take-over",
+      async () => {
+        const reply = await b.api<ToolReply>("POST", `/api/sessions/${session}/tools/read_file`, { args: { path: "before-kill.txt" } });
+        readBack = reply.status === 200 && reply.body.ok ? reply.body : null;
+        return readBack !== null;
+      },
+      LEASE_MS + 15_000,
+    );
+    const usableAfterMs = Date.now() - killedAt;
+    process.stdout.write(`failover: session usable through B ${usableAfterMs} ms after A was killed (lease ${LEASE_MS} ms)\n`);
+    expect(readBack!.output).toContain("written through A");
+    const detail = await b.api<{ session: { status: string } } & { status?: string }>("GET", `/api/sessions/${session}`);
+    expect(detail.status).toBe(200);
+
+    // The run that was in flight: interrupted, the failover named, its receipt from the log as stored.
+    await waitFor("the run to be ended by the failover", async () => (await b.api<RunReply>("GET", `/api/runs/${runId}`)).body.run.status !== "running");
+    const { body: ended } = await b.api<RunReply>("GET", `/api/runs/${runId}`);
+    expect(ended.run).toMatchObject({ status: "interrupted", outcome: "interrupted" });
+    expect(ended.run.cause).toMatch(/^runner_failover: killed in its sandbox at failover from runner fo-a-/);
+    const stored = Buffer.from(await (await fetch(`${b.url}/api/runs/${runId}/logs?stream=stdout&download=1`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).arrayBuffer());
+    expect(stored.toString()).toContain("failover-rs-20\n");
+    expect(ended.run.stdoutBytes).toBe(stored.length);
+    const receipt = (await b.api<Receipt>("GET", `/api/receipts/${ended.run.receiptId}`)).body;
+    expect(receipt.body.outcome).toBe("interrupted");
+    expect(receipt.body.logs.find((l) => l.name === "stdout")).toEqual({
+      name: "stdout",
+      sha256: crypto.createHash("sha256").update(stored).digest("hex"),
+      bytes: stored.length,
+    });
+    expect((await b.api<{ valid: boolean }>("POST", "/api/receipts/verify", { receipt })).body).toEqual({ valid: true });
+    // The script no longer runs in the container.
+    const ps = await b.api<ToolReply>("POST", `/api/sessions/${session}/tools/bash`, { args: { action: "exec", command: "ps -eo args | grep -c '[s]low.sh' || true" } });
+    expect(String(ps.body.details?.["stdout"]).trim()).toBe("0");
+
+    // The terminal: its shell was hung up and its run ended with the failover cause (its transcript kept).
+    const { body: terminalRun } = await b.api<RunReply>("GET", `/api/runs/${opened.result.runId}`);
+    expect(terminalRun.run).toMatchObject({ status: "interrupted", outcome: "interrupted" });
+    expect(terminalRun.run.cause).toMatch(/^runner_failover: /);
+    expect(terminalRun.run.receiptId).toBeTruthy();
+    // A new terminal through B works in the same container.
+    const again = await browserSocket(b.url, cookie);
+    const reopened = await call<{ terminalId: string }>(again, "terminal:open", { sessionId: session, cols: 80, rows: 24 });
+    expect(reopened.error).toBeNull();
+    let shownAgain = "";
+    again.on("terminal:output", (event: { data: Buffer }, ack: () => void) => {
+      shownAgain += Buffer.from(event.data).toString("utf8");
+      ack();
+    });
+    expect((await call(again, "terminal:attach", { terminalId: reopened.result.terminalId, offset: 0 })).error).toBeNull();
+    await call(again, "terminal:input", { terminalId: reopened.result.terminalId, data: "cat before-kill.txt\r" });
+    await waitFor("the new terminal's output", () => shownAgain.includes("written through A"));
+
+    // A started again leaves B's session alone: its reconcile sees B's lease, and a call through A is forwarded to B.
+    await a.start();
+    const throughA = await a.api<ToolReply>("POST", `/api/sessions/${session}/tools/read_file`, { args: { path: "before-kill.txt" } });
+    expect(throughA.body.ok).toBe(true);
+    expect(throughA.body.output).toContain("written through A");
+  });
+});
