@@ -40,12 +40,14 @@ function receipt(seq: number, runId: string, digest: string, prevDigest: string 
 }
 
 describe("ReceiptRepository", () => {
-  it("keeps a chain head per signing key and reads receipts back by id, run and digest", async () => {
-    expect(await t.repos.receipts.chainHead(KEY_ID)).toBeNull();
+  it("keeps a chain head per runner's signing keys and reads receipts back by id, run and digest", async () => {
+    expect(await t.repos.receipts.ledgerHead([KEY_ID])).toBeNull();
     await t.repos.receipts.store("run_0", receipt(0, "run_0", hex("a"), null));
     await t.repos.receipts.store("run_1", receipt(1, "run_1", hex("b"), hex("a")));
-    expect(await t.repos.receipts.chainHead(KEY_ID)).toEqual({ seq: 1, digest: hex("b") });
-    expect(await t.repos.receipts.chainHead("fedcba9876543210")).toBeNull();
+    expect(await t.repos.receipts.ledgerHead([KEY_ID])).toEqual({ seq: 1, digest: hex("b"), ledgerId: "ledger" });
+    expect(await t.repos.receipts.ledgerHead(["fedcba9876543210"])).toBeNull();
+    // A runner's ledger runs across its keys (a rotation): the head is its newest receipt under any of them.
+    expect(await t.repos.receipts.ledgerHead(["fedcba9876543210", KEY_ID])).toEqual({ seq: 1, digest: hex("b"), ledgerId: "ledger" });
     expect(await t.repos.receipts.get("rcpt_1")).toMatchObject({
       runId: "run_1",
       sessionId: "ses_a",

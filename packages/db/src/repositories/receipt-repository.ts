@@ -7,7 +7,7 @@ import { WriteBehind } from "./write-behind";
 const readReceipt = (json: string) => parseJsonColumn(ReceiptSchema, json, "receipt.json");
 
 /**
- * Sealed receipts (stored exactly as signed, in one hash chain per signing key) and their share links, of
+ * Sealed receipts (stored exactly as signed, in one hash chain per runner, across its signing keys) and their share links, of
  * which only the token's hash is stored.
  */
 export class ReceiptRepository {
@@ -16,13 +16,6 @@ export class ReceiptRepository {
     private readonly db: Database,
     private readonly writes = new WriteBehind(),
   ) {}
-
-  /** The newest receipt of a key's chain, where its next receipt links. */
-  async chainHead(keyId: string): Promise<{ seq: number; digest: string } | null> {
-    await this.writes.settled();
-    const last = await this.db.receipt.findFirst({ where: { keyId }, orderBy: { seq: "desc" }, select: { seq: true, digest: true } });
-    return last ?? null;
-  }
 
   /**
    * The newest receipt signed by any of `keyIds` (one runner's keys: its ledger goes on across rotations), with
