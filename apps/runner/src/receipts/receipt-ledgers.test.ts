@@ -124,4 +124,10 @@ describe("receipt ledgers on a shared database", () => {
     expect(await restored.verify(next.receipt)).toEqual({ valid: true });
     expect((await repos.runnerKeys.ofRunner("runner-g")).filter((k) => !k.retiredAt).map((k) => k.keyId)).toEqual([next.keyId]);
   });
+
+  it("refuses to start on a key another runner id published, saying how to rename a runner", async () => {
+    await openReceipts("runner-h");
+    const renamed = ReceiptService.open({ receipts: repos.receipts, runnerKeys: repos.runnerKeys, runnerId: "runner-i", dataDir: path.join(dataDir, "runner-h"), sandboxFacts: () => null, writes: repos.writes });
+    await expect(renamed).rejects.toThrow(/is published for runner runner-h, not runner-i \(BERTH_RUNNER_ID\): each runner needs a data dir of its own; to rename a runner, move its receipt-signing-key.pem aside/);
+  });
 });

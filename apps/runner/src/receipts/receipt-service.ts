@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import type { ReceiptRepository, RunnerKeyRepository, WriteBehind } from "@berth/db";
-import { Ledger, loadOrCreateSigningKey, rotateSigningKey, verifyReceiptWithKeys } from "@berth/receipts";
+import { Ledger, loadOrCreateSigningKey, rotateSigningKey, SIGNING_KEY_FILE, verifyReceiptWithKeys } from "@berth/receipts";
 import type { ReceiptSigner } from "@berth/receipts";
 import type { CallerKind, Receipt, ReceiptKey, RotateReceiptKeyResult, RunOutcome, SandboxPosture } from "@berth/protocol";
 import { AppError, ReceiptPlanSchema } from "@berth/protocol";
@@ -66,7 +66,7 @@ export class ReceiptService {
     if (known && known.runnerId !== runnerId) {
       throw new AppError({
         code: "internal",
-        message: `receipt signing key ${signer.keyId} in ${dataDir} is published for runner ${known.runnerId}, not ${runnerId} (BERTH_RUNNER_ID): each runner needs a data dir of its own`,
+        message: `receipt signing key ${signer.keyId} in ${dataDir} is published for runner ${known.runnerId}, not ${runnerId} (BERTH_RUNNER_ID): each runner needs a data dir of its own; to rename a runner, move its ${SIGNING_KEY_FILE} aside and it makes a new key (the old one stays published for what it signed)`,
       });
     }
     if (known?.retiredAt) {
