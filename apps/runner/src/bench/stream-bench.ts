@@ -2,15 +2,19 @@
 // Alternated rounds of one client alone (the baseline) and of 50 clients; each round is a new run. Checks every
 // client got every byte in order (sha256 against the log the runner stored), that a client which disconnects and
 // resumes from its offset misses nothing, and measures the fan-out, the runner's memory, and reading the finished
-// 100 MB log the way the IDE's run page does against the plain streamed download of it.
+// 100 MB log the way the IDE's run page does against the plain streamed download of it. The clients live in worker
+// threads (stream-bench-clients.mjs), so the bench's own JSON, hashing and sockets do not share one thread.
 //
-//   BENCH_ROUNDS   fan-out rounds of each kind (default 3)
+//   BENCH_ROUNDS          fan-out rounds of each kind (default 3)
+//   BENCH_CLIENT_THREADS  worker threads the clients are spread over (default: the number of CPUs)
+//   BENCH_RUNNER          the runner bundle to start (default apps/runner/dist/main.mjs; another build for a before/after)
+//   BENCH_ENCODING        how the clients subscribe: binary (default, as the IDE does) or text
 import { spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { io as connect, type Socket } from "socket.io-client";
+import { Worker } from "node:worker_threads";
 import { migrate } from "../testing/runner-test-kit";
 
 const ROOT = path.resolve(import.meta.dirname, "../../../..");
@@ -20,6 +24,9 @@ const CLIENTS = 50;
 const BYTES = 100 * 1024 * 1024;
 const MB = 1024 * 1024;
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 3));
+const CLIENT_THREADS = Math.max(1, Number(process.env.BENCH_CLIENT_THREADS || os.cpus().length));
+const ENCODING = process.env.BENCH_ENCODING === "text" ? "text" : "binary";
+const RUNNER = path.resolve(process.env.BENCH_RUNNER || path.join(ROOT, "apps/runner/dist/main.mjs"));
 const LOG_READ_ROUNDS = 5;
 
 const loadavg = () =>
@@ -40,7 +47,8 @@ function rssOf(pid: number): number {
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-stream-bench-"));
 migrate(dataDir);
-const runner = spawn(process.execPath, [path.join(ROOT, "apps/runner/dist/main.mjs")], {
+// The memory probe answers process.memoryUsage() over IPC, after a forced GC when asked (memory-probe.mjs).
+const runner = spawn(process.execPath, ["--expose-gc", "--import", path.join(import.meta.dirname, "memory-probe.mjs"), RUNNER], {
   env: {
     ...process.env,
     BERTH_DATA_DIR: dataDir,
@@ -50,8 +58,24 @@ const runner = spawn(process.execPath, [path.join(ROOT, "apps/runner/dist/main.m
     BERTH_LOG_LEVEL: "warn",
     BERTH_RUNNER_ID: "stream-bench",
   },
-  stdio: ["ignore", "pipe", "inherit"],
+  stdio: ["ignore", "pipe", "inherit", "ipc"],
 });
+type Memory = { rss: number; heapUsed: number; external: number; arrayBuffers: number };
+let probes = 0;
+/** The runner's memory, after a full GC when `gc` (what is retained, not garbage waiting for a collection). */
+const memoryOf = (gc: boolean) =>
+  new Promise<Memory>((resolve) => {
+    const id = ++probes;
+    const onMessage = (message: Memory & { type?: string; id?: number }) => {
+      if (message.type !== "memory" || message.id !== id) return;
+      runner.off("message", onMessage);
+      resolve(message);
+    };
+    runner.on("message", onMessage);
+    runner.send({ type: "memory", id, gc });
+  });
+const mb = (bytes: number) => (bytes / MB).toFixed(0);
+const memoryLine = (m: Memory) => `rss ${mb(m.rss)}, heap ${mb(m.heapUsed)}, external ${mb(m.external)} (array buffers ${mb(m.arrayBuffers)}) MB`;
 const base = `http://127.0.0.1:${PORT}`;
 const auth = { authorization: `Bearer ${TOKEN}` };
 const api = async <T>(method: string, route: string, body?: unknown): Promise<T> => {
@@ -66,63 +90,43 @@ const api = async <T>(method: string, route: string, body?: unknown): Promise<T>
   return (text ? JSON.parse(text) : undefined) as T;
 };
 
-type Watcher = { socket: Socket; hash: crypto.Hash; received: number; firstByteAt?: number; done: Promise<void> };
 type Round = { clients: number; seconds: number; inOrder: boolean; resumed: boolean; firstByteMs: number; runId: string };
+/** `resumedAt`: the offset a client that dropped out resumed from (0 for the others). */
+type ClientResult = { digest: string; firstByteAt?: number; resumedAt: number };
 
-/** A socket.io client following a run's stdout from `offset`, hashing every byte and refusing a gap or a duplicate. */
-function watch(runId: string, offset: number, hash = crypto.createHash("sha256")): Watcher {
-  const socket = connect(base, { auth: { token: TOKEN }, transports: ["websocket"], forceNew: true });
-  const watcher: Watcher = { socket, hash, received: offset, done: Promise.resolve() };
-  watcher.done = new Promise<void>((resolve, reject) => {
-    socket.on("run:output", (event: { stream: string; offset: number; data: string }) => {
-      if (event.stream !== "stdout") return;
-      if (event.offset !== watcher.received) reject(new Error(`gap or duplicate: got offset ${event.offset}, expected ${watcher.received}`));
-      const bytes = Buffer.from(event.data);
-      watcher.firstByteAt ??= performance.now();
-      watcher.hash.update(bytes);
-      watcher.received += bytes.length;
-      if (watcher.received >= BYTES) resolve();
-    });
-    socket.on("connect", () => socket.emit("run:subscribe", { runId, offset: { stdout: watcher.received, stderr: 0 } }, () => undefined));
-  });
-  return watcher;
+/** `clients` socket.io clients in one worker thread, following `runId`'s stdout from 0; the first drops and resumes at `dropAt`. */
+function clientThread(runId: string, clients: number, dropAt: number): Promise<ClientResult[]> {
+  const worker = new Worker(new URL("./stream-bench-clients.mjs", import.meta.url), { workerData: { base, token: TOKEN, runId, bytes: BYTES, clients, dropAt, encoding: ENCODING } });
+  return new Promise<ClientResult[]>((resolve, reject) => {
+    worker.once("message", (message: { type: "done"; clients: ClientResult[] } | { type: "error"; message: string }) =>
+      message.type === "done" ? resolve(message.clients) : reject(new Error(message.message)),
+    );
+    worker.once("error", reject);
+  }).finally(() => void worker.terminate());
 }
 
 /**
- * One run printing 100 MB, watched live by `clients` sockets from offset 0. With more than one client, the
- * first drops out part-way and resumes from its last offset on a new connection.
+ * One run printing 100 MB, watched live by `clients` sockets from offset 0, spread over the worker threads. With
+ * more than one client, one of them drops out part-way and resumes from its last offset on a new connection.
  */
 async function fanOutRound(sessionId: string, clients: number): Promise<Round> {
   // The command waits for the watchers to subscribe, then prints 100 MB.
-  const requestedAt = performance.now();
+  const requestedAt = performance.timeOrigin + performance.now();
   const { runId } = await api<{ runId: string }>("POST", `/api/sessions/${sessionId}/tools/bash`, {
     args: { action: "start", command: `sleep 3; yes 0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU | head -c ${BYTES}` },
   });
-  const watchers = Array.from({ length: clients }, () => watch(runId, 0));
-  let all = watchers;
-  let resumed = true;
-  if (clients > 1) {
-    const dropper = watchers[0]!;
-    const replacement = await new Promise<Watcher>((resolve) => {
-      const check = setInterval(() => {
-        if (dropper.received > 20 * MB) {
-          clearInterval(check);
-          dropper.socket.disconnect();
-          setTimeout(() => resolve(watch(runId, dropper.received, dropper.hash)), 500);
-        }
-      }, 20);
-    });
-    all = [...watchers.slice(1), replacement];
-    resumed = replacement.hash === dropper.hash;
-  }
-  await Promise.all(all.map((w) => w.done));
-  const finishedAt = performance.now();
+  const threads = Math.min(CLIENT_THREADS, clients);
+  const shares = Array.from({ length: threads }, (_, i) => Math.floor(clients / threads) + (i < clients % threads ? 1 : 0));
+  const results = (await Promise.all(shares.map((share, i) => clientThread(runId, share, i === 0 && clients > 1 ? 20 * MB : 0)))).flat();
+  const finishedAt = performance.timeOrigin + performance.now();
   const stored = crypto.createHash("sha256").update(fs.readFileSync(path.join(dataDir, "runs", runId, "stdout.log"))).digest("hex");
-  const digests = new Set(all.map((w) => w.hash.digest("hex")));
+  const digests = new Set(results.map((r) => r.digest));
   // The command sleeps 3 s before printing, so a first byte is due 3 s after the start request.
-  const firstBytes = all.map((w) => (w.firstByteAt ?? finishedAt) - requestedAt - 3000);
-  for (const w of all) w.socket.disconnect();
-  return { clients, runId, seconds: (finishedAt - requestedAt - 3000) / 1000, inOrder: digests.size === 1 && digests.has(stored), resumed, firstByteMs: median(firstBytes) };
+  const firstBytes = results.map((r) => (r.firstByteAt ?? finishedAt) - requestedAt - 3000);
+  const inOrder = results.length === clients && digests.size === 1 && digests.has(stored);
+  // The client that dropped out is one of those checked: resumed means it came back mid-log and still matched.
+  const resumed = clients === 1 || (inOrder && results.some((r) => r.resumedAt > 0));
+  return { clients, runId, seconds: (finishedAt - requestedAt - 3000) / 1000, inOrder, resumed, firstByteMs: median(firstBytes) };
 }
 
 /** The whole body of a response, hashed as it streams in. */
@@ -171,6 +175,8 @@ async function logReadRounds(runId: string): Promise<{ ide: number; download: nu
   return { ide: median(ide), download: median(plain), exact };
 }
 
+let sessionId: string | null = null;
+let sampler: NodeJS.Timeout | undefined;
 try {
   for (let i = 0; i < 100; i++) {
     try {
@@ -181,17 +187,21 @@ try {
     await new Promise((r) => setTimeout(r, 200));
   }
   const session = await api<{ id: string }>("POST", "/api/sessions", { autonomy: "yolo" });
+  sessionId = session.id;
   const loadBefore = loadavg();
+  const memoryBefore = await memoryOf(true);
+  console.error(`• runner before the rounds (after a GC): ${memoryLine(memoryBefore)}`);
   const rssBefore = rssOf(runner.pid!);
   let peakRss = rssBefore;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssOf(runner.pid!))), 100);
+  sampler = setInterval(() => (peakRss = Math.max(peakRss, rssOf(runner.pid!))), 100);
 
   const rounds: Round[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     for (const clients of round % 2 ? [CLIENTS, 1] : [1, CLIENTS]) {
       const result = await fanOutRound(session.id, clients);
       rounds.push(result);
-      console.error(`• round ${round + 1}, ${clients} client(s): ${((BYTES / MB) / result.seconds).toFixed(1)} MB/s each, load ${loadavg()}`);
+      const [live, collected] = [await memoryOf(false), await memoryOf(true)];
+      console.error(`• round ${round + 1}, ${clients} client(s): ${((BYTES / MB) / result.seconds).toFixed(1)} MB/s each, load ${loadavg()}; runner ${memoryLine(live)}; after a GC ${memoryLine(collected)}`);
     }
   }
   clearInterval(sampler);
@@ -204,17 +214,20 @@ try {
   const resumed = many.every((r) => r.resumed);
   const firstByte = median(many.map((r) => r.firstByteMs));
   const growthMb = (peakRss - rssBefore) / MB;
+  const memoryAfter = await memoryOf(true);
+  const retainedMb = (memoryAfter.heapUsed + memoryAfter.external - memoryBefore.heapUsed - memoryBefore.external) / MB;
 
   const reads = await logReadRounds(many.at(-1)!.runId);
   const readRatio = reads.ide / reads.download;
 
-  console.log(`\nBerth stream bench: 100 MB run output to ${CLIENTS} live socket.io clients and to one alone, ${ROUNDS} alternated rounds each (runner in its own process)\n`);
+  console.log(`\nBerth stream bench: 100 MB run output to ${CLIENTS} live socket.io clients and to one alone, ${ROUNDS} alternated rounds each (runner ${path.relative(ROOT, RUNNER)} in its own process, clients in ${CLIENT_THREADS} worker threads, ${ENCODING} output events)\n`);
   console.log(`load average: before ${loadBefore}, after ${loadavg()} (${os.cpus().length} CPUs)`);
   console.log(`every client got every byte in order:   ${inOrder ? "yes" : "NO"} (sha256 against the stored log, every round, ${many.length * CLIENTS + single.length} clients)`);
   console.log(`client that disconnected and resumed:   ${resumed ? "resumed from its offset, same checksum" : "NO"}`);
   console.log(`fan-out, ${CLIENTS} clients (median):       ${inAll.toFixed(0)} MB/s in all, ${perClient.toFixed(1)} MB/s each (one client alone: ${alone.toFixed(1)} MB/s)`);
   console.log(`time to first byte (median, start request + 3 s sleep → client): ${firstByte.toFixed(0)} ms`);
   console.log(`runner RSS: before ${(rssBefore / MB).toFixed(0)} MB, peak ${(peakRss / MB).toFixed(0)} MB, growth ${growthMb.toFixed(0)} MB (target < 100 MB)`);
+  console.log(`runner memory after a GC: before ${memoryLine(memoryBefore)}; after the rounds ${memoryLine(memoryAfter)} (heap + external retained: ${retainedMb.toFixed(0)} MB)`);
   console.log(
     `100 MB log read as the IDE reads it:    ${reads.ide.toFixed(0)} ms, streamed download ${reads.download.toFixed(0)} ms (${readRatio.toFixed(2)}x; medians of ${LOG_READ_ROUNDS} alternated rounds; every byte: ${reads.exact ? "yes" : "NO"}; its times request alone ${median(timesMs).toFixed(0)} ms)`,
   );
@@ -224,11 +237,17 @@ try {
     { figure: `live output per client, ${CLIENTS} clients`, value: perClient, unit: "MB/s", baseline: "one client alone", baselineValue: alone },
     { figure: "time to first byte (median)", value: firstByte, unit: "ms" },
     { figure: "runner RSS growth", value: growthMb, unit: "MB", target: "< 100 MB", ok: growthMb < 100 },
+    { figure: "runner heap + external retained after the rounds (after a GC)", value: retainedMb, unit: "MB" },
     { figure: "100 MB log read as the IDE reads it", value: reads.ide, unit: "ms", baseline: "streamed download", baselineValue: reads.download, target: "≤ 1.5x", ok: reads.exact && readRatio <= 1.5 },
   ])
     console.log(`bench-figure ${JSON.stringify(figure)}`);
-  await api("DELETE", `/api/sessions/${session.id}`);
+} catch (error) {
+  console.error("stream bench failed:", error);
+  process.exitCode = 1;
 } finally {
+  clearInterval(sampler);
+  // The session's workspace is mounted while it lives: removed first, or the data folder cannot be.
+  if (sessionId) await api("DELETE", `/api/sessions/${sessionId}`).catch(() => undefined);
   runner.kill("SIGTERM");
   await new Promise((r) => runner.once("exit", r));
   fs.rmSync(dataDir, { recursive: true, force: true });

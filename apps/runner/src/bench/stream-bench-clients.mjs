@@ -1,0 +1,62 @@
+// A worker thread of the stream bench (stream-bench.ts): a share of the live clients, each a real socket.io client
+// over its own WebSocket, following one run's stdout from offset 0 and hashing every byte it gets (sha256, native)
+// while refusing a gap or a duplicate. Plain JavaScript: a worker does not inherit tsx's loader.
+//
+// workerData: {base, token, runId, bytes, clients, dropAt, encoding}. With `dropAt`, the first client disconnects once it
+// has that many bytes and resumes from its offset on a new connection, into the same hash.
+// Messages to the bench: {type: "done", clients: [{digest, firstByteAt, resumedAt}]} or {type: "error", message}.
+import crypto from "node:crypto";
+import { performance } from "node:perf_hooks";
+import { parentPort, workerData } from "node:worker_threads";
+import { io as connect } from "socket.io-client";
+
+const { base, token, runId, bytes, clients, dropAt, encoding } = workerData;
+/** The time origin of the whole process, so the bench can compare times taken in different threads. */
+const now = () => performance.timeOrigin + performance.now();
+
+/** The event's bytes: the runner sends them as binary to a client that asks (`encoding: "binary"`), as text otherwise. */
+const bytesOf = (data) => (typeof data === "string" ? Buffer.from(data) : Buffer.isBuffer(data) ? data : Buffer.from(data));
+
+function follow(watcher, stopAt) {
+  return new Promise((resolve, reject) => {
+    const socket = connect(base, { auth: { token }, transports: ["websocket"], forceNew: true });
+    let stopped = false;
+    socket.on("run:output", (event) => {
+      if (stopped || event.stream !== "stdout") return;
+      if (event.offset !== watcher.received) {
+        stopped = true;
+        socket.disconnect();
+        return reject(new Error(`gap or duplicate: got offset ${event.offset}, expected ${watcher.received}`));
+      }
+      const chunk = bytesOf(event.data);
+      watcher.firstByteAt ??= now();
+      watcher.hash.update(chunk);
+      watcher.received += chunk.length;
+      if (watcher.received >= stopAt) {
+        stopped = true;
+        socket.disconnect();
+        resolve();
+      }
+    });
+    // On a loaded machine a connection may time out or drop: socket.io retries, and each (re)connect subscribes
+    // from the last byte this client has, as the IDE does.
+    socket.on("connect", () => socket.emit("run:subscribe", { runId, offset: { stdout: watcher.received, stderr: 0 }, encoding }, () => undefined));
+  });
+}
+
+async function client(index) {
+  const watcher = { hash: crypto.createHash("sha256"), received: 0, firstByteAt: undefined };
+  let resumedAt = 0;
+  if (index === 0 && dropAt) {
+    await follow(watcher, dropAt);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    resumedAt = watcher.received;
+  }
+  await follow(watcher, bytes);
+  return { digest: watcher.hash.digest("hex"), firstByteAt: watcher.firstByteAt, resumedAt };
+}
+
+Promise.all(Array.from({ length: clients }, (_, i) => client(i))).then(
+  (results) => parentPort.postMessage({ type: "done", clients: results }),
+  (error) => parentPort.postMessage({ type: "error", message: String(error?.message ?? error) }),
+);
