@@ -112,6 +112,7 @@ export class BrowserSessions {
     const revoked = row.revokedAt ? row : await this.deps.repos.browserSessions.revoke(id);
     this.deps.invalidation.publish({ kind: "credential", id });
     this.deps.revocation?.disconnectCredential(id);
+    await this.deps.invalidation.sent();
     const user = await this.deps.repos.users.get(row.userId);
     return view(revoked, user?.name ?? row.userId, principal.credential === "browser" ? principal.tokenId : null);
   }

@@ -39,4 +39,9 @@ export class CredentialRevocation {
     this.bus?.publish({ kind: "user", id: userId });
     this.io?.in(userRoom(userId)).disconnectSockets(true);
   }
+
+  /** Resolves once the other runners have been told (InvalidationBus.sent): a route awaits it before answering. */
+  async sent(): Promise<void> {
+    await this.bus?.sent();
+  }
 }

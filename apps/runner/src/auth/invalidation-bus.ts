@@ -12,6 +12,11 @@ export type InvalidationListener = (event: Invalidation) => void;
 export interface InvalidationBus {
   publish(event: Invalidation): void;
   subscribe(listener: InvalidationListener): () => void;
+  /**
+   * Resolves once what was published so far has reached the other runners (Redis acknowledged it); at once for
+   * one runner. A revoking route awaits it before it answers, so the next request, to any runner, is refused.
+   */
+  sent(): Promise<void>;
 }
 
 /** The in-process bus: one runner's caches. */
@@ -25,5 +30,9 @@ export class LocalInvalidationBus implements InvalidationBus {
   subscribe(listener: InvalidationListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  sent(): Promise<void> {
+    return Promise.resolve();
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Invalidation } from "../auth/invalidation-bus";
-import { LocalClusterBus } from "./cluster-bus";
+import { LocalClusterBus, type ClusterBus } from "./cluster-bus";
 import { ClusterInvalidationBus, INVALIDATE_CHANNEL } from "./cluster-invalidation-bus";
 
 describe("ClusterInvalidationBus", () => {
@@ -38,5 +38,27 @@ describe("ClusterInvalidationBus", () => {
     expect(log).toHaveLength(1);
     expect(log[0]).toMatch(/invalidate: a message ignored: .*kind/);
     await a.close();
+  });
+
+  it("sent() resolves once every publish so far is answered, a failed one logged", async () => {
+    const answers: Array<(error?: Error) => void> = [];
+    const bus: ClusterBus = {
+      publish: () => new Promise<void>((resolve, reject) => answers.push((error) => (error ? reject(error) : resolve()))),
+      subscribe: () => Promise.resolve(() => Promise.resolve()),
+      close: () => Promise.resolve(),
+    };
+    const log: string[] = [];
+    const invalidation = await ClusterInvalidationBus.start(bus, (l) => log.push(l));
+    invalidation.publish({ kind: "credential", id: "tok_1" });
+    invalidation.publish({ kind: "user", id: "u_1" });
+    let sent = false;
+    void invalidation.sent().then(() => (sent = true));
+    answers[0]?.();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(sent).toBe(false);
+    answers[1]?.(new Error("connection lost"));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(sent).toBe(true);
+    expect(log).toEqual(["invalidation of user u_1 not sent to the other runners: connection lost"]);
   });
 });

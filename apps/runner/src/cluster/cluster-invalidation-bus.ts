@@ -25,6 +25,8 @@ export class ClusterInvalidationBus implements InvalidationBus {
   private readonly local = new LocalInvalidationBus();
   private readonly id = randomBytes(8).toString("hex");
   private unsubscribe: (() => Promise<void>) | null = null;
+  /** Settles when every publish so far has been answered (acknowledged or failed: a failure is logged). */
+  private inFlight: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly bus: ClusterBus,
@@ -41,10 +43,15 @@ export class ClusterInvalidationBus implements InvalidationBus {
   publish(event: Invalidation): void {
     this.local.publish(event);
     const message: z.infer<typeof InvalidateMessageSchema> = { from: this.id, event };
-    this.bus.publish(INVALIDATE_CHANNEL, JSON.stringify(message)).catch((error: unknown) => {
+    const published = this.bus.publish(INVALIDATE_CHANNEL, JSON.stringify(message)).catch((error: unknown) => {
       // The other runners keep the stale entry until its TTL or their next write: say so, once per failure.
       this.log(`invalidation of ${event.kind} ${event.id} not sent to the other runners: ${(error as Error).message}`);
     });
+    this.inFlight = Promise.all([this.inFlight, published]).then(() => undefined);
+  }
+
+  sent(): Promise<void> {
+    return this.inFlight;
   }
 
   subscribe(listener: InvalidationListener): () => void {

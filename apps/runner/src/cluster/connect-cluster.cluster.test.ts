@@ -117,10 +117,21 @@ describe("two runners on one Redis", () => {
 
     const revoked = await cluster.b.api("DELETE", `/api/tokens/${token.body.id}`);
     expect(revoked.status).toBe(204);
-    // The invalidation goes out before the adapter's disconnect, on the same connection: once the socket is
-    // gone, A's cache has been emptied as well.
-    expect(await ended).toBe("io server disconnect");
+    // B answers once Redis has taken the invalidation: A refuses the very next request.
     expect((await cluster.a.api("GET", "/api/sessions", undefined, token.body.token)).status).toBe(401);
     expect((await cluster.b.api("GET", "/api/sessions", undefined, token.body.token)).status).toBe(401);
+    expect(await ended).toBe("io server disconnect");
+  });
+
+  it("a user disabled through B is refused by A on the next request, and their socket on A ends", async () => {
+    const user = await cluster.a.api<{ id: string }>("POST", "/api/users", { name: `dev-off-${Date.now()}`, role: "developer" });
+    const token = await cluster.a.api<{ id: string; token: string }>("POST", "/api/tokens", { userId: user.body.id });
+    expect((await cluster.a.api("GET", "/api/sessions", undefined, token.body.token)).status).toBe(200);
+    const socket = await cluster.a.socket(token.body.token);
+    const ended = new Promise<string>((resolve) => socket.once("disconnect", (reason) => resolve(reason)));
+
+    expect((await cluster.b.api("PATCH", `/api/users/${user.body.id}`, { disabled: true })).status).toBe(200);
+    expect((await cluster.a.api("GET", "/api/sessions", undefined, token.body.token)).status).toBe(401);
+    expect(await ended).toBe("io server disconnect");
   });
 });

@@ -43,7 +43,10 @@ export function registerUserRoutes(app: FastifyInstance, deps: { repos: Pick<Rep
     const body = parse(UpdateUserBodySchema, request.body);
     const user = await otherUser(principal, request.params.id, body.disabled ? "disable" : "enable");
     const updated = await deps.repos.users.setDisabled(user, body.disabled);
-    if (body.disabled) deps.revocation.disconnectUser(user.id);
+    if (body.disabled) {
+      deps.revocation.disconnectUser(user.id);
+      await deps.revocation.sent();
+    }
     return userView(updated);
   });
 
@@ -54,6 +57,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: { repos: Pick<Rep
     const user = await otherUser(principal, request.params.id, "delete");
     await deps.repos.users.softDelete(user);
     deps.revocation.disconnectUser(user.id);
+    await deps.revocation.sent();
     for (const sessionId of await deps.repos.sessions.liveIdsOwnedBy(user.id)) await deps.sessions.remove(sessionId, principal);
     return reply.status(204).send();
   });
@@ -78,6 +82,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: { repos: Pick<Rep
     authorized(request, "token", "revoke");
     if (!(await deps.repos.users.revokeToken(request.params.id))) throw new AppError({ code: "not_found", message: `Token not found: ${request.params.id}` });
     deps.revocation.disconnectCredential(request.params.id);
+    await deps.revocation.sent();
     return reply.status(204).send();
   });
 }
