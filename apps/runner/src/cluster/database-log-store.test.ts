@@ -53,16 +53,20 @@ function runner(chunks: MemoryChunks, bus: LocalClusterBus, rows: Map<string, St
   return { dataDir, events, store };
 }
 
+/** Two runners' stores on one database and one bus, with the runs' rows they read. */
+function twoRunners() {
+  const chunks = new MemoryChunks();
+  const bus = new LocalClusterBus();
+  const rows = new Map<string, StoredRun>();
+  return { chunks, rows, a: runner(chunks, bus, rows), b: runner(chunks, bus, rows) };
+}
+
 const files = (dataDir: string, runId: string) =>
   ["stdout.log", "stderr.log", LOG_TIMES_FILE].map((file) => fs.readFileSync(path.join(RunLogs.dirFor(dataDir, runId), file)).toString("hex"));
 
 describe("DatabaseLogStore", () => {
   it("stores each batch before announcing it; a runner that follows the live run from the middle gets every byte once, with the same files", async () => {
-    const chunks = new MemoryChunks();
-    const bus = new LocalClusterBus();
-    const rows = new Map<string, StoredRun>();
-    const a = runner(chunks, bus, rows);
-    const b = runner(chunks, bus, rows);
+    const { chunks, rows, a, b } = twoRunners();
     const runId = "run_live";
     rows.set(runId, { id: runId, sessionId: "ses_1", status: "running", stdoutBytes: 0, stderrBytes: 0, details: { processId: "proc_1" } });
     let ms = 1_000;
@@ -110,11 +114,7 @@ describe("DatabaseLogStore", () => {
   });
 
   it("copies a run that ended elsewhere once, then reads its files; a log that was never stored is left as it is", async () => {
-    const chunks = new MemoryChunks();
-    const bus = new LocalClusterBus();
-    const rows = new Map<string, StoredRun>();
-    const a = runner(chunks, bus, rows);
-    const b = runner(chunks, bus, rows);
+    const { chunks, rows, a, b } = twoRunners();
     const logs = new RunLogs(RunLogs.dirFor(a.dataDir, "run_done"), Date.now, a.store.sinkFor("run_done"));
     for (let i = 0; i < 50; i++) logs.append(i % 2 ? "stderr" : "stdout", Buffer.from(`${i}\n`));
     await logs.close();

@@ -1,4 +1,5 @@
 import type { Database } from "../create-database";
+import { Prisma } from "../generated/sqlite/client";
 
 /** One chunk of a run's output as stored: its place in the run (`seq`) and in its stream, when it came, its bytes. */
 export interface RunLogChunkRecord {
@@ -25,13 +26,15 @@ function toRecord(row: RunLogChunkRow): RunLogChunkRecord {
 export class RunLogChunkRepository {
   constructor(private readonly db: Database) {}
 
-  /** Stores a batch of chunks in one statement: all of them or none. */
+  /**
+   * Stores a batch of chunks in one statement: all of them or none. A multi-row INSERT with bound values, not
+   * createMany: Prisma's query compiler costs a fraction of a millisecond of CPU a row, on the runner's one thread,
+   * between the chunks of the output it is streaming.
+   */
   async append(chunks: RunLogChunkRecord[]): Promise<void> {
     if (chunks.length === 0) return;
-    await this.db.runLogChunk.createMany({
-      // A Buffer is a Uint8Array over an ArrayBuffer (Node never hands out shared ones for output).
-      data: chunks.map((c) => ({ runId: c.runId, seq: c.seq, stream: c.stream, offset: BigInt(c.offset), at: new Date(c.ms), data: c.data as Uint8Array<ArrayBuffer> })),
-    });
+    const values = chunks.map((c) => Prisma.sql`(${c.runId}, ${c.seq}, ${c.stream}, ${BigInt(c.offset)}, ${new Date(c.ms)}, ${c.data})`);
+    await this.db.$executeRaw`INSERT INTO "RunLogChunk" ("runId", "seq", "stream", "offset", "at", "data") VALUES ${Prisma.join(values)}`;
   }
 
   /** Up to `limit` chunks of a run from `fromSeq` on, in order. */
