@@ -249,13 +249,8 @@ export async function createRunner(env: Env): Promise<Runner> {
   const forwarding = createForwarding({
     env,
     repos,
-    // Until the runner directory: the lease row names the holder, the Runner row its URL; a lapsed lease, nobody.
-    ownerOf: async (sessionId) => {
-      const lease = await repos.leases.of(sessionId);
-      if (!lease?.runnerId || lease.runnerId === env.BERTH_RUNNER_ID || !lease.expiresAt || lease.expiresAt.getTime() < Date.now()) return null;
-      const owner = await repos.runners.get(lease.runnerId);
-      return owner ? { runnerId: owner.id, url: owner.url } : null;
-    },
+    // The lease row names the holder, the Runner row its URL; a lapsed lease, nobody (failover is about to adopt it).
+    ownerOf: (sessionId) => directory.ownerOf(sessionId),
     log: (message) => process.stderr.write(`berth-runner: ${message}\n`),
   });
   const app = buildServer({ repos, dockerHealth, redisHealth: () => cluster.health(), logLevel: env.BERTH_LOG_LEVEL, browserSessions, apiTokens, hosts, ...(forwarding ? { forward: forwarding.http.hook } : {}) });

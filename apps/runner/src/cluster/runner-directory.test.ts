@@ -21,11 +21,13 @@ function directory(leases: Record<string, SessionLease>, runners: Record<string,
 
 describe("RunnerDirectory.ownerOf", () => {
   it("names the other runner holding a live lease and where it is reached", async () => {
-    const { dir, reads } = directory({ s1: { sessionId: "s1", runnerId: "b", expiresAt: new Date(T0 + 5_000) } }, { b: "http://10.0.0.2:4000" });
+    const runners: Record<string, string> = { b: "http://10.0.0.2:4000" };
+    const { dir, reads } = directory({ s1: { sessionId: "s1", runnerId: "b", expiresAt: new Date(T0 + 5_000) } }, runners);
     expect(await dir.ownerOf("s1")).toEqual({ runnerId: "b", url: "http://10.0.0.2:4000" });
-    expect(await dir.ownerOf("s1")).toEqual({ runnerId: "b", url: "http://10.0.0.2:4000" });
-    // The URL is read once and then from memory for a few seconds.
-    expect(reads.runners).toBe(1);
+    // A runner restarted on another port is found at its new URL at once.
+    runners.b = "http://10.0.0.2:4100";
+    expect(await dir.ownerOf("s1")).toEqual({ runnerId: "b", url: "http://10.0.0.2:4100" });
+    expect(reads.runners).toBe(2);
   });
 
   it("is null for a session held here, unheld, lapsed, unknown, or held by a runner with no row", async () => {

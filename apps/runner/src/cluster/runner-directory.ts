@@ -6,16 +6,12 @@ export interface RunnerLocation {
   url: string;
 }
 
-/** A runner's URL is read again after this long: a runner restarted on another port re-registers its row. */
-const URL_CACHE_MS = 5_000;
-
 /**
  * The runners of the deployment (the Runner table): this runner's row with its URL and heartbeat, and which runner
  * holds a session, for forwarding a request to it (cluster/forward-to-owner.ts).
  */
 export class RunnerDirectory {
   private timer: NodeJS.Timeout | null = null;
-  private readonly urls = new Map<string, { url: string; until: number }>();
 
   constructor(
     private readonly deps: {
@@ -59,20 +55,9 @@ export class RunnerDirectory {
     const lease = await this.deps.repos.leases.of(sessionId);
     if (!lease?.runnerId || lease.runnerId === this.deps.runnerId) return null;
     if (!lease.expiresAt || lease.expiresAt.getTime() < this.now()) return null;
-    const url = await this.urlOf(lease.runnerId);
-    return url ? { runnerId: lease.runnerId, url } : null;
-  }
-
-  private async urlOf(runnerId: string): Promise<string | null> {
-    const cached = this.urls.get(runnerId);
-    if (cached && cached.until > this.now()) return cached.url;
-    const row = await this.deps.repos.runners.get(runnerId);
-    if (!row) {
-      this.urls.delete(runnerId);
-      return null;
-    }
-    this.urls.set(runnerId, { url: row.url, until: this.now() + URL_CACHE_MS });
-    return row.url;
+    // Read each time (a primary-key lookup): a runner restarted on another port has re-registered its row.
+    const owner = await this.deps.repos.runners.get(lease.runnerId);
+    return owner ? { runnerId: owner.id, url: owner.url } : null;
   }
 
   close(): void {
