@@ -219,6 +219,13 @@ export type ReceiptKey = z.infer<typeof ReceiptKeySchema>;
 export const ReceiptKeysSchema = z.object({ keys: z.array(ReceiptKeySchema) });
 export type ReceiptKeys = z.infer<typeof ReceiptKeysSchema>;
 
+/**
+ * `POST /api/receipts/keys/rotate` (admin) body: `runnerId`, when given, must be the runner that answers (a 409
+ * otherwise), so a rotation meant for one runner is never done by another a proxy picked.
+ */
+export const RotateReceiptKeyRequestSchema = z.object({ runnerId: z.string().min(1).optional() }).strict();
+export type RotateReceiptKeyRequest = z.infer<typeof RotateReceiptKeyRequestSchema>;
+
 /** `POST /api/receipts/keys/rotate` (admin) → the answering runner's new key and the one it retired. */
 export const RotateReceiptKeyResultSchema = z.object({ key: ReceiptKeySchema, retired: ReceiptKeySchema });
 export type RotateReceiptKeyResult = z.infer<typeof RotateReceiptKeyResultSchema>;

@@ -80,6 +80,11 @@ export class ReceiptService {
     return new ReceiptService(options, ledger);
   }
 
+  /** BERTH_RUNNER_ID: whose keys this service publishes and signs with. */
+  get runnerId(): string {
+    return this.options.runnerId;
+  }
+
   get signer(): ReceiptSigner {
     return this.ledger.signer;
   }

@@ -84,7 +84,15 @@ describe("sealed receipts and share links", () => {
   it("rotates the runner's key: old receipts still verify, new ones are signed by the new key and go on in the chain", async () => {
     const { body: old } = await kit.api<Receipt>("GET", `/api/receipts/${receiptId}`);
     const before = (await kit.api<{ keyId: string }>("GET", "/api/receipts/public-key")).body;
-    const rotated = await kit.api<{ key: ReceiptKey; retired: ReceiptKey }>("POST", "/api/receipts/keys/rotate");
+    const published = (await (await fetch(`${kit.url}/api/receipts/keys`)).json()) as { keys: ReceiptKey[] };
+    const runnerId = published.keys.find((k) => k.keyId === before.keyId)!.runnerId;
+    // A rotation meant for another runner (a proxy picked this one) is refused, and nothing changes.
+    const misrouted = await kit.api<{ error: { code: string; message: string } }>("POST", "/api/receipts/keys/rotate", { runnerId: "another-runner" });
+    expect(misrouted.status).toBe(409);
+    expect(misrouted.body.error.message).toBe(`runnerId another-runner is not this runner (${runnerId}): send the rotation to that runner's own URL`);
+    expect((await kit.api<{ keyId: string }>("GET", "/api/receipts/public-key")).body.keyId).toBe(before.keyId);
+
+    const rotated = await kit.api<{ key: ReceiptKey; retired: ReceiptKey }>("POST", "/api/receipts/keys/rotate", { runnerId });
     expect(rotated.status).toBe(200);
     expect(rotated.body.retired).toMatchObject({ keyId: before.keyId, retiredAt: expect.any(String) });
     expect(rotated.body.key.keyId).not.toBe(before.keyId);

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { AppError, VerifyReceiptRequestSchema, type ReceiptKeys, type RotateReceiptKeyResult, type SharedReceipt, type ShareLink } from "@berth/protocol";
+import { AppError, RotateReceiptKeyRequestSchema, VerifyReceiptRequestSchema, type ReceiptKeys, type RotateReceiptKeyResult, type SharedReceipt, type ShareLink } from "@berth/protocol";
 import type { Repositories } from "@berth/db";
 import { authorize } from "../../auth/authorize";
 import type { ReceiptService } from "../../receipts/receipt-service";
@@ -30,6 +30,10 @@ export function registerReceiptRoutes(
   // Rotates the key of the runner that answers (send it to that runner's own URL, BERTH_RUNNER_URL).
   app.post("/api/receipts/keys/rotate", async (request): Promise<RotateReceiptKeyResult> => {
     authorize(requirePrincipal(request), "receipt", "rotateKey");
+    const body = parse(RotateReceiptKeyRequestSchema, request.body ?? {});
+    if (body.runnerId !== undefined && body.runnerId !== deps.receipts.runnerId) {
+      throw new AppError({ code: "conflict", message: `runnerId ${body.runnerId} is not this runner (${deps.receipts.runnerId}): send the rotation to that runner's own URL` });
+    }
     return deps.receipts.rotateKey();
   });
 
