@@ -62,6 +62,11 @@ export function buildToolContext(
   },
 ): ToolContext {
   const { input, session, signal } = call;
+  // The hosts only a few tools use (dispatch trees, monitor, context) are made when a tool first reads them, not
+  // for every call: a read_file never does.
+  let trees: ToolContext["trees"];
+  let monitor: ToolContext["monitor"];
+  let context: ToolContext["context"];
   return {
     sessionId: session.id,
     userId: input.principal.userId,
@@ -81,16 +86,24 @@ export function buildToolContext(
       call: (tool, args) => call.nested.call(tool, args),
       callAdmitted: (tool, args, opts) => call.nested.callAdmitted(tool, args, opts),
     },
-    trees: createCompeteTreesHost({ driver: deps.driver, repos: deps.repos, sessionId: session.id }),
-    monitor: createMonitorHost({
-      repos: deps.repos,
-      dataDir: deps.dataDir,
-      receipts: deps.receipts,
-      events: deps.events,
-      sessionId: session.id,
-      tools: () => call.nested.surface(),
-    }),
-    ...(input.turn && input.gate ? { context: contextHost(deps, input, session, input.turn, input.gate) } : {}),
+    get trees() {
+      return (trees ??= createCompeteTreesHost({ driver: deps.driver, repos: deps.repos, sessionId: session.id }));
+    },
+    get monitor() {
+      return (monitor ??= createMonitorHost({
+        repos: deps.repos,
+        dataDir: deps.dataDir,
+        receipts: deps.receipts,
+        events: deps.events,
+        sessionId: session.id,
+        tools: () => call.nested.surface(),
+      }));
+    },
+    // A getter, not a spread: spreading one would make the host at once.
+    get context() {
+      if (input.turn === undefined || input.gate === undefined) return undefined;
+      return (context ??= contextHost(deps, input, session, input.turn, input.gate));
+    },
   };
 }
 
