@@ -4,7 +4,7 @@ import { Prisma } from "../generated/sqlite/client";
 import { WriteBehind } from "./write-behind";
 
 /** How long rows wait to be written together, and how many make a batch written at once. */
-const BATCH_MS = 20;
+const BATCH_MS = 100;
 const BATCH_ROWS = 256;
 
 export interface ToolCallRecordInput {
