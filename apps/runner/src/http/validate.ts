@@ -48,6 +48,14 @@ export function unstorableParamIssue(values: unknown): string | null {
 export function parse<T>(schema: z.ZodType<T>, value: unknown, what = "body"): T {
   const surrogate = loneSurrogateIssue(value);
   if (surrogate) throw new AppError({ code: "bad_request", message: `Invalid ${what}: ${surrogate}` });
+  return parseScanned(schema, value, what);
+}
+
+/**
+ * `parse` for an HTTP body or query, which the JSON body parser and the preValidation hook (build-server.ts) already
+ * scanned for lone surrogates: the tool-call route runs on every call and need not scan them twice.
+ */
+export function parseScanned<T>(schema: z.ZodType<T>, value: unknown, what = "body"): T {
   const parsed = schema.safeParse(value ?? {});
   if (!parsed.success) throw new AppError({ code: "bad_request", message: `Invalid ${what}: ${formatIssues(parsed.error)}` });
   return parsed.data;

@@ -145,6 +145,8 @@ describe("browser-facing guards on the runner", () => {
         '{"tool":"bash","commandPrefix":"\\ud800","effect":"deny","mustMatch":[],"mustNotMatch":[]}',
         "commandPrefix",
       ],
+      // The tool-call route does not scan its body again: the JSON body parser refuses it first.
+      ["/api/sessions/ses_none/tools/read_file", '{"args":{"path":"a\\ud800"}}', "args.path"],
     ] as const) {
       const reply = await raw("POST", route, { ...auth, "content-type": "application/json" }, body);
       expect(reply.status, route).toBe(400);

@@ -5,7 +5,7 @@ import type { SessionService } from "../../sessions/session-service";
 import type { ToolService } from "../../tools/tool-service";
 import { requirePrincipal } from "../build-server";
 import { callerOf } from "../../auth/browser-sessions";
-import { parse } from "../validate";
+import { parse, parseScanned } from "../validate";
 import { parseRequestAllowlist } from "../../tools/tool-gate";
 
 export function registerSessionRoutes(app: FastifyInstance, deps: { sessions: SessionService; tools: ToolService }): void {
@@ -45,8 +45,8 @@ export function registerSessionRoutes(app: FastifyInstance, deps: { sessions: Se
 
   app.post<{ Params: { id: string; tool: string } }>("/api/sessions/:id/tools/:tool", async (request, reply) => {
     const principal = requirePrincipal(request);
-    const body = parse(ToolCallBodySchema, request.body);
-    const query = parse(ToolCallQuerySchema, request.query, "query");
+    const body = parseScanned(ToolCallBodySchema, request.body);
+    const query = parseScanned(ToolCallQuerySchema, request.query, "query");
     const { wait } = query;
     const allow = parseRequestAllowlist(query);
     const abort = new AbortController();
