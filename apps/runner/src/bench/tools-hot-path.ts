@@ -3,6 +3,7 @@ import Fastify from "fastify";
 import type { TestRunner } from "../testing/runner-test-kit";
 import { TEST_ADMIN_TOKEN } from "../testing/runner-test-kit";
 import { percentile } from "./bench-stats";
+import { runCallersInChild } from "./http-callers";
 import { KeepAliveClient } from "./keep-alive-client";
 
 /** One `bench-figure` line's JSON (scripts/bench.mjs). */
@@ -69,7 +70,7 @@ export async function measureHotPath(kit: TestRunner, sessionId: string): Promis
       http: () => overHttp("bash", { command: "true" }),
       rpc: () => rpc("bash", { command: "true" }),
     });
-    const concurrentHttp = await concurrently(() => overHttp("read_file", { path: "four-k.txt" }));
+    const concurrentHttp = await concurrentlyOverHttp(`${url}/read_file`, headers, { args: { path: "four-k.txt" } });
     const concurrentRpc = await concurrently(() => rpc("read_file", { path: "four-k.txt" }));
 
     const ratio = (a: number[], b: number[]) => median(a) / median(b);
@@ -81,7 +82,7 @@ export async function measureHotPath(kit: TestRunner, sessionId: string): Promis
       `  bash true       HTTP ${median(bashTrue.http!).toFixed(2)} ms   RPC ${median(bashTrue.rpc!).toFixed(2)} ms   HTTP/RPC ${ratio(bashTrue.http!, bashTrue.rpc!).toFixed(2)}x`,
     );
     console.log(
-      `  ${CONCURRENCY} callers, read_file 4 KiB   HTTP ${concurrentHttp.perSecond.toFixed(0)} calls/s p50 ${concurrentHttp.p50.toFixed(2)} ms (this process's CPU ${concurrentHttp.cpuMs.toFixed(3)} ms a call)   RPC ${concurrentRpc.perSecond.toFixed(0)} calls/s p50 ${concurrentRpc.p50.toFixed(2)} ms (CPU ${concurrentRpc.cpuMs.toFixed(3)} ms a call)`,
+      `  ${CONCURRENCY} callers, read_file 4 KiB   HTTP ${concurrentHttp.perSecond.toFixed(0)} calls/s p50 ${concurrentHttp.p50.toFixed(2)} ms (CPU a call: runner ${concurrentHttp.cpuMs.toFixed(3)} ms, client ${concurrentHttp.clientCpuMs.toFixed(3)} ms)   RPC ${concurrentRpc.perSecond.toFixed(0)} calls/s p50 ${concurrentRpc.p50.toFixed(2)} ms (CPU ${concurrentRpc.cpuMs.toFixed(3)} ms a call)`,
     );
     const rpcAlone = "the agent RPC alone";
     const together = `the agent RPC alone, ${CONCURRENCY} callers`;
@@ -161,7 +162,7 @@ async function alternate<K extends string>(
 
 /**
  * CONCURRENT_CALLS calls from CONCURRENCY callers at once (after a tenth as many to warm up): calls per second of
- * wall time, each call's p50, and this process's CPU (runner and client; the agent's is the container's) per call.
+ * wall time, each call's p50, and this process's CPU per call (the agent's is the container's).
  */
 async function concurrently(fn: () => Promise<void>): Promise<{ perSecond: number; p50: number; cpuMs: number }> {
   const run = async (count: number) => {
@@ -183,4 +184,26 @@ async function concurrently(fn: () => Promise<void>): Promise<{ perSecond: numbe
   };
   await run(CONCURRENT_CALLS / 10);
   return run(CONCURRENT_CALLS);
+}
+
+/**
+ * The same over HTTP, the callers in a client process of their own (as real callers are), so the runner's one
+ * thread serves calls only; the runner's CPU per call (this process) and the client's are counted apart.
+ */
+async function concurrentlyOverHttp(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ perSecond: number; p50: number; cpuMs: number; clientCpuMs: number }> {
+  const job = { url, headers, body, callers: CONCURRENCY };
+  await runCallersInChild({ ...job, count: CONCURRENT_CALLS / 10 });
+  const cpu = process.cpuUsage();
+  const report = await runCallersInChild({ ...job, count: CONCURRENT_CALLS });
+  const { user, system } = process.cpuUsage(cpu);
+  return {
+    perSecond: CONCURRENT_CALLS / (report.wallMs / 1000),
+    p50: median(report.latencies),
+    cpuMs: (user + system) / 1000 / CONCURRENT_CALLS,
+    clientCpuMs: report.clientCpuMs / CONCURRENT_CALLS,
+  };
 }
