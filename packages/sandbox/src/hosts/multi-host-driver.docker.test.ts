@@ -106,4 +106,28 @@ describe("several Docker hosts behind one driver (a second dockerd over TCP + mu
     const { Volumes } = await remote.listVolumes({ filters: { label: [`${SandboxLabel.Runner}=${runnerId}`] } });
     expect(Volumes ?? []).toEqual([]);
   }, 180_000);
+
+  it("another runner's driver adopts a session where it runs, on the remote host too (a failover)", async () => {
+    await driver.acquire("s-four");
+    await driver.acquire("s-five");
+    expect([driver.hostName("s-four"), driver.hostName("s-five")]).toEqual(["local", "dh"]);
+    expect((await tool(driver, "s-five", "write_file", { path: "kept.txt", content: "before the failover\n" })).ok).toBe(true);
+    const volume = driver.get("s-five")!.volumeName;
+    await driver.close(); // the runner dies: its attach streams end, the agents wait on stdin
+
+    const adopter = createMultiHostDriver(parseDockerHosts(hostsText), { ...options, runnerId: testRunnerId("hosts-b") }).driver;
+    try {
+      expect(await adopter.adopt("s-none", { fromRunnerId: runnerId })).toBe("missing");
+      expect(await adopter.adopt("s-five", { fromRunnerId: runnerId, volumeName: volume })).toBe("adopted");
+      expect(await adopter.adopt("s-four", { fromRunnerId: runnerId })).toBe("adopted");
+      expect([adopter.hostName("s-four"), adopter.hostName("s-five")]).toEqual(["local", "dh"]);
+      expect((await sh(adopter, "s-five", "cat kept.txt")).stdout).toBe("before the failover\n");
+      await adopter.destroy("s-five");
+      await adopter.destroy("s-four");
+    } finally {
+      await adopter.close({ stopSessions: true });
+    }
+    expect(await onRemote()).toEqual([]);
+    ({ driver } = createMultiHostDriver(parseDockerHosts(hostsText), options));
+  }, 180_000);
 });
