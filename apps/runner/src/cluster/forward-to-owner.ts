@@ -142,11 +142,15 @@ export class ForwardToOwner {
       socket.write(statusLine(answer) + headerLines(answer.rawHeaders));
       if (ownerHead.length > 0) socket.write(ownerHead);
       if (head.length > 0) ownerSocket.write(head);
-      ownerSocket.pipe(socket).pipe(ownerSocket);
-      ownerSocket.on("error", () => socket.destroy());
-      socket.on("error", () => ownerSocket.destroy());
-      socket.on("close", () => ownerSocket.destroy());
-      ownerSocket.on("close", () => socket.destroy());
+      ownerSocket.pipe(socket, { end: false });
+      socket.pipe(ownerSocket, { end: false });
+      // A WebSocket has no half-close: when the client goes, the owner hears it at once (a reset: a FIN alone
+      // would leave its side open while the server inside says nothing); when the owner ends, the client gets
+      // what was sent and then the end.
+      const clientGone = () => ownerSocket.resetAndDestroy();
+      const ownerGone = () => void socket.end(() => socket.destroy());
+      socket.on("end", clientGone).on("close", clientGone).on("error", clientGone);
+      ownerSocket.on("end", ownerGone).on("close", ownerGone).on("error", ownerGone);
     });
     // Refused there (401, 404, 502 …): the owner's answer, as it wrote it.
     upstream.on("response", (answer) => {

@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -43,6 +44,8 @@ export async function startTwoRunners(
   const suffix = `${process.pid}-${Math.floor(Math.random() * 1e6)}`;
   const ids = opts.runnerIds ?? { a: `a-${suffix}`, b: `b-${suffix}` };
   const started: TestRunner[] = [];
+  // Both sign what they forward to a session's owner with it (cluster/forward-marker.ts): a deployment's shared secret.
+  const clusterSecret = crypto.randomBytes(32).toString("hex");
   const closeAll = async () => {
     for (const runner of [...started].reverse()) await runner.close().catch(() => undefined);
     database.drop();
@@ -50,7 +53,7 @@ export async function startTwoRunners(
   try {
     // One after the other: the second runner starts against the rows the first one wrote (the admin token).
     for (const [id, own] of [[ids.a, opts.envA], [ids.b, opts.envB]] as const) {
-      started.push(await startTestRunner({ runnerId: id, database, env: { BERTH_REDIS_URL: REDIS_URL, ...opts.env, ...own } }));
+      started.push(await startTestRunner({ runnerId: id, database, env: { BERTH_REDIS_URL: REDIS_URL, BERTH_CLUSTER_SECRET: clusterSecret, ...opts.env, ...own } }));
     }
   } catch (error) {
     await closeAll();
