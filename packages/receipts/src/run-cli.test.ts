@@ -72,6 +72,17 @@ function run(command: string, args: string[], cwd: string): Promise<void> {
   });
 }
 
+/** A stand-in instance answering JSON by path (404 for any other), on a free port of 127.0.0.1. */
+async function serveJson(routes: Record<string, unknown>): Promise<{ server: Server; origin: string }> {
+  const server = createServer((request, response) => {
+    const body = routes[new URL(request.url ?? "/", "http://x").pathname];
+    response.writeHead(body ? 200 : 404, { "content-type": "application/json" });
+    response.end(JSON.stringify(body ?? { error: { code: "not_found", message: "no such share" } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
 let dir: string;
 let server: Server;
 let origin: string;
@@ -109,27 +120,14 @@ beforeAll(async () => {
     "/api/shared/tampered": shared(tampered),
     "/api/shared/wrong-run": { ...shared(r1), run: { id: "run_other" } },
   };
-  server = createServer((request, response) => {
-    const body = routes[new URL(request.url ?? "/", "http://x").pathname];
-    response.writeHead(body ? 200 : 404, { "content-type": "application/json" });
-    response.end(JSON.stringify(body ?? { error: { code: "not_found", message: "no such share" } }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, origin } = await serveJson(routes));
 
   // An instance that publishes its key set: the CLI takes /api/receipts/keys, not public-key.
-  const keysRoutes: Record<string, unknown> = {
+  ({ server: keysServer, origin: keysOrigin } = await serveJson({
     "/api/receipts/keys": keySet,
     "/api/shared/from-b": shared(fromB),
     "/api/shared/late": shared(late),
-  };
-  keysServer = createServer((request, response) => {
-    const body = keysRoutes[new URL(request.url ?? "/", "http://x").pathname];
-    response.writeHead(body ? 200 : 404, { "content-type": "application/json" });
-    response.end(JSON.stringify(body ?? { error: { code: "not_found", message: "not here" } }));
-  });
-  await new Promise<void>((resolve) => keysServer.listen(0, "127.0.0.1", resolve));
-  keysOrigin = `http://127.0.0.1:${(keysServer.address() as AddressInfo).port}`;
+  }));
 }, 60_000);
 
 afterAll(async () => {

@@ -1,8 +1,7 @@
-import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { berthVerify as verifyCli, buildBerthVerify } from "../testing/berth-verify-cli";
 import { startTwoRunners, type TwoRunners } from "../testing/two-runners";
 
 // Receipts across runners (issue 20, docs/scale-out.md): two real runners on one PostgreSQL database and one Redis,
@@ -14,20 +13,6 @@ type Receipt = { body: { id: string; ledgerId: string; seq: number; prevDigest: 
 type ReceiptKey = { keyId: string; runnerId: string; publicKey: string; retiredAt?: string | null };
 type Shared = { verification: { valid: boolean; reason?: string }; publicKey: ReceiptKey | null; logs: { stdout: { content: string } } };
 
-const ROOT = path.resolve(import.meta.dirname, "../../../..");
-const CLI = path.join(ROOT, "packages/receipts/bin/berth-verify.mjs");
-
-/** Async on purpose: the runners answer the CLI from this same process. */
-async function verifyCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; code: number }> {
-  try {
-    const { stdout } = await promisify(execFile)("node", [CLI, ...args], { env: { PATH: process.env["PATH"] ?? "", ...env }, encoding: "utf8" });
-    return { stdout, code: 0 };
-  } catch (error) {
-    const failed = error as { stdout?: string; code?: number };
-    return { stdout: failed.stdout ?? "", code: failed.code ?? 1 };
-  }
-}
-
 let runners: TwoRunners;
 let session: string;
 
@@ -38,7 +23,7 @@ async function sealOnA(command: string): Promise<Receipt> {
 }
 
 beforeAll(async () => {
-  execFileSync("npm", ["run", "build", "-w", "@berth/receipts"], { cwd: ROOT, stdio: "pipe" });
+  buildBerthVerify();
   runners = await startTwoRunners();
   session = await runners.a.createSession({ autonomy: "trusted" });
 }, 300_000);
@@ -62,7 +47,7 @@ describe("receipts across runners", () => {
 
     const file = path.join(runners.b.dataDir, "from-a.json");
     fs.writeFileSync(file, JSON.stringify(receipt));
-    expect(await verifyCli([file], { BERTH_URL: runners.b.url })).toEqual({ stdout: "valid\n", code: 0 });
+    expect(await verifyCli([file], { ...process.env, BERTH_URL: runners.b.url })).toEqual({ stdout: "valid\n", code: 0 });
 
     // The link is made on A and opened on B, whose files do not hold A's log until it copies it from the database.
     const share = await runners.a.api<{ token: string }>("POST", `/api/receipts/${receipt.body.id}/share`);
@@ -86,6 +71,6 @@ describe("receipts across runners", () => {
     }
     const chain = path.join(runners.b.dataDir, "rotated-chain.json");
     fs.writeFileSync(chain, JSON.stringify([before, after]));
-    expect(await verifyCli([chain], { BERTH_URL: runners.b.url })).toEqual({ stdout: "valid\n", code: 0 });
+    expect(await verifyCli([chain], { ...process.env, BERTH_URL: runners.b.url })).toEqual({ stdout: "valid\n", code: 0 });
   });
 });

@@ -1,32 +1,18 @@
-import { execFile, execFileSync } from "node:child_process";
-import { promisify } from "node:util";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { berthVerify as verifyCli, buildBerthVerify } from "../testing/berth-verify-cli";
 import { startTestRunner, type TestRunner } from "../testing/runner-test-kit";
 
 type Result = { ok: boolean; runId?: string; receiptId?: string };
 type Receipt = { body: { ledgerId: string; seq: number }; signature: { keyId: string } };
 type ReceiptKey = { keyId: string; runnerId: string; retiredAt?: string | null };
-const ROOT = path.resolve(import.meta.dirname, "../../../..");
-const CLI = path.join(ROOT, "packages/receipts/bin/berth-verify.mjs");
-
-/** Async on purpose: the runner answers the CLI from this same process. */
-async function verifyCli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ stdout: string; code: number }> {
-  try {
-    const { stdout } = await promisify(execFile)("node", [CLI, ...args], { env, encoding: "utf8" });
-    return { stdout, code: 0 };
-  } catch (error) {
-    const failed = error as { stdout?: string; code?: number };
-    return { stdout: failed.stdout ?? "", code: failed.code ?? 1 };
-  }
-}
 
 let kit: TestRunner;
 let receiptId: string;
 
 beforeAll(async () => {
-  execFileSync("npm", ["run", "build", "-w", "@berth/receipts"], { cwd: ROOT, stdio: "pipe" });
+  buildBerthVerify();
   kit = await startTestRunner();
   const session = await kit.createSession({ autonomy: "trusted" });
   await kit.tool(session, "write_file", { path: "hello.sh", content: "echo shared-output\n" });
