@@ -28,6 +28,13 @@ export function sqlitePath(dataDir: string): string {
  * Opens the database through a driver adapter (Prisma's JS engine: no native query engine to download).
  * Migrations are applied by `prisma migrate deploy` during setup, not here.
  */
+const postgresUrls = new WeakMap<Database, string>();
+
+/** The URL a PostgreSQL database was opened with (a repository that talks to it without Prisma); undefined for SQLite. */
+export function postgresUrlOf(db: Database): string | undefined {
+  return postgresUrls.get(db);
+}
+
 export async function createDatabase(options: DatabaseOptions): Promise<Database> {
   if (databaseKind(options.databaseUrl) === "postgresql") {
     const [{ PrismaPg }, generated] = await Promise.all([
@@ -36,6 +43,7 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
     ]);
     const client = new generated.PrismaClient({ adapter: new PrismaPg({ connectionString: options.databaseUrl }) });
     // Both clients are generated from one model, so their query API is the same.
+    postgresUrls.set(client as unknown as Database, options.databaseUrl ?? "");
     return client as unknown as Database;
   }
   fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { pingDatabase, type Database } from "../create-database";
+import { pingDatabase, postgresUrlOf, type Database } from "../create-database";
 import { ApprovalRepository } from "./approval-repository";
 import { BrowserSessionRepository } from "./browser-session-repository";
 import { McpServerRepository } from "./mcp-server-repository";
@@ -51,12 +51,13 @@ export interface Repositories {
 
 export function createRepositories(db: Database, opts: { onWriteError?: (error: unknown) => void } = {}): Repositories {
   const writes = new WriteBehind(opts.onWriteError);
+  const runLogChunks = new RunLogChunkRepository(db, postgresUrlOf(db));
   return {
     sessions: new SessionRepository(db),
     leases: new SessionLeaseRepository(db),
     runners: new RunnerRepository(db),
     runs: new RunRepository(db, writes),
-    runLogChunks: new RunLogChunkRepository(db),
+    runLogChunks,
     toolCalls: new ToolCallRepository(db, writes),
     approvals: new ApprovalRepository(db),
     receipts: new ReceiptRepository(db, writes),
@@ -72,6 +73,7 @@ export function createRepositories(db: Database, opts: { onWriteError?: (error: 
     ping: () => pingDatabase(db),
     close: async () => {
       await writes.settled();
+      await runLogChunks.close();
       await db.$disconnect();
     },
   };
