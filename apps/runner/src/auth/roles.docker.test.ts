@@ -64,6 +64,8 @@ describe("roles through the runner (docs/api.md, Roles)", () => {
       ["GET", "/api/skills", undefined, [200, 200, 200, 200]],
       ["POST", "/api/skills", {}, [400, 400, 400, 403]],
       ["POST", "/api/receipts/verify", { receipt: {} }, [200, 200, 200, 200]],
+      // A runnerId that is not this runner's: the admin's 409 rotates nothing.
+      ["POST", "/api/receipts/keys/rotate", { runnerId: "another-runner" }, [409, 403, 403, 403]],
       ["GET", "/api/me", undefined, [200, 200, 200, 200]],
       ["GET", "/metrics", undefined, [200, 200, 200, 200]],
     ];
