@@ -113,6 +113,8 @@ export class ReceiptService {
     const next = this.queue.then(async () => {
       const old = this.signer;
       const { signer } = await rotateSigningKey(this.options.dataDir);
+      // Should publishing fail, the old key goes on signing until a restart, which publishes the new one from the
+      // data dir and retires the old one then: no receipt is ever signed by a key nobody published.
       const key = await this.options.runnerKeys.publish({ keyId: signer.keyId, runnerId: this.options.runnerId, publicKey: signer.publicKeyPem });
       this.ledger.rotate(signer);
       const retired = await this.options.runnerKeys.get(old.keyId);
