@@ -49,6 +49,22 @@ async function browserSocket(url: string, cookie: string): Promise<Socket> {
   return socket;
 }
 
+/** Opens a terminal in the session through `socket`, types `command` and waits until the screen shows `expected`. */
+async function terminalShows(socket: Socket, sessionId: string, command: string, expected: string): Promise<{ terminalId: string; runId: string }> {
+  const opened = await call<{ terminalId: string; runId: string }>(socket, "terminal:open", { sessionId, cols: 80, rows: 24 });
+  expect(opened.error).toBeNull();
+  let shown = "";
+  socket.on("terminal:output", (event: { data: Buffer }, ack: () => void) => {
+    shown += Buffer.from(event.data).toString("utf8");
+    ack();
+  });
+  const { terminalId } = opened.result;
+  expect((await call(socket, "terminal:attach", { terminalId, offset: 0 })).error).toBeNull();
+  await call(socket, "terminal:input", { terminalId, data: `${command}\r` });
+  await waitFor(`the terminal to show ${expected}`, () => shown.includes(expected));
+  return opened.result;
+}
+
 beforeAll(async () => {
   if (!REDIS_URL || !process.env["BERTH_TEST_POSTGRES_URL"]) throw new Error("the cluster tests need BERTH_TEST_POSTGRES_URL and BERTH_TEST_REDIS_URL (npm test's setup starts both servers)");
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), "berth-failover-test-"));
@@ -83,17 +99,7 @@ describe("failover between two runners", () => {
     // A terminal opened through A, with output.
     const minted = await a.api<{ secret: string }>("POST", "/api/browser-sessions", { userAgent: "failover test" });
     const cookie = `berth_browser=${minted.body.secret}`;
-    const ide = await browserSocket(a.url, cookie);
-    const opened = await call<{ terminalId: string; runId: string }>(ide, "terminal:open", { sessionId: session, cols: 80, rows: 24 });
-    expect(opened.error).toBeNull();
-    let shownTerminal = "";
-    ide.on("terminal:output", (event: { data: Buffer }, ack: () => void) => {
-      shownTerminal += Buffer.from(event.data).toString("utf8");
-      ack();
-    });
-    expect((await call(ide, "terminal:attach", { terminalId: opened.result.terminalId, offset: 0 })).error).toBeNull();
-    await call(ide, "terminal:input", { terminalId: opened.result.terminalId, data: "echo term-$((6*7))\r" });
-    await waitFor("the terminal's output", () => shownTerminal.includes("term-42"));
+    const terminal = await terminalShows(await browserSocket(a.url, cookie), session, "echo term-$((6*7))", "term-42");
 
     // A run in flight when A dies: its HTTP reply never comes.
     void a.api("POST", `/api/sessions/${session}/tools/run_script`, { args: { interpreter: "bash", script: "slow.sh" } }).catch(() => undefined);
@@ -148,22 +154,12 @@ describe("failover between two runners", () => {
     expect(String(ps.body.details?.["stdout"]).trim()).toBe("0");
 
     // The terminal: its shell was hung up and its run ended with the failover cause (its transcript kept).
-    const { body: terminalRun } = await b.api<RunReply>("GET", `/api/runs/${opened.result.runId}`);
+    const { body: terminalRun } = await b.api<RunReply>("GET", `/api/runs/${terminal.runId}`);
     expect(terminalRun.run).toMatchObject({ status: "interrupted", outcome: "interrupted" });
     expect(terminalRun.run.cause).toMatch(/^runner_failover: /);
     expect(terminalRun.run.receiptId).toBeTruthy();
     // A new terminal through B works in the same container.
-    const again = await browserSocket(b.url, cookie);
-    const reopened = await call<{ terminalId: string }>(again, "terminal:open", { sessionId: session, cols: 80, rows: 24 });
-    expect(reopened.error).toBeNull();
-    let shownAgain = "";
-    again.on("terminal:output", (event: { data: Buffer }, ack: () => void) => {
-      shownAgain += Buffer.from(event.data).toString("utf8");
-      ack();
-    });
-    expect((await call(again, "terminal:attach", { terminalId: reopened.result.terminalId, offset: 0 })).error).toBeNull();
-    await call(again, "terminal:input", { terminalId: reopened.result.terminalId, data: "cat before-kill.txt\r" });
-    await waitFor("the new terminal's output", () => shownAgain.includes("written through A"));
+    await terminalShows(await browserSocket(b.url, cookie), session, "cat before-kill.txt", "written through A");
 
     // A started again leaves B's session alone: its reconcile sees B's lease, and a call through A is forwarded to B.
     await a.start();
