@@ -38,7 +38,7 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
-export async function connectCluster(env: Pick<Env, "BERTH_REDIS_URL">, log: (line: string) => void): Promise<Cluster> {
+export async function connectCluster(env: Pick<Env, "BERTH_REDIS_URL" | "BERTH_RUNNER_ID">, log: (line: string) => void): Promise<Cluster> {
   if (!env.BERTH_REDIS_URL) {
     const bus = new LocalClusterBus();
     return {
@@ -51,7 +51,7 @@ export async function connectCluster(env: Pick<Env, "BERTH_REDIS_URL">, log: (li
       close: () => bus.close(),
     };
   }
-  const redis = await RedisClusterBus.connect(env.BERTH_REDIS_URL, log);
+  const redis = await RedisClusterBus.connect(env.BERTH_REDIS_URL, log, { name: `berth-runner-${env.BERTH_RUNNER_ID}` });
   const stops: Array<() => Promise<void>> = [];
   let invalidation: ClusterInvalidationBus;
   try {

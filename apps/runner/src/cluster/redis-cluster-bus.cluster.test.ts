@@ -7,8 +7,8 @@ import { waitFor } from "../chaos/chaos-kit";
 const REDIS_URL = process.env["BERTH_TEST_REDIS_URL"] ?? "";
 
 const open: RedisClusterBus[] = [];
-async function bus(log: string[] = []): Promise<RedisClusterBus> {
-  const b = await RedisClusterBus.connect(REDIS_URL, (line) => log.push(line));
+async function bus(log: string[] = [], name?: string): Promise<RedisClusterBus> {
+  const b = await RedisClusterBus.connect(REDIS_URL, (line) => log.push(line), name ? { name } : {});
   open.push(b);
   return b;
 }
@@ -61,15 +61,19 @@ describe("RedisClusterBus", () => {
 
   it("logs a lost connection once with the password masked, reconnects, and its subscriptions work again", async () => {
     const log: string[] = [];
-    const [a, b] = [await bus(log), await bus()];
+    const name = `t-${process.pid}-${Math.floor(Math.random() * 1e6)}`;
+    const [a, b] = [await bus(log, name), await bus()];
     const channel = `t:${process.pid}:${Math.random()}`;
     const got: string[] = [];
     await a.subscribe(channel, (m) => got.push(m.toString()));
-    // Another client ends every pub/sub connection (A's subscriber among them), as a Redis restart would.
+    // Another client ends A's subscriber connection (found by its name), as a Redis restart would.
     const admin = createClient({ url: REDIS_URL });
     await admin.connect();
     try {
-      await admin.sendCommand(["CLIENT", "KILL", "TYPE", "pubsub"]);
+      const list = String(await admin.sendCommand(["CLIENT", "LIST", "TYPE", "pubsub"]));
+      const ids = list.split("\n").filter((line) => line.includes(` name=${name} `)).map((line) => /\bid=(\d+)/.exec(line)?.[1]);
+      expect(ids).toHaveLength(1);
+      await admin.sendCommand(["CLIENT", "KILL", "ID", String(ids[0])]);
     } finally {
       await admin.close();
     }

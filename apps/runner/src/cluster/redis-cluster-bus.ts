@@ -41,11 +41,14 @@ export class RedisClusterBus implements ClusterBus {
     private readonly subscriber: RedisClient,
   ) {}
 
-  /** Connects both connections; refuses to start (AppError) when Redis does not answer within 10 s. */
-  static async connect(url: string, log: (line: string) => void): Promise<RedisClusterBus> {
+  /**
+   * Connects both connections; refuses to start (AppError) when Redis does not answer within 10 s or refuses the
+   * password. `name` is the connections' CLIENT SETNAME, so `CLIENT LIST` shows which runner holds them.
+   */
+  static async connect(url: string, log: (line: string) => void, opts: { name?: string } = {}): Promise<RedisClusterBus> {
     const secrets = [new URL(url).password, new URL(url).username].filter((s) => s.length > 0).map(decodeURIComponent);
     const shown = maskRedisUrl(url);
-    const publisher = createClient({ url, socket: { connectTimeout: 5_000 } });
+    const publisher = createClient({ url, socket: { connectTimeout: 5_000 }, ...(opts.name ? { name: opts.name } : {}) });
     const subscriber = publisher.duplicate();
     // A refused password will not get better by retrying: starting fails at once instead of after the timeout.
     let refuse: (error: AppError) => void = () => undefined;
