@@ -60,7 +60,7 @@ const runner = spawn(process.execPath, ["--expose-gc", "--import", path.join(imp
   },
   stdio: ["ignore", "pipe", "inherit", "ipc"],
 });
-type Memory = { rss: number; heapUsed: number; external: number; arrayBuffers: number };
+type Memory = { rss: number; heapTotal: number; heapUsed: number; external: number; arrayBuffers: number };
 let probes = 0;
 /** The runner's memory, after a full GC when `gc` (what is retained, not garbage waiting for a collection). */
 const memoryOf = (gc: boolean) =>
@@ -75,7 +75,7 @@ const memoryOf = (gc: boolean) =>
     runner.send({ type: "memory", id, gc });
   });
 const mb = (bytes: number) => (bytes / MB).toFixed(0);
-const memoryLine = (m: Memory) => `rss ${mb(m.rss)}, heap ${mb(m.heapUsed)}, external ${mb(m.external)} (array buffers ${mb(m.arrayBuffers)}) MB`;
+const memoryLine = (m: Memory) => `rss ${mb(m.rss)}, heap ${mb(m.heapUsed)} of ${mb(m.heapTotal)}, external ${mb(m.external)} (array buffers ${mb(m.arrayBuffers)}) MB`;
 const base = `http://127.0.0.1:${PORT}`;
 const auth = { authorization: `Bearer ${TOKEN}` };
 const api = async <T>(method: string, route: string, body?: unknown): Promise<T> => {
@@ -193,7 +193,14 @@ try {
   console.error(`• runner before the rounds (after a GC): ${memoryLine(memoryBefore)}`);
   const rssBefore = rssOf(runner.pid!);
   let peakRss = rssBefore;
-  sampler = setInterval(() => (peakRss = Math.max(peakRss, rssOf(runner.pid!))), 100);
+  // What the memory was made of at the highest RSS seen (sampled without a GC).
+  let atPeak: Memory | null = null;
+  sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, rssOf(runner.pid!));
+    void memoryOf(false).then((m) => {
+      if (!atPeak || m.rss > atPeak.rss) atPeak = m;
+    });
+  }, 100);
 
   const rounds: Round[] = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -227,6 +234,8 @@ try {
   console.log(`fan-out, ${CLIENTS} clients (median):       ${inAll.toFixed(0)} MB/s in all, ${perClient.toFixed(1)} MB/s each (one client alone: ${alone.toFixed(1)} MB/s)`);
   console.log(`time to first byte (median, start request + 3 s sleep → client): ${firstByte.toFixed(0)} ms`);
   console.log(`runner RSS: before ${(rssBefore / MB).toFixed(0)} MB, peak ${(peakRss / MB).toFixed(0)} MB, growth ${growthMb.toFixed(0)} MB (target < 100 MB)`);
+  const peak = atPeak as Memory | null;
+  if (peak) console.log(`runner memory at its highest sampled RSS: ${memoryLine(peak)}`);
   console.log(`runner memory after a GC: before ${memoryLine(memoryBefore)}; after the rounds ${memoryLine(memoryAfter)} (heap + external retained: ${retainedMb.toFixed(0)} MB)`);
   console.log(
     `100 MB log read as the IDE reads it:    ${reads.ide.toFixed(0)} ms, streamed download ${reads.download.toFixed(0)} ms (${readRatio.toFixed(2)}x; medians of ${LOG_READ_ROUNDS} alternated rounds; every byte: ${reads.exact ? "yes" : "NO"}; its times request alone ${median(timesMs).toFixed(0)} ms)`,
