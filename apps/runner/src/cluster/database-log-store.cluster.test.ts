@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Socket } from "socket.io-client";
-import { RunLogs } from "../runs/run-logs";
+import { RunLogs, readLog } from "../runs/run-logs";
 import { TEST_ADMIN_TOKEN } from "../testing/runner-test-kit";
 import { startTwoRunners, type TwoRunners } from "../testing/two-runners";
 
@@ -105,5 +105,33 @@ describe("run logs across two runners (BERTH_LOG_STORE=database on PostgreSQL)",
       const [a, b] = [runners.a, runners.b].map((r) => sha256(fs.readFileSync(`${RunLogs.dirFor(r.dataDir, runId)}/${file}`)));
       expect(b).toBe(a);
     }
+  });
+
+  it("a background process on A followed through B (process:subscribe, the combined log) from offset 0 mid-run, every byte once", async () => {
+    const started = await runners.a.tool<{ runId: string; details?: { processId?: string } }>(sessionId, "bash", {
+      action: "start",
+      command: "for i in $(seq 1 300); do echo out-$i; echo err-$i >&2; [ $((i % 30)) = 0 ] && sleep 0.2; done",
+    });
+    const processId = started.body.details?.processId;
+    expect(processId).toBeTruthy();
+    await until(async () => (await runners.a.api<{ size: number }>("GET", `/api/runs/${started.body.runId}/logs?stream=combined&limit=1`)).body.size > 0, "the process's first output");
+    const onB = await runners.b.socket();
+    const got: Buffer[] = [];
+    let next = 0;
+    const misplaced: number[] = [];
+    onB.on("process:output", (event: { processId: string; offset: number; data: string | ArrayBuffer }) => {
+      if (event.processId !== processId) return;
+      const bytes = typeof event.data === "string" ? Buffer.from(event.data) : Buffer.from(event.data);
+      if (event.offset !== next) misplaced.push(event.offset);
+      next = event.offset + bytes.length;
+      got.push(bytes);
+    });
+    await emitWithAck(onB, "process:subscribe", { sessionId, processId, offset: 0 });
+    await until(async () => (await runners.a.api<{ run: { status: string } }>("GET", `/api/runs/${started.body.runId}`)).body.run.status !== "running", "the process to end");
+    const combined = () => readLog(runners.a.dataDir, started.body.runId, "combined", 0, 1e9).content;
+    await until(() => next >= combined().length, "B's follower to reach the end of the combined log");
+    expect(misplaced).toEqual([]);
+    expect(combined().toString()).toContain("err-300\n");
+    expect(sha256(Buffer.concat(got))).toBe(sha256(combined()));
   });
 });
