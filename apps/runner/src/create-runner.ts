@@ -147,7 +147,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   const invalidation = cluster.invalidation;
   // Which runner holds which session: created or adopted here, held here under a lease renewed every lease/3.
   const logLine = (line: string) => process.stderr.write(`berth-runner: ${line}\n`);
-  const leases = new SessionLeases({ leases: repos.leases, runnerId: env.BERTH_RUNNER_ID, leaseMs: env.BERTH_SESSION_LEASE_MS, onError: (error) => logLine(`could not renew session leases: ${(error as Error).message}`) });
+  const leases = new SessionLeases({ leases: repos.leases, driver, runnerId: env.BERTH_RUNNER_ID, leaseMs: env.BERTH_SESSION_LEASE_MS, onError: (error) => logLine(`could not renew session leases: ${(error as Error).message}`), log: logLine });
   const directory = new RunnerDirectory({ repos, runnerId: env.BERTH_RUNNER_ID, heartbeatMs: Math.max(1, Math.floor(env.BERTH_SESSION_LEASE_MS / 3)), onError: (error) => logLine(`could not write the runner heartbeat: ${(error as Error).message}`) });
   const sessions = new SessionService({
     repos,

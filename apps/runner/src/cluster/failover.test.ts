@@ -7,7 +7,7 @@ import { SessionLeases } from "./session-leases";
 type LeaseRepo = Repositories["leases"];
 
 /** The lease table in memory, with the compare-and-set the database does (packages/db tests it on SQLite). */
-class MemoryLeases implements Pick<LeaseRepo, "lapsed" | "takeOver" | "renewAll"> {
+class MemoryLeases implements Pick<LeaseRepo, "lapsed" | "takeOver" | "renewAll" | "heldElsewhere"> {
   readonly rows = new Map<string, LeasedSession>();
 
   add(row: Partial<LeasedSession> & { sessionId: string }): void {
@@ -30,6 +30,10 @@ class MemoryLeases implements Pick<LeaseRepo, "lapsed" | "takeOver" | "renewAll"
     return Promise.resolve(true);
   }
 
+  heldElsewhere(sessionIds: string[], runnerId: string): Promise<string[]> {
+    return Promise.resolve(sessionIds.filter((id) => { const holder = this.rows.get(id)?.runnerId; return holder != null && holder !== runnerId; }));
+  }
+
   renewAll(runnerId: string, expiresAt: Date): Promise<number> {
     const held = [...this.rows.values()].filter((row) => row.runnerId === runnerId && row.status !== "deleted");
     for (const row of held) row.expiresAt = expiresAt;
@@ -41,7 +45,15 @@ const LEASE_MS = 5_000;
 const T0 = Date.UTC(2026, 11, 1, 12);
 
 function runner(id: string, table: MemoryLeases, clock: { now: number }, found: Record<string, AdoptOutcome> = {}) {
-  const leases = new SessionLeases({ leases: table as unknown as LeaseRepo, runnerId: id, leaseMs: LEASE_MS, now: () => clock.now, onError: () => undefined });
+  const leases = new SessionLeases({
+    leases: table as unknown as LeaseRepo,
+    driver: { list: () => [], detach: () => Promise.resolve() },
+    runnerId: id,
+    leaseMs: LEASE_MS,
+    now: () => clock.now,
+    onError: () => undefined,
+    log: () => undefined,
+  });
   const seen = { adopted: [] as string[], settled: [] as [string, TakeOverOutcome][], recovered: [] as [string, string | null][] };
   const failover = new Failover({
     leases,

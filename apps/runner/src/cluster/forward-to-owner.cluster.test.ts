@@ -11,24 +11,8 @@ import { createDatabase, createRepositories, type Repositories } from "@berth/db
 import { TEST_ADMIN_TOKEN, emitWithAck, type TestRunner } from "../testing/runner-test-kit";
 import { startTwoRunners, type TwoRunners } from "../testing/two-runners";
 import { setSessionOwner } from "../testing/set-session-owner";
+import { WS_ECHO_SERVER } from "../testing/ws-echo-server";
 import { FORWARD_MARKER_HEADER, ForwardMarker } from "./forward-marker";
-
-/** A WebSocket echo server with a raw upgrade handshake (no library in the image): one frame in, "echo: …" out. */
-const WS_ECHO = `
-const http = require("http"), crypto = require("crypto");
-const server = http.createServer((req, res) => res.end("plain"));
-server.on("upgrade", (req, socket) => {
-  const accept = crypto.createHash("sha1").update(req.headers["sec-websocket-key"] + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest("base64");
-  socket.write("HTTP/1.1 101 Switching Protocols\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\nSec-WebSocket-Accept: " + accept + "\\r\\n\\r\\n");
-  socket.on("data", (buf) => {
-    const len = buf[1] & 0x7f, mask = buf.subarray(2, 6);
-    const text = Buffer.from(buf.subarray(6, 6 + len).map((b, i) => b ^ mask[i % 4])).toString();
-    const out = Buffer.from("echo: " + text);
-    socket.write(Buffer.concat([Buffer.from([0x81, out.length]), out]));
-  });
-});
-server.listen(8001, "127.0.0.1");
-`;
 
 let two: TwoRunners;
 let a: TestRunner;
@@ -165,7 +149,7 @@ describe("a session created through runner A, driven through runner B (forwarded
   });
 
   it("a port preview through B: HTTP from a server in the container, and a WebSocket both ways", async () => {
-    for (const [file, content] of [["hello-port.txt", "hi from the container"], ["ws-echo.js", WS_ECHO]]) {
+    for (const [file, content] of [["hello-port.txt", "hi from the container"], ["ws-echo.js", WS_ECHO_SERVER]]) {
       expect((await b.tool(sessionId, "write_file", { path: file, content })).status).toBe(200);
     }
     for (const command of ["python3 -m http.server 8000 --bind 127.0.0.1", "node ws-echo.js"]) {

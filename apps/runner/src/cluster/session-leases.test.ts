@@ -1,15 +1,20 @@
 import type { Repositories } from "@berth/db";
+import type { SandboxInfo } from "@berth/protocol";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { SessionLeases } from "./session-leases";
 
 afterEach(() => vi.useRealTimers());
+
+const noDriver = { list: () => [], detach: () => Promise.resolve() };
 
 describe("SessionLeases", () => {
   it("renews all of its sessions in one call every lease/3, each to now + the lease", async () => {
     vi.useFakeTimers({ now: Date.UTC(2026, 11, 1, 12) });
     const renewals: [string, number][] = [];
     const leases = new SessionLeases({
-      leases: { renewAll: (runnerId: string, until: Date) => (renewals.push([runnerId, until.getTime()]), Promise.resolve(3)) } as unknown as Repositories["leases"],
+      leases: { renewAll: (runnerId: string, until: Date) => (renewals.push([runnerId, until.getTime()]), Promise.resolve(3)), heldElsewhere: () => Promise.resolve([]) } as unknown as Repositories["leases"],
+      driver: noDriver,
+      log: () => undefined,
       runnerId: "r1",
       leaseMs: 6_000,
       onError: () => undefined,
@@ -35,7 +40,9 @@ describe("SessionLeases", () => {
     const errors: unknown[] = [];
     let calls = 0;
     const leases = new SessionLeases({
-      leases: { renewAll: () => (++calls === 1 ? Promise.reject(new Error("database gone")) : Promise.resolve(1)) } as unknown as Repositories["leases"],
+      leases: { renewAll: () => (++calls === 1 ? Promise.reject(new Error("database gone")) : Promise.resolve(1)), heldElsewhere: () => Promise.resolve([]) } as unknown as Repositories["leases"],
+      driver: noDriver,
+      log: () => undefined,
       runnerId: "r1",
       leaseMs: 3_000,
       onError: (error) => errors.push(error),
@@ -45,5 +52,29 @@ describe("SessionLeases", () => {
     expect(calls).toBe(2);
     expect(errors.map((e) => (e as Error).message)).toEqual(["database gone"]);
     leases.stop();
+  });
+
+  it("lets go of a session attached here that another runner took while this one could not renew, and of no other", async () => {
+    const order: string[] = [];
+    const detached: string[] = [];
+    const attached = (sessionId: string, status: string) => ({ sessionId, status }) as SandboxInfo;
+    const leases = new SessionLeases({
+      leases: {
+        renewAll: () => (order.push("renew"), Promise.resolve(2)),
+        heldElsewhere: (ids: string[], runnerId: string) => (order.push(`ask ${ids.join(",")} not ${runnerId}`), Promise.resolve(ids.filter((id) => id === "s_taken"))),
+      } as unknown as Repositories["leases"],
+      driver: {
+        list: () => (order.push("list"), [attached("s_mine", "ready"), attached("s_taken", "ready"), attached("s_stopped", "terminated")]),
+        detach: (sessionId) => (detached.push(sessionId), Promise.resolve()),
+      },
+      runnerId: "r1",
+      leaseMs: 3_000,
+      onError: () => undefined,
+      log: () => undefined,
+    });
+    expect(await leases.renew()).toBe(2);
+    // What was attached is read before the UPDATE: a session created or taken over after it is never let go of.
+    expect(order).toEqual(["list", "renew", "ask s_mine,s_taken not r1"]);
+    expect(detached).toEqual(["s_taken"]);
   });
 });

@@ -1,4 +1,5 @@
 import type { Repositories } from "@berth/db";
+import type { SandboxDriver } from "@berth/sandbox";
 
 /**
  * This runner's hold on its sessions (docs/scale-out.md): a session it creates or adopts is held until now + the
@@ -13,10 +14,13 @@ export class SessionLeases {
   constructor(
     private readonly deps: {
       leases: Repositories["leases"];
+      /** A session another runner took while this one could not renew is let go of here (never stopped). */
+      driver: Pick<SandboxDriver, "list" | "detach">;
       runnerId: string;
       leaseMs: number;
       now?: () => number;
       onError: (error: unknown) => void;
+      log: (line: string) => void;
     },
   ) {}
 
@@ -39,10 +43,27 @@ export class SessionLeases {
 
   /** Extends every session this runner holds; one renewal at a time. The count renewed. */
   renew(): Promise<number> {
-    this.renewing ??= this.deps.leases.renewAll(this.deps.runnerId, this.expiresAt()).finally(() => {
+    this.renewing ??= this.renewOnce().finally(() => {
       this.renewing = null;
     });
     return this.renewing;
+  }
+
+  /**
+   * The sessions attached here are read before the UPDATE: each one's row named this runner before it was
+   * attached (create and take-over write the row first), so one another runner holds afterwards was taken from
+   * this runner after its lease lapsed (a pause, the database out of reach). Then both would be attached to the
+   * agent: this runner lets go.
+   */
+  private async renewOnce(): Promise<number> {
+    const { leases, driver, runnerId } = this.deps;
+    const attached = driver.list().filter((s) => s.status === "ready").map((s) => s.sessionId);
+    const renewed = await leases.renewAll(runnerId, this.expiresAt());
+    for (const sessionId of await leases.heldElsewhere(attached, runnerId)) {
+      this.deps.log(`session ${sessionId} is held by another runner now (this runner's lease on it lapsed): let go of its container`);
+      await driver.detach(sessionId);
+    }
+    return renewed;
   }
 
   /** Renews every lease/3, so two renewals can fail in a row before the lease runs out. */

@@ -2,27 +2,10 @@ import crypto from "node:crypto";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_ADMIN_TOKEN, startTestRunner, type TestRunner } from "../testing/runner-test-kit";
+import { WS_ECHO_SERVER as WS_ECHO } from "../testing/ws-echo-server";
 
 let kit: TestRunner;
 let sessionId: string;
-
-/** A WebSocket echo server written with a raw upgrade handshake (no library in the image): one frame in, "echo: …" out. */
-const WS_ECHO = `
-const http = require("http"), crypto = require("crypto");
-const server = http.createServer((req, res) => res.end("plain"));
-server.on("upgrade", (req, socket) => {
-  const accept = crypto.createHash("sha1").update(req.headers["sec-websocket-key"] + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest("base64");
-  // The handshake answers after 1.5 s: a slow server must not lose its socket to socket.io's 1 s sweep of upgrades it does not serve.
-  setTimeout(() => socket.write("HTTP/1.1 101 Switching Protocols\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\nSec-WebSocket-Accept: " + accept + "\\r\\nX-Saw-Cookie: " + (req.headers.cookie ? "yes" : "no") + "\\r\\n\\r\\n"), 1500);
-  socket.on("data", (buf) => {
-    const len = buf[1] & 0x7f, mask = buf.subarray(2, 6);
-    const text = Buffer.from(buf.subarray(6, 6 + len).map((b, i) => b ^ mask[i % 4])).toString();
-    const out = Buffer.from("echo: " + text);
-    socket.write(Buffer.concat([Buffer.from([0x81, out.length]), out]));
-  });
-});
-server.listen(8001, "127.0.0.1");
-`;
 
 const preview = (
   port: number | string,

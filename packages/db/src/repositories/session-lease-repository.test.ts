@@ -62,6 +62,9 @@ describe("SessionLeaseRepository", () => {
     expect((await t.repos.leases.live()).map((s) => s.sessionId).sort()).toEqual(["ses_a", "ses_b", "ses_new", "ses_old"]);
     // ses_gone (deleted) is still r1's to recover; ses_old was claimed by r3 above.
     expect((await t.repos.leases.recoverableBy("r1")).sort()).toEqual(["ses_a", "ses_gone"]);
+    // Of the sessions r1 has attached, which another runner holds now (an unowned row is nobody's).
+    expect((await t.repos.leases.heldElsewhere(["ses_a", "ses_b", "ses_old", "ses_none"], "r1")).sort()).toEqual(["ses_b", "ses_old"]);
+    expect(await t.repos.leases.heldElsewhere([], "r1")).toEqual([]);
   });
 });
 

@@ -73,6 +73,13 @@ export class SessionLeaseRepository {
     return (await this.db.session.findMany({ where: LIVE, select: LEASED })).map(toLeased);
   }
 
+  /** Which of `sessionIds` another runner holds now (this runner's lease on them lapsed and was taken). */
+  async heldElsewhere(sessionIds: string[], runnerId: string): Promise<string[]> {
+    if (sessionIds.length === 0) return [];
+    const rows = await this.db.session.findMany({ where: { id: { in: sessionIds }, ownerRunnerId: { not: runnerId } }, select: { id: true } });
+    return rows.map((row) => row.id);
+  }
+
   /**
    * Sessions of any status (deleted ones too) that `runnerId` holds or nobody holds: whose leftover runs a runner
    * starting again ends itself (recovery at start); the rest are their holders' to end.

@@ -55,6 +55,13 @@ describe("DockerSandboxDriver.adopt (real engine)", () => {
     expect(report.reapedVolumes).toEqual([]);
     expect((await sh(b, session, "cat /workspace/kept.txt")).stdout).toBe("before\n");
 
+    // A lets go of a session another runner took (its lease lapsed): the container keeps running, B adopts it.
+    await again.detach(other);
+    expect(again.get(other)).toBeUndefined();
+    await expect(sh(again, other, "true")).rejects.toThrow();
+    expect(await b.adopt(other, { fromRunnerId: runnerA })).toBe("adopted");
+    expect((await sh(b, other, "echo alive")).stdout).toBe("alive\n");
+
     // The adopting runner restarts and deletes what it adopted: the labels name A, the call is B's.
     const restarted = await b.restart(session);
     expect(restarted.status).toBe("ready");
@@ -62,5 +69,7 @@ describe("DockerSandboxDriver.adopt (real engine)", () => {
     await b.destroy(session);
     expect(b.get(session)).toBeUndefined();
     expect(await dockerPsNames(runnerA)).toEqual([containerNameFor(other)]);
+    await b.destroy(other);
+    expect(await dockerPsNames(runnerA)).toEqual([]);
   });
 });

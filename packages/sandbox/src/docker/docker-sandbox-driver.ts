@@ -285,6 +285,21 @@ export class DockerSandboxDriver extends EventEmitter<SandboxDriverEvents> imple
     return this.sessions.locks.run(sessionId, () => this.sessions.adoptFrom(sessionId, from.volumeName));
   }
 
+  detach(sessionId: string): Promise<void> {
+    return this.sessions.locks.run(sessionId, () => {
+      const state = this.sessions.states.get(sessionId);
+      if (!state) return Promise.resolve();
+      this.sessions.liveness.clearTimers(state);
+      this.sessions.states.delete(sessionId);
+      if (!state.attached) return Promise.resolve();
+      // As close() does for every session: the attach stream ends, the agent keeps running (StdinOnce is false).
+      state.stopping = "released";
+      state.attached.conn.fail(sandboxNotRunning(sessionId, "released"));
+      this.launcher.detach(state.attached);
+      return Promise.resolve();
+    });
+  }
+
   reconcile(live: Iterable<LiveSession | string>): Promise<ReconcileReport> {
     // Warm containers' volumes, including those still starting, are not leftovers.
     return this.sessions.reconcile(live, () => [

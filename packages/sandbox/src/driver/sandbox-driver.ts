@@ -88,6 +88,11 @@ export interface SandboxDriver {
    * runner the session, by compare-and-set, from `fromRunnerId`). Nothing else of that runner's is touched.
    */
   adopt(sessionId: string, from: { fromRunnerId: string; volumeName?: string }): Promise<AdoptOutcome>;
+  /**
+   * Lets go of the session's container without stopping it, because another runner holds the session now (this
+   * runner's lease lapsed): calls fail at once, no termination is reported, the container keeps running for it.
+   */
+  detach(sessionId: string): Promise<void>;
   /** A new sandbox started cold for the session (never from the pool); fails if one is running. */
   create(sessionId: string, spec?: SandboxSpec): Promise<SandboxInfo>;
   /** A ready sandbox for the session: its running one, a warm one from the pool, or a (re)started one. */

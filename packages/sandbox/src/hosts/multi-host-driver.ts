@@ -99,6 +99,11 @@ export class MultiHostSandboxDriver extends EventEmitter<SandboxDriverEvents> im
     return "missing";
   }
 
+  async detach(sessionId: string): Promise<void> {
+    await this.hostOf.get(sessionId)?.driver.detach(sessionId);
+    this.hostOf.delete(sessionId);
+  }
+
   async create(sessionId: string, spec: SandboxSpec = {}): Promise<SandboxInfo> {
     return (await this.place(sessionId, spec)).driver.create(sessionId, spec);
   }
