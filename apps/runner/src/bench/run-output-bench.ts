@@ -55,7 +55,9 @@ function sha256Of(file: string): string {
   return hash.digest("hex");
 }
 
-const kit = await startTestRunner(process.env.BERTH_SANDBOX_IMAGE ? { env: { BERTH_SANDBOX_IMAGE: process.env.BERTH_SANDBOX_IMAGE } } : {});
+// BERTH_LOG_STORE=local|database compares the log stores on PostgreSQL (BERTH_TEST_POSTGRES_URL), each against its exec.
+const benchEnv = Object.fromEntries((["BERTH_SANDBOX_IMAGE", "BERTH_LOG_STORE"] as const).flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])));
+const kit = await startTestRunner({ env: benchEnv });
 try {
   const session = await kit.createSession({ autonomy: "yolo" });
   const written = await kit.tool<{ ok: boolean; output: string }>(session, "write_file", { path: "print.py", content: SCRIPT });
@@ -110,6 +112,7 @@ try {
   const ratio = runnerMs / execMs;
   console.log("\nBerth output bench: run_script printing 100 MB, through the runner vs docker exec into a host pipe\n");
   console.log(`load average: ${os.loadavg().map((n) => n.toFixed(2)).join(" ")}`);
+  console.log(`database: ${kit.databaseKind}; log store: ${process.env.BERTH_LOG_STORE || "default"}`);
   console.log(`run_script through the runner (HTTP, agent channel, logs, receipt): median ${runnerMs.toFixed(0)} ms  [${runner.map((t) => t.toFixed(0)).join(", ")}]`);
   console.log(`docker exec of the same script, same container, into a host pipe:  median ${execMs.toFixed(0)} ms  [${exec.map((t) => t.toFixed(0)).join(", ")}]`);
   console.log(`ratio: ${ratio.toFixed(2)}x (target ≤ 1.5x); sha256 of every byte stored and sealed checked in ${checked} runs`);
