@@ -1,5 +1,6 @@
 // `npm run bench [name]`: benchmarks print their own figures and ratios against a baseline measured in
-// the same run. Names: sandbox, tools, admission, stream, output, code-nav, web, terminal; no name runs them all but code-nav, web and terminal.
+// the same run. Names: sandbox, tools, admission, stream, output, code-nav, hosts, cluster, web, terminal; no name runs
+// them all but code-nav, hosts, cluster, web and terminal.
 // docs/benchmarks.md says what each measures, its baseline and its target.
 //
 // A bench reports each figure on a line of its own, `bench-figure {json}`, with the JSON
@@ -22,6 +23,8 @@ const BENCHES = {
   output: ["npx", "tsx", "apps/runner/src/bench/run-output-bench.ts"],
   "code-nav": ["npx", "tsx", "apps/runner/src/bench/code-nav-bench.ts"],
   hosts: ["npx", "tsx", "packages/sandbox/src/bench/hosts-bench.ts"],
+  // Two runners, PostgreSQL, Redis, two Docker engines (root; minutes): only when named.
+  cluster: ["npx", "tsx", "apps/runner/src/bench/cluster-bench.ts"],
   web: ["node", "apps/web/bench/web-bench.mjs"],
   "web-log": ["node", "apps/web/bench/log-bench.mjs"],
   "web-quick-open": ["npx", "tsx", "apps/web/bench/quick-open-bench.ts"],

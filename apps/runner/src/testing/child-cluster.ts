@@ -33,17 +33,28 @@ export interface ChildCluster {
  * front. For `*.cluster.test.ts` and `npm run bench:cluster`; needs BERTH_TEST_POSTGRES_URL and BERTH_TEST_REDIS_URL.
  * `env`: settings for both runners (e.g. BERTH_SESSION_LEASE_MS).
  */
-export async function startChildCluster(opts: { name: string; env?: Record<string, string> }): Promise<ChildCluster> {
+export async function startChildCluster(opts: {
+  name: string;
+  env?: Record<string, string>;
+  /** The second engine's namespace and /30 (10.213.<subnet>.0): one of its own per user, so a test and a bench can run at once. */
+  engine?: { netns: string; subnet: number };
+}): Promise<ChildCluster> {
   const redisUrl = process.env["BERTH_TEST_REDIS_URL"] ?? "";
   if (!redisUrl || !process.env["BERTH_TEST_POSTGRES_URL"]) {
     throw new Error("a cluster needs BERTH_TEST_POSTGRES_URL and BERTH_TEST_REDIS_URL (npm test's setup starts both servers and passes them to the cluster stage)");
   }
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), `berth-${opts.name}-`));
-  const engine = { netns: "berth-dhc", hostAddress: "10.213.93.1", address: "10.213.93.2", dir: path.join(scratch, "engine") };
+  const { netns, subnet } = opts.engine ?? { netns: "berth-dhc", subnet: 93 };
+  const engine = { netns, hostAddress: `10.213.${subnet}.1`, address: `10.213.${subnet}.2`, dir: path.join(scratch, "engine") };
   const cleanups: (() => Promise<void> | void)[] = [];
   const close = async () => {
-    for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
-    fs.rmSync(scratch, { recursive: true, force: true });
+    for (const cleanup of cleanups.reverse()) await (async () => cleanup())().catch((error: Error) => console.error(`cluster cleanup: ${error.message}`));
+    // Best effort: what is still mounted there (a dockerd that did not stop) must not hide the error being reported.
+    try {
+      fs.rmSync(scratch, { recursive: true, force: true });
+    } catch (error) {
+      console.error(`cluster cleanup: ${scratch} left behind: ${(error as Error).message}`);
+    }
   };
   try {
     cleanups.push(async () => {

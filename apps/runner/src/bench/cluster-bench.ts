@@ -1,0 +1,236 @@
+// npm run bench:cluster — two runners (child processes) on one PostgreSQL database and one Redis, two Docker engines
+// (the local one and a dockerd in a network namespace over mutual TLS), as apps/runner/src/testing/child-cluster.ts
+// starts them. Each figure against a baseline measured in the same run (docs/benchmarks.md, docs/scale-out.md):
+//   - a tool call through the runner that does not hold the session (forwarded) against through its owner: p50s of
+//     alternated rounds, their median (target ≤ 1.3x);
+//   - sessions per host by memory: an idle sandbox's memory on each engine, and the sessions the machine's memory
+//     holds at that figure (and at the 1 GiB a working session may use);
+//   - 100 MB of live output to 50 clients split across the two runners against all 50 on the owner (sha256 of what
+//     every client got = the stored log);
+//   - failover: the owner SIGKILLed, the time until every one of its sessions answers a tool call through the other
+//     runner, against the lease (target ≤ 10 s with a 5 s lease). Last: it kills a runner.
+// Needs BERTH_TEST_POSTGRES_URL and BERTH_TEST_REDIS_URL (npm test's setup starts both servers), root, the image.
+//
+//   BENCH_ROUNDS        tool-call rounds of each kind (default 7); BENCH_CALLS calls per round (default 40)
+//   BENCH_FANOUT_ROUNDS fan-out rounds of each kind (default 1)
+import crypto from "node:crypto";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import { loadavg, median, percentile } from "./bench-stats";
+import type { ChildCluster } from "../testing/child-cluster";
+import type { ChildRunner } from "../testing/child-runner";
+
+const LEASE_MS = 5_000;
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 7));
+const CALLS = Math.max(1, Number(process.env.BENCH_CALLS || 40));
+const FANOUT_ROUNDS = Math.max(1, Number(process.env.BENCH_FANOUT_ROUNDS || 1));
+const CLIENTS = 50;
+const MB = 1024 * 1024;
+const BYTES = 100 * MB;
+const FAILOVER_SESSIONS = 3;
+const FAILOVER_LIMIT_MS = 60_000;
+/** The runners' admin token (testing/runner-test-kit.ts), loaded with the kit once the servers are known. */
+let adminToken = "";
+
+const figure = (f: Record<string, unknown>) => console.log(`bench-figure ${JSON.stringify(f)}`);
+
+async function ok<T>(reply: Promise<{ status: number; body: T }>, what: string): Promise<T> {
+  const { status, body } = await reply;
+  if (status >= 300) throw new Error(`${what}: ${status} ${JSON.stringify(body).slice(0, 300)}`);
+  return body;
+}
+const tool = (runner: ChildRunner, sessionId: string, name: string, args: unknown) =>
+  ok(runner.api<{ ok: boolean; runId?: string; error?: unknown }>("POST", `/api/sessions/${sessionId}/tools/${name}`, { args }), `${name} through ${runner.runnerId}`);
+
+/** Alternated rounds of CALLS read_file calls through the owner and through the other runner; medians of the p50s. */
+async function toolCallFigure(cluster: ChildCluster): Promise<void> {
+  const session = await ok(cluster.a.api<{ id: string }>("POST", "/api/sessions", { name: "bench-tools", autonomy: "trusted" }), "create session");
+  await tool(cluster.a, session.id, "write_file", { path: "bench.txt", content: "x".repeat(1024) });
+  const p50s = { owner: [] as number[], other: [] as number[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 ? (["other", "owner"] as const) : (["owner", "other"] as const);
+    for (const which of order) {
+      const runner = which === "owner" ? cluster.a : cluster.b;
+      const samples: number[] = [];
+      for (let i = 0; i < CALLS; i++) {
+        const started = performance.now();
+        const reply = await tool(runner, session.id, "read_file", { path: "bench.txt" });
+        samples.push(performance.now() - started);
+        if (!reply.ok) throw new Error(`read_file through ${which}: ${JSON.stringify(reply.error)}`);
+      }
+      p50s[which].push(percentile(samples, 50));
+    }
+  }
+  const [owner, other] = [median(p50s.owner), median(p50s.other)];
+  console.log(`tool call read_file 1 KiB: through the other runner p50 ${other.toFixed(2)} ms, through the owner ${owner.toFixed(2)} ms (${(other / owner).toFixed(2)}x; medians of ${ROUNDS} alternated rounds of ${CALLS}; load ${loadavg()})`);
+  figure({ figure: "tool call p50 through the non-owner runner", value: other, unit: "ms", baseline: "through the owner", baselineValue: owner, target: "≤ 1.3x", ok: other / owner <= 1.3 });
+}
+
+/** One session's container memory on its engine, as `docker stats` shows it (MiB). */
+function idleMemoryMiB(cli: string[], sessionId: string): number {
+  const docker = (args: string[]) => execFileSync("docker", [...cli, ...args], { encoding: "utf8", timeout: 60_000 }).trim();
+  const id = docker(["ps", "-q", "--filter", `label=berth.session=${sessionId}`]);
+  if (!id) throw new Error(`no container of session ${sessionId} on ${cli.length ? "the remote engine" : "the local engine"}`);
+  const usage = docker(["stats", "--no-stream", "--format", "{{.MemUsage}}", id]).split("/")[0]!.trim();
+  const match = /^([\d.]+)\s*([KMG]i?B|B)$/.exec(usage);
+  if (!match) throw new Error(`docker stats said ${JSON.stringify(usage)} for session ${sessionId}`);
+  const scale: Record<string, number> = { B: 1 / MB, KiB: 1 / 1024, MiB: 1, GiB: 1024, kB: 1 / 1024, MB: 1, GB: 1024 };
+  return Number(match[1]) * (scale[match[2]!] ?? 1);
+}
+
+/** A session on each engine (placement: the host with the most free slots, the first listed on a tie), left idle. */
+async function sessionsPerHostFigure(cluster: ChildCluster): Promise<void> {
+  const onHost = new Map<"local" | "remote", string>();
+  for (let i = 0; i < 2; i++) {
+    const session = await ok(cluster.a.api<{ id: string }>("POST", "/api/sessions", { name: `bench-idle-${i}` }), "create session");
+    // A first call starts its container.
+    await tool(cluster.a, session.id, "write_file", { path: "idle.txt", content: "idle\n" });
+    for (const name of ["local", "remote"] as const) {
+      const found = execFileSync("docker", [...cluster.dockerCli[name], "ps", "-q", "--filter", `label=berth.session=${session.id}`], { encoding: "utf8" }).trim();
+      if (found) onHost.set(name, session.id);
+    }
+  }
+  if (onHost.size !== 2) throw new Error(`two sessions were not placed one per engine: ${JSON.stringify([...onHost])}`);
+  // Settled: the agent's start-up allocations are gone from the figure.
+  await new Promise((r) => setTimeout(r, 3_000));
+  const totalMiB = os.totalmem() / MB;
+  const busy = Math.floor(totalMiB / 1024);
+  const local = idleMemoryMiB(cluster.dockerCli.local, onHost.get("local")!);
+  for (const name of ["local", "remote"] as const) {
+    const mib = name === "local" ? local : idleMemoryMiB(cluster.dockerCli.remote, onHost.get("remote")!);
+    const idle = Math.floor(totalMiB / mib);
+    console.log(`sessions per host (${name}): idle sandbox ${mib.toFixed(1)} MiB → ${idle} idle sessions in this machine's ${(totalMiB / 1024).toFixed(0)} GiB; ${busy} at the 1 GiB a working session may use`);
+    figure({ figure: `idle sessions per host by memory (${name})`, value: idle, unit: "sessions", baseline: "working sessions at their 1 GiB limit", baselineValue: busy });
+    if (name === "remote") figure({ figure: "idle sandbox memory (remote)", value: mib, unit: "MiB", baseline: "the local engine", baselineValue: local });
+  }
+}
+
+type ClientResult = { digest: string; firstByteAt?: number; resumedAt: number };
+/** `clients` socket.io clients of the stream bench (stream-bench-clients.mjs) in one worker, on `base`. */
+function clientThread(base: string, runId: string, clients: number): Promise<ClientResult[]> {
+  const worker = new Worker(new URL("./stream-bench-clients.mjs", import.meta.url), { workerData: { base, token: adminToken, runId, bytes: BYTES, clients, dropAt: 0 } });
+  return new Promise<ClientResult[]>((resolve, reject) => {
+    worker.once("message", (message: { type: "done"; clients: ClientResult[] } | { type: "error"; message: string }) =>
+      message.type === "done" ? resolve(message.clients) : reject(new Error(message.message)),
+    );
+    worker.once("error", reject);
+  }).finally(() => void worker.terminate());
+}
+
+/** A run printing 100 MB on runner a's session, watched by 50 clients: all on a, or split between a and b. */
+async function fanOutRound(cluster: ChildCluster, sessionId: string, split: boolean): Promise<{ seconds: number; exact: boolean }> {
+  const started = performance.now();
+  const { runId } = await tool(cluster.a, sessionId, "bash", {
+    action: "start",
+    command: `sleep 3; yes 0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU | head -c ${BYTES}`,
+  });
+  if (!runId) throw new Error("bash start answered no runId");
+  const half = CLIENTS / 2;
+  const threads = split
+    ? [clientThread(cluster.a.url, runId, half), clientThread(cluster.b.url, runId, CLIENTS - half)]
+    : [clientThread(cluster.a.url, runId, half), clientThread(cluster.a.url, runId, CLIENTS - half)];
+  const results = (await Promise.all(threads)).flat();
+  const seconds = (performance.now() - started - 3000) / 1000;
+  const stored = crypto.createHash("sha256").update(fs.readFileSync(path.join(cluster.a.dataDir, "runs", runId, "stdout.log"))).digest("hex");
+  return { seconds, exact: results.length === CLIENTS && results.every((r) => r.digest === stored) };
+}
+
+async function fanOutFigure(cluster: ChildCluster): Promise<void> {
+  const session = await ok(cluster.a.api<{ id: string }>("POST", "/api/sessions", { name: "bench-fanout", autonomy: "yolo" }), "create session");
+  const rounds = { one: [] as number[], split: [] as number[] };
+  let exact = true;
+  for (let round = 0; round < FANOUT_ROUNDS; round++) {
+    for (const split of round % 2 ? [true, false] : [false, true]) {
+      const result = await fanOutRound(cluster, session.id, split);
+      exact &&= result.exact;
+      rounds[split ? "split" : "one"].push((BYTES / MB / result.seconds) * CLIENTS);
+      console.log(`• fan-out round ${round + 1}, ${split ? "split across a and b" : "all on a"}: ${((BYTES / MB / result.seconds) * CLIENTS).toFixed(0)} MB/s in all, every byte: ${result.exact ? "yes" : "NO"}; load ${loadavg()}`);
+    }
+  }
+  const [one, split] = [median(rounds.one), median(rounds.split)];
+  console.log(`fan-out of 100 MB to ${CLIENTS} clients: split across two runners ${split.toFixed(0)} MB/s in all, all on the owner ${one.toFixed(0)} MB/s (${(split / one).toFixed(2)}x; every client every byte: ${exact ? "yes" : "NO"})`);
+  figure({ figure: `live output in all, ${CLIENTS} clients split across two runners`, value: split, unit: "MB/s", baseline: `all ${CLIENTS} on the owner`, baselineValue: one, target: "every byte to every client", ok: exact });
+}
+
+/** Runner a SIGKILLed under its sessions; the time until each answers a tool call through b. */
+async function failoverFigure(cluster: ChildCluster): Promise<void> {
+  const sessions: string[] = [];
+  for (let i = 0; i < FAILOVER_SESSIONS; i++) {
+    const session = await ok(cluster.a.api<{ id: string }>("POST", "/api/sessions", { name: `bench-failover-${i}`, autonomy: "trusted" }), "create session");
+    await tool(cluster.a, session.id, "write_file", { path: "before.txt", content: `session ${i}\n` });
+    sessions.push(session.id);
+  }
+  await cluster.a.kill();
+  const killedAt = performance.now();
+  const usableAfter: number[] = [];
+  await Promise.all(
+    sessions.map(async (id, i) => {
+      for (;;) {
+        const reply = await cluster.b
+          .api<{ ok: boolean; details?: { content?: string } }>("POST", `/api/sessions/${id}/tools/read_file`, { args: { path: "before.txt" } })
+          .catch(() => null);
+        if (reply?.status === 200 && reply.body.ok && reply.body.details?.content === `session ${i}\n`) return void usableAfter.push(performance.now() - killedAt);
+        if (performance.now() - killedAt > FAILOVER_LIMIT_MS) return void usableAfter.push(Number.POSITIVE_INFINITY);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }),
+  );
+  const seconds = Math.max(...usableAfter) / 1000;
+  const all = Number.isFinite(seconds);
+  console.log(`failover: runner a SIGKILLed; its ${FAILOVER_SESSIONS} sessions usable through b after ${all ? `${seconds.toFixed(2)} s` : `more than ${FAILOVER_LIMIT_MS / 1000} s (not all adopted)`} (lease ${LEASE_MS / 1000} s; load ${loadavg()})`);
+  figure({ figure: "failover, kill to sessions usable again", value: all ? seconds : FAILOVER_LIMIT_MS / 1000, unit: "s", baseline: "the lease", baselineValue: LEASE_MS / 1000, target: "≤ 10 s", ok: all && seconds <= 10 });
+}
+
+/**
+ * The PostgreSQL and Redis test servers' URLs: from the environment (npm test's stage sets them), else from the
+ * servers setup started (scripts/lib/test-postgres.mjs, test-redis.mjs answer at once when they run).
+ */
+async function ensureServers(): Promise<void> {
+  const root = path.resolve(import.meta.dirname, "../../../..");
+  const noInstall = () => Promise.reject(new Error("the PostgreSQL and Redis test servers are not installed: run npm test's setup (node scripts/setup.mjs) first"));
+  const servers = { isRoot: process.getuid?.() === 0, isDebian: true, aptInstall: noInstall };
+  if (!process.env["BERTH_TEST_POSTGRES_URL"]) {
+    const { ensureTestPostgres } = (await import(path.join(root, "scripts/lib/test-postgres.mjs"))) as { ensureTestPostgres(o: typeof servers): Promise<string> };
+    process.env["BERTH_TEST_POSTGRES_URL"] = await ensureTestPostgres(servers);
+  }
+  if (!process.env["BERTH_TEST_REDIS_URL"]) {
+    const { ensureTestRedis } = (await import(path.join(root, "scripts/lib/test-redis.mjs"))) as { ensureTestRedis(o: typeof servers): Promise<string> };
+    process.env["BERTH_TEST_REDIS_URL"] = await ensureTestRedis(servers);
+  }
+}
+
+let cluster: ChildCluster | undefined;
+try {
+  await ensureServers();
+  console.log(`Berth cluster bench: two runners, one PostgreSQL, one Redis, two Docker engines; load ${loadavg()} (${os.cpus().length} CPUs)`);
+  // Imported once the servers' URLs are in the environment: the test database module reads them as it loads.
+  const { startChildCluster } = await import("../testing/child-cluster");
+  ({ TEST_ADMIN_TOKEN: adminToken } = await import("../testing/runner-test-kit"));
+  cluster = await startChildCluster({ name: "cb", env: { BERTH_SESSION_LEASE_MS: String(LEASE_MS), BERTH_WARM_POOL: "0" }, engine: { netns: "berth-dhcb", subnet: 94 } });
+  const steps: [string, (c: ChildCluster) => Promise<void>][] = [
+    ["tool calls", toolCallFigure],
+    ["sessions per host", sessionsPerHostFigure],
+    ["fan-out", fanOutFigure],
+    ["failover", failoverFigure],
+  ];
+  const only = (process.env.BENCH_ONLY ?? "").split(",").filter(Boolean);
+  for (const [name, step] of steps) {
+    if (only.length && !only.some((o) => name.startsWith(o))) continue;
+    try {
+      await step(cluster);
+    } catch (error) {
+      // One figure's failure (a piece not built yet) leaves the others standing; the bench still exits non-zero.
+      console.error(`cluster bench, ${name}: ${(error as Error).stack ?? String(error)}`);
+      process.exitCode = 1;
+    }
+  }
+  console.log(`load average after: ${loadavg()}`);
+} catch (error) {
+  console.error("cluster bench failed:", error);
+  process.exitCode = 1;
+} finally {
+  await cluster?.close();
+}
