@@ -251,6 +251,7 @@ export async function createRunner(env: Env): Promise<Runner> {
     repos,
     // The lease row names the holder, the Runner row its URL; a lapsed lease, nobody (failover is about to adopt it).
     ownerOf: (sessionId) => directory.ownerOf(sessionId),
+    holdsLocally: (sessionId) => driver.get(sessionId) !== undefined,
     log: (message) => process.stderr.write(`berth-runner: ${message}\n`),
   });
   const app = buildServer({ repos, dockerHealth, redisHealth: () => cluster.health(), logLevel: env.BERTH_LOG_LEVEL, browserSessions, apiTokens, hosts, ...(forwarding ? { forward: forwarding.http.hook } : {}) });

@@ -17,6 +17,8 @@ export function createForwarding(opts: {
   env: Pick<Env, "BERTH_RUNNER_ID" | "BERTH_REDIS_URL" | "BERTH_CLUSTER_SECRET">;
   repos: Pick<Repositories, "runs" | "approvals">;
   ownerOf: OwnerLookup;
+  /** This runner has the session's container attached (the sandbox driver knows it). */
+  holdsLocally: (sessionId: string) => boolean;
   log: (message: string) => void;
 }): Forwarding | null {
   const { env, repos } = opts;
@@ -26,6 +28,7 @@ export function createForwarding(opts: {
     runnerId: env.BERTH_RUNNER_ID,
     marker,
     ownerOf: opts.ownerOf,
+    holdsLocally: opts.holdsLocally,
     sessionOfRun: async (runId) => (await repos.runs.get(runId))?.sessionId ?? null,
     sessionOfApproval: async (approvalId) => (await repos.approvals.get(approvalId))?.sessionId ?? null,
     log: opts.log,

@@ -220,6 +220,8 @@ describe("a session created through runner A, driven through runner B (forwarded
     await new Promise((resolve) => closed.close(resolve));
     const dead = `fd-${suffix}`;
     await own(sessionId, { id: dead, url: deadUrl });
+    // B remembers A's hold for a moment (OWNER_CACHE_MS in forward-to-owner.ts) before it asks the database again.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
     try {
       const response = await b.tool<{ error: { code: string; message: string } }>(sessionId, "read_file", { path: "from-b.txt" });
       expect(response.status).toBe(503);

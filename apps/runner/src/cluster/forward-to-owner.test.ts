@@ -73,11 +73,15 @@ afterEach(async () => {
 });
 
 /** A runner's front: a principal for every request (authentication is tested elsewhere), then the hook. */
-async function front(opts: { owners: Record<string, SessionOwner | null>; secret?: string | undefined }) {
+async function front(opts: { owners: Record<string, SessionOwner | null>; secret?: string | undefined; held?: string[]; lookups?: string[] }) {
   const forward = new ForwardToOwner({
     runnerId: "runner-b",
     marker: new ForwardMarker("runner-b", "secret" in opts ? opts.secret : SECRET),
-    ownerOf: async (sessionId) => opts.owners[sessionId] ?? null,
+    ownerOf: async (sessionId) => {
+      opts.lookups?.push(sessionId);
+      return opts.owners[sessionId] ?? null;
+    },
+    holdsLocally: (sessionId) => opts.held?.includes(sessionId) ?? false,
     sessionOfRun: async (runId) => (runId === "r1" ? "s1" : null),
     sessionOfApproval: async () => null,
     log: () => undefined,
@@ -127,6 +131,14 @@ describe("ForwardToOwner", () => {
       expect(await response.json()).toEqual({ answeredBy: "front" });
     }
     expect(seen).toHaveLength(0);
+  });
+
+  it("asks the database once for a burst to another runner's session, and never for a session whose container is here", async () => {
+    const lookups: string[] = [];
+    const { url } = await front({ owners: { s1: { runnerId: "runner-a", url: ownerUrl }, s3: { runnerId: "runner-a", url: ownerUrl } }, held: ["s3"], lookups });
+    for (let i = 0; i < 3; i++) expect((await fetch(`${url}/api/sessions/s1/tools/bash`, { method: "POST" })).status).toBe(201);
+    expect(await (await fetch(`${url}/api/sessions/s3/tools/bash`, { method: "POST" })).json()).toEqual({ answeredBy: "front" });
+    expect(lookups).toEqual(["s1"]);
   });
 
   it("streams a response as the owner writes it (a download is not held until its end)", async () => {

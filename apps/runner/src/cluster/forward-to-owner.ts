@@ -24,6 +24,8 @@ export interface ForwardToOwnerDeps {
   /** The session of a run / an approval (null: unknown, answered here as a 404). */
   sessionOfRun: (runId: string) => Promise<string | null>;
   sessionOfApproval: (approvalId: string) => Promise<string | null>;
+  /** Whether this runner has the session's container attached: then it is this runner's, with no lookup. */
+  holdsLocally?: (sessionId: string) => boolean;
   /** Operator log: the owner's URL is named here, never to the client. */
   log: (message: string) => void;
 }
@@ -32,6 +34,14 @@ export interface ForwardToOwnerDeps {
  * Hop-by-hop headers (RFC 9110 §7.6.1) are this connection's, not the request's; Host is the owner's own (the
  * client's goes along as X-Forwarded-Host); the marker is ours to set, whatever a client sent.
  */
+/**
+ * How long another runner's hold on a session is taken as known without asking the database again (a typist's
+ * keystrokes, a burst of tool calls). A session that moved meanwhile costs one 503 "now held by" or "cannot be
+ * reached", and the client's retry.
+ */
+const OWNER_CACHE_MS = 1_000;
+const OWNER_CACHE_MAX = 10_000;
+
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", FORWARD_MARKER_HEADER]);
 
 /**
@@ -73,6 +83,7 @@ function decoded(kind: ForwardTarget["kind"], raw: string | undefined): ForwardT
  */
 export class ForwardToOwner {
   private readonly agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  private readonly owners = new Map<string, { owner: SessionOwner; until: number }>();
 
   constructor(private readonly deps: ForwardToOwnerDeps) {}
 
@@ -80,8 +91,8 @@ export class ForwardToOwner {
   async ownerFor(target: ForwardTarget | null, marker: string | string[] | undefined, path: string): Promise<{ owner: SessionOwner; sessionId: string } | null> {
     if (!target) return null;
     const sessionId = target.kind === "session" ? target.id : target.kind === "run" ? await this.deps.sessionOfRun(target.id) : await this.deps.sessionOfApproval(target.id);
-    if (!sessionId) return null;
-    const owner = await this.deps.ownerOf(sessionId);
+    if (!sessionId || this.deps.holdsLocally?.(sessionId)) return null;
+    const owner = await this.otherOwner(sessionId);
     if (!owner || owner.runnerId === this.deps.runnerId) return null;
     const from = this.deps.marker.verify(marker, path);
     if (from) {
@@ -165,6 +176,21 @@ export class ForwardToOwner {
     socket.on("error", () => upstream.destroy());
     upstream.end();
     return true;
+  }
+
+  /** The other runner holding the session, remembered for a moment; nobody/this runner is asked every time. */
+  private async otherOwner(sessionId: string): Promise<SessionOwner | null> {
+    const now = Date.now();
+    const known = this.owners.get(sessionId);
+    if (known && known.until > now) return known.owner;
+    const owner = await this.deps.ownerOf(sessionId);
+    if (!owner) {
+      this.owners.delete(sessionId);
+      return null;
+    }
+    if (this.owners.size >= OWNER_CACHE_MAX) this.owners.clear();
+    this.owners.set(sessionId, { owner, until: now + OWNER_CACHE_MS });
+    return owner;
   }
 
   close(): void {
