@@ -12,6 +12,7 @@ import { TEST_ADMIN_TOKEN, emitWithAck, type TestRunner } from "../testing/runne
 import { startTwoRunners, type TwoRunners } from "../testing/two-runners";
 import { setSessionOwner } from "../testing/set-session-owner";
 import { WS_ECHO_SERVER } from "../testing/ws-echo-server";
+import { removeByRunner } from "../testing/child-cluster";
 import { FORWARD_MARKER_HEADER, ForwardMarker } from "./forward-marker";
 
 let two: TwoRunners;
@@ -59,6 +60,9 @@ afterAll(async () => {
   for (const socket of sockets) socket.disconnect();
   await repos?.close();
   await two?.close();
+  // The 503 case hands the session to a runner that is not there: A's lease renewal may let go of its container
+  // meanwhile (as it must when another runner holds the row), so it is removed by its label, not by A's delete.
+  removeByRunner([], [runnerIds.a, runnerIds.b]);
   if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
 }, 120_000);
 

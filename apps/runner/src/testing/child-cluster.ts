@@ -131,7 +131,7 @@ async function startProxy(dir: string, port: number, runnerPorts: number[]): Pro
 }
 
 /** Containers and workspace volumes labelled with one of `runnerIds`, removed through the docker CLI (`cli`: its host flags). */
-function removeByRunner(cli: string[], runnerIds: string[]): void {
+export function removeByRunner(cli: string[], runnerIds: string[]): void {
   const docker = (args: string[]) => execFileSync("docker", [...cli, ...args], { encoding: "utf8", timeout: 60_000 }).split("\n").filter(Boolean);
   for (const id of runnerIds) {
     const filter = ["--filter", `label=berth.runner=${id}`];
