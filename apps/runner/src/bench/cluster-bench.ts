@@ -109,15 +109,18 @@ async function sessionsPerHostFigure(cluster: ChildCluster): Promise<void> {
 }
 
 type ClientResult = { digest: string; firstByteAt?: number; resumedAt: number };
+const FANOUT_LIMIT_MS = 180_000;
+
 /** `clients` socket.io clients of the stream bench (stream-bench-clients.mjs) in one worker, on `base`. */
-function clientThread(base: string, runId: string, clients: number): Promise<ClientResult[]> {
+function clientThread(base: string, runId: string, clients: number): { results: Promise<ClientResult[]>; stop(): void } {
   const worker = new Worker(new URL("./stream-bench-clients.mjs", import.meta.url), { workerData: { base, token: adminToken, runId, bytes: BYTES, clients, dropAt: 0 } });
-  return new Promise<ClientResult[]>((resolve, reject) => {
+  const results = new Promise<ClientResult[]>((resolve, reject) => {
     worker.once("message", (message: { type: "done"; clients: ClientResult[] } | { type: "error"; message: string }) =>
       message.type === "done" ? resolve(message.clients) : reject(new Error(message.message)),
     );
     worker.once("error", reject);
-  }).finally(() => void worker.terminate());
+  });
+  return { results, stop: () => void worker.terminate() };
 }
 
 /** A run printing 100 MB on runner a's session, watched by 50 clients: all on a, or split between a and b. */
@@ -129,13 +132,25 @@ async function fanOutRound(cluster: ChildCluster, sessionId: string, split: bool
   });
   if (!runId) throw new Error("bash start answered no runId");
   const half = CLIENTS / 2;
-  const threads = split
-    ? [clientThread(cluster.a.url, runId, half), clientThread(cluster.b.url, runId, CLIENTS - half)]
-    : [clientThread(cluster.a.url, runId, half), clientThread(cluster.a.url, runId, CLIENTS - half)];
-  const results = (await Promise.all(threads)).flat();
-  const seconds = (performance.now() - started - 3000) / 1000;
-  const stored = crypto.createHash("sha256").update(fs.readFileSync(path.join(cluster.a.dataDir, "runs", runId, "stdout.log"))).digest("hex");
-  return { seconds, exact: results.length === CLIENTS && results.every((r) => r.digest === stored) };
+  const threads = [clientThread(cluster.a.url, runId, half), clientThread((split ? cluster.b : cluster.a).url, runId, CLIENTS - half)];
+  let timer: NodeJS.Timeout | undefined;
+  // Bounded: a run that ends short (interrupted) would leave the clients waiting for bytes that never come.
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      void cluster.a
+        .api<{ run: { status: string; cause: string | null; stdoutBytes: number } }>("GET", `/api/runs/${runId}`)
+        .then(({ body }) => reject(new Error(`fan-out round not done within ${FANOUT_LIMIT_MS / 1000} s: run ${runId} is ${body.run.status} at ${body.run.stdoutBytes} bytes (cause: ${body.run.cause})`)), reject);
+    }, FANOUT_LIMIT_MS);
+  });
+  try {
+    const results = (await Promise.race([Promise.all(threads.map((t) => t.results)), limit])).flat();
+    const seconds = (performance.now() - started - 3000) / 1000;
+    const stored = crypto.createHash("sha256").update(fs.readFileSync(path.join(cluster.a.dataDir, "runs", runId, "stdout.log"))).digest("hex");
+    return { seconds, exact: results.length === CLIENTS && results.every((r) => r.digest === stored) };
+  } finally {
+    clearTimeout(timer);
+    for (const t of threads) t.stop();
+  }
 }
 
 async function fanOutFigure(cluster: ChildCluster): Promise<void> {
