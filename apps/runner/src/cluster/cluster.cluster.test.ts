@@ -83,6 +83,17 @@ function follow(socket: Socket, runId: string, from = 0) {
   return state;
 }
 
+/** A background run started through `owner`, followed from offset 0 by a client of `other`. */
+async function startFollowedFrom(other: ChildRunner, owner: ChildRunner, sessionId: string, command: string) {
+  const started = await tool(owner, sessionId, "bash", { action: "start", command });
+  expect(started.body.ok).toBe(true);
+  const runId = started.body.runId!;
+  const watcher = await socketOn(other);
+  const got = follow(watcher, runId);
+  await call(watcher, "run:subscribe", { runId, offset: { stdout: 0, stderr: 0 } });
+  return { runId, got, watcher };
+}
+
 const sha256 = (bytes: Buffer) => crypto.createHash("sha256").update(bytes).digest("hex");
 
 /** A run's stdout as stored, read through `runner`. */
@@ -178,12 +189,7 @@ describe("a cluster: two runners, one PostgreSQL, one Redis, two Docker engines,
   it("streams a run's live output to a client on the other runner with no gap (sha256 of what it got = of the log)", async () => {
     const { a, b } = cluster;
     const sessionId = (await a.api<Session>("POST", "/api/sessions", { name: "live", autonomy: "trusted" })).body.id;
-    const started = await tool(a, sessionId, "bash", { action: "start", command: "sleep 1; for i in $(seq 1 4000); do echo live-line-$i; done; sleep 0.5; seq 1 2000" });
-    expect(started.body.ok).toBe(true);
-    const runId = started.body.runId!;
-    const watcher = await socketOn(b);
-    const got = follow(watcher, runId);
-    await call(watcher, "run:subscribe", { runId, offset: { stdout: 0, stderr: 0 } });
+    const { runId, got } = await startFollowedFrom(b, a, sessionId, "sleep 1; for i in $(seq 1 4000); do echo live-line-$i; done; sleep 0.5; seq 1 2000");
     await until("the run's end", async () => (await b.api<{ run: Run }>("GET", `/api/runs/${runId}`)).body.run.status !== "running", 60_000);
     const stored = await storedLog(a, runId);
     await until("the whole log on b", () => got.offset >= stored.length, 30_000, () => `(${got.offset} of ${stored.length} bytes)`);
@@ -196,12 +202,7 @@ describe("a cluster: two runners, one PostgreSQL, one Redis, two Docker engines,
     const { a, b } = cluster;
     const sessionId = (await a.api<Session>("POST", "/api/sessions", { name: "failover", autonomy: "trusted" })).body.id;
     expect((await tool(a, sessionId, "write_file", { path: "kept.txt", content: "kept across failover\n" })).body.ok).toBe(true);
-    const started = await tool(a, sessionId, "bash", { action: "start", command: "for i in $(seq 1 100000); do echo fo-$i; sleep 0.01; done" });
-    expect(started.body.ok).toBe(true);
-    const runId = started.body.runId!;
-    const watcher = await socketOn(b);
-    const got = follow(watcher, runId);
-    await call(watcher, "run:subscribe", { runId, offset: { stdout: 0, stderr: 0 } });
+    const { runId, got, watcher } = await startFollowedFrom(b, a, sessionId, "for i in $(seq 1 100000); do echo fo-$i; sleep 0.01; done");
     await until("output on b before the kill", () => got.offset > 2_000, 30_000, () => `(${got.offset} bytes)`);
 
     await a.kill();
