@@ -17,6 +17,7 @@ import { recoverInterruptedRuns } from "./recovery/recover-interrupted-runs";
 import { SessionLeases } from "./cluster/session-leases";
 import { RunnerDirectory } from "./cluster/runner-directory";
 import { Failover } from "./cluster/failover";
+import { createHolderProbe } from "./cluster/holder-probe";
 import { SessionService } from "./sessions/session-service";
 import { ToolService } from "./tools/tool-service";
 import { RunnerMetrics } from "./metrics/runner-metrics";
@@ -232,6 +233,8 @@ export async function createRunner(env: Env): Promise<Runner> {
       await recoverInterruptedRuns(recoveryDeps, { reason: "runner_failover", sessions: new Set([sessionId]), fromRunnerId });
     },
     log: logLine,
+    // A holder late to renew but still listening (busy, not dead) keeps its sessions for a grace period.
+    holderAnswers: createHolderProbe(repos.runners),
   });
   await driver.start();
   await failover.sweep();

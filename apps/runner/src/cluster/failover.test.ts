@@ -44,7 +44,13 @@ class MemoryLeases implements Pick<LeaseRepo, "lapsed" | "takeOver" | "renewAll"
 const LEASE_MS = 5_000;
 const T0 = Date.UTC(2026, 11, 1, 12);
 
-function runner(id: string, table: MemoryLeases, clock: { now: number }, found: Record<string, AdoptOutcome> = {}) {
+function runner(
+  id: string,
+  table: MemoryLeases,
+  clock: { now: number },
+  found: Record<string, AdoptOutcome> = {},
+  probe: { holderAnswers?: (runnerId: string) => Promise<boolean> } = {},
+) {
   const leases = new SessionLeases({
     leases: table as unknown as LeaseRepo,
     driver: { list: () => [], detach: () => Promise.resolve() },
@@ -74,6 +80,7 @@ function runner(id: string, table: MemoryLeases, clock: { now: number }, found: 
       return Promise.resolve();
     },
     log: () => undefined,
+    ...probe,
   });
   return { leases, failover, seen };
 }
@@ -136,6 +143,43 @@ describe("Failover", () => {
     clock.now += LEASE_MS - 1;
     expect(await b.failover.sweep()).toEqual([]);
     clock.now += 2;
+    expect((await b.failover.sweep()).map((t) => t.sessionId)).toEqual(["s1"]);
+  });
+
+  it("leaves a late holder that still accepts connections its sessions for twice the lease, then takes them", async () => {
+    const table = new MemoryLeases();
+    const clock = { now: T0 };
+    table.add({ sessionId: "s_busy", runnerId: "busy", expiresAt: new Date(T0 - 1) });
+    table.add({ sessionId: "s_killed", runnerId: "killed", expiresAt: new Date(T0 - 1) });
+    const probed: string[] = [];
+    const b = runner("b", table, clock, {}, {
+      holderAnswers: (holder) => {
+        probed.push(holder);
+        return Promise.resolve(holder === "busy");
+      },
+    });
+
+    // A killed holder's port refuses: its session is taken at once; the busy one's answers: left to it.
+    expect((await b.failover.sweep()).map((t) => t.sessionId)).toEqual(["s_killed"]);
+    expect(table.rows.get("s_busy")?.runnerId).toBe("busy");
+    expect(probed.sort()).toEqual(["busy", "killed"]);
+
+    // The busy holder renews in time: nothing changes hands.
+    clock.now += LEASE_MS;
+    table.rows.get("s_busy")!.expiresAt = new Date(clock.now + LEASE_MS);
+    expect(await b.failover.sweep()).toEqual([]);
+
+    // It stops renewing but keeps answering: taken once the lease is twice its length overdue, not before.
+    clock.now += LEASE_MS + 2 * LEASE_MS - 1;
+    expect(await b.failover.sweep()).toEqual([]);
+    clock.now += 2;
+    expect((await b.failover.sweep()).map((t) => [t.sessionId, t.fromRunnerId])).toEqual([["s_busy", "busy"]]);
+  });
+
+  it("takes a lapsed lease when probing its holder fails", async () => {
+    const table = new MemoryLeases();
+    table.add({ sessionId: "s1", runnerId: "a", expiresAt: new Date(T0 - 1) });
+    const b = runner("b", table, { now: T0 }, {}, { holderAnswers: () => Promise.reject(new Error("database down")) });
     expect((await b.failover.sweep()).map((t) => t.sessionId)).toEqual(["s1"]);
   });
 

@@ -33,8 +33,19 @@ export class Failover {
       /** Ends the runs and processes the previous holder left in the session. */
       recover: (sessionId: string, fromRunnerId: string | null) => Promise<void>;
       log: (line: string) => void;
+      /**
+       * Whether the runner holding a lapsed lease still accepts connections (holder-probe.ts). A holder that does is
+       * alive but late to renew: its sessions are left to it until the lease is `holderGraceMs` past its expiry.
+       * Unset: a lapsed lease is taken at once.
+       */
+      holderAnswers?: (runnerId: string) => Promise<boolean>;
+      /** How long past its expiry a lease of a holder that still answers is left alone (default: twice the lease). */
+      holderGraceMs?: number;
     },
   ) {}
+
+  /** Sessions left to a late holder, so each is logged once per lapse. */
+  private readonly leftToHolder = new Set<string>();
 
   /** One sweep at a time; a sweep asked for while one runs gets that one. */
   sweep(): Promise<TakeOver[]> {
@@ -62,7 +73,23 @@ export class Failover {
     const { leases, repo } = this.deps;
     const now = leases.now();
     const taken: TakeOver[] = [];
+    const grace = this.deps.holderGraceMs ?? 2 * leases.leaseMs;
+    const answers = new Map<string, Promise<boolean>>();
     for (const session of await repo.lapsed(now, leases.runnerId)) {
+      const { runnerId: holder, expiresAt } = session;
+      const { holderAnswers } = this.deps;
+      if (holder && expiresAt && holderAnswers && now.getTime() - expiresAt.getTime() < grace) {
+        let alive = answers.get(holder);
+        if (!alive) answers.set(holder, (alive = holderAnswers(holder).catch(() => false)));
+        if (await alive) {
+          if (!this.leftToHolder.has(session.sessionId)) {
+            this.leftToHolder.add(session.sessionId);
+            this.deps.log(`session ${session.sessionId}: runner ${holder} is late renewing its lease but still accepts connections; left to it for up to ${grace} ms past the lease`);
+          }
+          continue;
+        }
+      }
+      this.leftToHolder.delete(session.sessionId);
       const won = await repo.takeOver(session.sessionId, { from: session.runnerId, to: leases.runnerId, now, expiresAt: leases.expiresAt() });
       if (!won) continue;
       try {
