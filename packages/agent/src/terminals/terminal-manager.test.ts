@@ -102,7 +102,9 @@ describe("TerminalManager", () => {
     type(terminalId, "sleep 300\r");
     const seen = await readUntil(terminalId, /sleep 300/);
     terminals.close(terminalId);
-    const reply = await terminals.read({ terminalId, offset: seen.offset, maxBytes: 0, waitMs: 5000 });
+    // A watch for the exit, bounded below the manager's SIGKILL fallback (8 s) and the test's timeout: the hangup
+    // (exit 129) may take seconds on a loaded machine, and a shorter watch ended empty there (CI's retry caught it).
+    const reply = await terminals.read({ terminalId, offset: seen.offset, maxBytes: 0, waitMs: 7500 });
     expect(reply.exitCode).toBe(129);
     expect(terminals.openCount()).toBe(0);
   });
