@@ -255,9 +255,10 @@ export async function createRunner(env: Env): Promise<Runner> {
     // The lease row names the holder, the Runner row its URL; a lapsed lease, nobody (failover is about to adopt it).
     ownerOf: (sessionId) => directory.ownerOf(sessionId),
     holdsLocally: (sessionId) => driver.get(sessionId) !== undefined,
+    hosts,
     log: (message) => process.stderr.write(`berth-runner: ${message}\n`),
   });
-  const app = buildServer({ repos, dockerHealth, redisHealth: () => cluster.health(), logLevel: env.BERTH_LOG_LEVEL, browserSessions, apiTokens, hosts, ...(forwarding ? { forward: forwarding.http.hook } : {}) });
+  const app = buildServer({ repos, dockerHealth, redisHealth: () => cluster.health(), logLevel: env.BERTH_LOG_LEVEL, browserSessions, apiTokens, hosts, ...(forwarding ? { forward: forwarding.http.hook, forwardEarly: forwarding.http.early } : {}) });
   registerUserRoutes(app, { repos, revocation, sessions });
   registerSessionRoutes(app, { sessions, tools });
   registerDownloadRoutes(app, { sessions, driver });

@@ -1,5 +1,9 @@
 import type { Repositories } from "@berth/db";
+import type http from "node:http";
 import type { Env } from "../env";
+import { browserSecretFromCookie } from "../auth/browser-sessions";
+import { tokenFromHeaders } from "../auth/tokens";
+import { checkRequest, type HostAllowList } from "../http/request-guard";
 import { ForwardMarker } from "./forward-marker";
 import { ForwardToOwner, type OwnerLookup } from "./forward-to-owner";
 import { OwnerSocketRelay } from "./owner-socket-relay";
@@ -19,6 +23,8 @@ export function createForwarding(opts: {
   ownerOf: OwnerLookup;
   /** This runner has the session's container attached (the sandbox driver knows it). */
   holdsLocally: (sessionId: string) => boolean;
+  /** This runner's Host/Origin allow-list: a request it refuses is never forwarded early. */
+  hosts: HostAllowList;
   log: (message: string) => void;
 }): Forwarding | null {
   const { env, repos } = opts;
@@ -29,9 +35,18 @@ export function createForwarding(opts: {
     marker,
     ownerOf: opts.ownerOf,
     holdsLocally: opts.holdsLocally,
+    admitsEarly: (req) => presentsCredential(req) && checkRequest(req, opts.hosts) === null,
     sessionOfRun: async (runId) => (await repos.runs.get(runId))?.sessionId ?? null,
     sessionOfApproval: async (approvalId) => (await repos.approvals.get(approvalId))?.sessionId ?? null,
     log: opts.log,
   });
   return { http, sockets: new OwnerSocketRelay(http, marker) };
+}
+
+/**
+ * A bearer token or a browser sign-in cookie is there (not yet checked: the owner does that). A request with none
+ * is left to this runner, whose answer is the 401, without a hop.
+ */
+function presentsCredential(req: http.IncomingMessage): boolean {
+  return tokenFromHeaders({ authorization: req.headers.authorization }) !== null || browserSecretFromCookie(req.headers.cookie) !== null;
 }

@@ -13,10 +13,15 @@ const MARKER_SKEW_MS = 60_000;
  * still authenticated and authorized by the owner as if it came straight to it.
  */
 export class ForwardMarker {
+  /** The secret as a key object once: each request's HMAC then skips preparing it again. */
+  private readonly secret: crypto.KeyObject | undefined;
+
   constructor(
     private readonly runnerId: string,
-    private readonly secret: string | undefined,
-  ) {}
+    secret: string | undefined,
+  ) {
+    this.secret = secret === undefined ? undefined : crypto.createSecretKey(Buffer.from(secret, "utf8"));
+  }
 
   /** Whether this runner can forward at all (a marker it cannot sign would not be believed). */
   get canSign(): boolean {
@@ -42,7 +47,7 @@ export class ForwardMarker {
   }
 }
 
-function mac(secret: string, runnerId: string, at: number, path: string): string {
+function mac(secret: crypto.KeyObject, runnerId: string, at: number, path: string): string {
   const signedPath = path.split("?")[0] ?? "";
   return crypto.createHmac("sha256", secret).update(`berth-forward-v1\n${runnerId}\n${at}\n${signedPath}`).digest("hex");
 }

@@ -72,7 +72,14 @@ afterEach(async () => {
   seen.length = 0;
 });
 
-/** A runner's front: a principal for every request (authentication is tested elsewhere), then the hook. */
+/** Which way the front forwards: the Fastify hook alone, or first on the raw request (as build-server.ts wires it). */
+type Way = "hook" | "early";
+let way: Way = "hook";
+
+/**
+ * A runner's front: a principal for every request (authentication is tested elsewhere), then the hook; the
+ * early way admits every request before Fastify (what it admits is create-forwarding's and tested there).
+ */
 async function front(opts: { owners: Record<string, SessionOwner | null>; secret?: string | undefined; held?: string[]; lookups?: string[] }) {
   const forward = new ForwardToOwner({
     runnerId: "runner-b",
@@ -85,6 +92,7 @@ async function front(opts: { owners: Record<string, SessionOwner | null>; secret
     sessionOfRun: async (runId) => (runId === "r1" ? "s1" : null),
     sessionOfApproval: async () => null,
     log: () => undefined,
+    ...(way === "early" ? { admitsEarly: () => true } : {}),
   });
   const app = Fastify();
   app.decorateRequest("principal", null);
@@ -97,12 +105,20 @@ async function front(opts: { owners: Record<string, SessionOwner | null>; secret
     return reply.status(status).send(body);
   });
   app.all("/*", async () => ({ answeredBy: "front" }));
+  if (way === "early") {
+    const [routed] = app.server.listeners("request") as ((req: http.IncomingMessage, res: http.ServerResponse) => void)[];
+    app.server.removeAllListeners("request").on("request", (req: http.IncomingMessage, res: http.ServerResponse) => forward.early(req, res, () => routed!(req, res)));
+  }
   await app.listen({ port: 0, host: "127.0.0.1" });
   fronts.push(app);
   return { url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, forward };
 }
 
-describe("ForwardToOwner", () => {
+describe.each(["hook", "early"] as const)("ForwardToOwner (%s)", (chosen) => {
+  beforeAll(() => {
+    way = chosen;
+  });
+
   it("proxies a request for another runner's session: body, status and headers both ways, the credential as sent, a marker the owner can verify", async () => {
     const { url } = await front({ owners: { s1: { runnerId: "runner-a", url: ownerUrl } } });
     const response = await fetch(`${url}/api/sessions/s1/tools/write_file?wait=5`, {
@@ -195,5 +211,34 @@ describe("ForwardToOwner", () => {
     expect(response.status).toBe(503);
     expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/runner runner-b cannot forward to it: BERTH_CLUSTER_SECRET is not set/);
     expect(seen).toHaveLength(0);
+  });
+});
+
+describe("ForwardToOwner.early", () => {
+  beforeAll(() => {
+    way = "early";
+  });
+
+  it("asks once about a request it leaves to Fastify: the hook does not look the session up again", async () => {
+    const lookups: string[] = [];
+    const { url } = await front({ owners: { s2: null }, lookups });
+    expect(await (await fetch(`${url}/api/sessions/s2/tools/bash`, { method: "POST" })).json()).toEqual({ answeredBy: "front" });
+    expect(lookups).toEqual(["s2"]);
+  });
+
+  it("passes a small body on whole and a body of unknown length as it streams, each arriving as sent", async () => {
+    const { url } = await front({ owners: { s1: { runnerId: "runner-a", url: ownerUrl } } });
+    const small = await fetch(`${url}/api/sessions/s1/tools/write_file`, { method: "POST", body: "x".repeat(1000) });
+    expect(await small.text()).toBe(`echo:${"x".repeat(1000)}`);
+    const pieces = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(Buffer.from("a".repeat(70_000)));
+        controller.enqueue(Buffer.from("b"));
+        controller.close();
+      },
+    });
+    const streamed = await fetch(`${url}/api/sessions/s1/tools/write_file`, { method: "POST", body: pieces, duplex: "half" } as RequestInit);
+    expect(await streamed.text()).toBe(`echo:${"a".repeat(70_000)}b`);
+    expect(seen.map((s) => s.headers["transfer-encoding"] ?? s.headers["content-length"])).toEqual(["1000", "chunked"]);
   });
 });

@@ -26,14 +26,15 @@ export interface ForwardToOwnerDeps {
   sessionOfApproval: (approvalId: string) => Promise<string | null>;
   /** Whether this runner has the session's container attached: then it is this runner's, with no lookup. */
   holdsLocally?: (sessionId: string) => boolean;
+  /**
+   * Whether a raw request may be forwarded before Fastify sees it (`early`): it passes this runner's Host/Origin
+   * guard and presents a credential. Unset: only the hook forwards.
+   */
+  admitsEarly?: (req: http.IncomingMessage) => boolean;
   /** Operator log: the owner's URL is named here, never to the client. */
   log: (message: string) => void;
 }
 
-/**
- * Hop-by-hop headers (RFC 9110 §7.6.1) are this connection's, not the request's; Host is the owner's own (the
- * client's goes along as X-Forwarded-Host); the marker is ours to set, whatever a client sent.
- */
 /**
  * How long another runner's hold on a session is taken as known without asking the database again (a typist's
  * keystrokes, a burst of tool calls). A session that moved meanwhile costs one 503 "now held by" or "cannot be
@@ -41,7 +42,17 @@ export interface ForwardToOwnerDeps {
  */
 const OWNER_CACHE_MS = 1_000;
 const OWNER_CACHE_MAX = 10_000;
+/**
+ * A body up to this size (a tool call's JSON, its answer) is passed on whole, headers and body in one write: the
+ * two loopback hops cost a syscall each way, not one per piece. Larger or open-ended ones (a download, MCP's SSE)
+ * stream as they come.
+ */
+const WHOLE_BODY_MAX = 64 * 1024;
 
+/**
+ * Hop-by-hop headers (RFC 9110 §7.6.1) are this connection's, not the request's; Host is the owner's own (the
+ * client's goes along as X-Forwarded-Host); the marker is ours to set, whatever a client sent.
+ */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", FORWARD_MARKER_HEADER]);
 
 /**
@@ -84,6 +95,10 @@ function decoded(kind: ForwardTarget["kind"], raw: string | undefined): ForwardT
 export class ForwardToOwner {
   private readonly agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   private readonly owners = new Map<string, { owner: SessionOwner; until: number }>();
+  /** Owner URLs parsed once: host, port and scheme for http.request. */
+  private readonly targets = new Map<string, { secure: boolean; hostname: string; port: string; host: string }>();
+  /** Requests `early` found to be answered here: the hook does not ask again. */
+  private readonly answeredHere = new WeakSet<http.IncomingMessage>();
 
   constructor(private readonly deps: ForwardToOwnerDeps) {}
 
@@ -110,23 +125,47 @@ export class ForwardToOwner {
    * proxied before its body is read. A request without a credential is answered here (401, or a port's 404).
    */
   readonly hook = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (!request.principal) return;
+    if (!request.principal || this.answeredHere.has(request.raw)) return;
     const found = await this.ownerFor(forwardTargetOf(request.method, request.url), request.headers[FORWARD_MARKER_HEADER], request.url);
     if (!found) return;
     reply.hijack();
     this.proxy(request.raw, reply.raw, found.owner, found.sessionId);
   };
 
+  /**
+   * The raw request, before Fastify routes it (http/build-server.ts): one for another runner's session that
+   * `admitsEarly` lets through is proxied at once, so this runner spends on it only the proxying; the owner
+   * authenticates it. Everything else goes to `next` (Fastify), whose hooks answer it as before: a request
+   * with no credential its 401, a Host/Origin refusal its 403/421, a lookup that failed or the marker's
+   * refusal its 503 (the hook meets it again).
+   */
+  readonly early = (req: http.IncomingMessage, res: http.ServerResponse, next: () => void): void => {
+    const target = req.url && req.method ? forwardTargetOf(req.method, req.url) : null;
+    if (!target || !this.deps.admitsEarly?.(req)) return next();
+    this.ownerFor(target, req.headers[FORWARD_MARKER_HEADER], req.url!).then(
+      (found) => {
+        if (found) return this.proxy(req, res, found.owner, found.sessionId);
+        this.answeredHere.add(req);
+        next();
+      },
+      () => next(),
+    );
+  };
+
   /** Streams one HTTP request to the owner and its response back. */
   proxy(req: http.IncomingMessage, res: http.ServerResponse, owner: SessionOwner, sessionId: string): void {
     const upstream = this.open(req, owner, false);
-    req.pipe(upstream);
+    if (wholeBody(req.headers)) whole(req, (body) => upstream.end(body));
+    else req.pipe(upstream);
     upstream.on("response", (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
+      const status = answer.statusCode ?? 502;
+      const headers = endToEnd(answer.rawHeaders);
+      answer.on("error", () => res.destroy());
+      if (wholeBody(answer.headers)) return whole(answer, (body) => res.writeHead(status, answer.statusMessage, headers).end(body));
+      res.writeHead(status, answer.statusMessage, headers);
       // An SSE stream (MCP's GET) may send its first event much later: the client has its headers now.
       res.flushHeaders();
       answer.pipe(res);
-      answer.on("error", () => res.destroy());
     });
     upstream.on("error", (error) => {
       if (res.headersSent) return void res.destroy();
@@ -199,25 +238,36 @@ export class ForwardToOwner {
   }
 
   private open(req: http.IncomingMessage, owner: SessionOwner, upgrade: boolean): http.ClientRequest {
-    const url = new URL(req.url ?? "/", owner.url);
-    const headers: http.OutgoingHttpHeaders = {};
-    const listed = connectionListed(req.headers.connection);
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name) && !listed.has(name)) headers[name] = value;
-    }
-    if (req.headers.host) headers["x-forwarded-host"] = req.headers.host;
-    headers[FORWARD_MARKER_HEADER] = this.deps.marker.sign(url.pathname);
-    if (upgrade) {
-      headers.connection = "Upgrade";
-      headers.upgrade = req.headers.upgrade ?? "websocket";
-    }
-    const secure = url.protocol === "https:";
-    return (secure ? https : http).request(url, {
+    const target = this.targetOf(owner.url);
+    const path = req.url ?? "/";
+    // The client's headers as they came (raw pairs: no per-header rebuild), less the hop-by-hop ones.
+    const headers = endToEnd(req.rawHeaders);
+    headers.push("host", target.host, FORWARD_MARKER_HEADER, this.deps.marker.sign(path));
+    if (req.headers.host) headers.push("x-forwarded-host", req.headers.host);
+    if (upgrade) headers.push("connection", "Upgrade", "upgrade", req.headers.upgrade ?? "websocket");
+    return (target.secure ? https : http).request({
+      protocol: target.secure ? "https:" : "http:",
+      hostname: target.hostname,
+      port: target.port,
+      path,
       method: req.method ?? "GET",
       headers,
       // An upgraded socket leaves the pool; a kept-alive one makes the next forward skip a TCP handshake.
-      ...(upgrade ? {} : { agent: secure ? this.agents.https : this.agents.http }),
+      ...(upgrade ? {} : { agent: target.secure ? this.agents.https : this.agents.http }),
     });
+  }
+
+  private targetOf(ownerUrl: string): { secure: boolean; hostname: string; port: string; host: string } {
+    let target = this.targets.get(ownerUrl);
+    if (!target) {
+      const url = new URL(ownerUrl);
+      const secure = url.protocol === "https:";
+      // An IPv6 literal is bracketed in the URL's host, bare for the socket.
+      target = { secure, hostname: url.hostname.replace(/^\[(.*)\]$/, "$1"), port: url.port || (secure ? "443" : "80"), host: url.host };
+      if (this.targets.size >= OWNER_CACHE_MAX) this.targets.clear();
+      this.targets.set(ownerUrl, target);
+    }
+    return target;
   }
 
   private unreachable(owner: SessionOwner, sessionId: string, error: Error): string {
@@ -229,6 +279,20 @@ export class ForwardToOwner {
 
 function unavailable(message: string): AppError {
   return new AppError({ code: "sandbox_unavailable", message, userMessage: message });
+}
+
+/** Whether a message's body is known to be small: a Content-Length within WHOLE_BODY_MAX (no Transfer-Encoding). */
+function wholeBody(headers: http.IncomingHttpHeaders): boolean {
+  if (headers["transfer-encoding"] !== undefined) return false;
+  const length = headers["content-length"];
+  return length === undefined ? false : Number(length) <= WHOLE_BODY_MAX;
+}
+
+/** A small message's whole body, then `done` with it (an error on the stream is the caller's). */
+function whole(message: http.IncomingMessage, done: (body: Buffer) => void): void {
+  const chunks: Buffer[] = [];
+  message.on("data", (chunk: Buffer) => chunks.push(chunk));
+  message.on("end", () => done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
 }
 
 /** Names listed in a Connection header are hop-by-hop too. */

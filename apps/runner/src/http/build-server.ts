@@ -40,6 +40,8 @@ export type ServerDeps = {
   redisHealth?: () => { ok: boolean; status: "up" | "down" } | undefined;
   /** Several runners: a request for another runner's session is proxied there (cluster/forward-to-owner.ts). */
   forward?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /** The same, on the raw request before Fastify routes it; `next` hands it to Fastify (and `forward`). */
+  forwardEarly?: (req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => void;
 };
 
 /** Routes that answer without a token (api.md). */
@@ -110,6 +112,13 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   });
   // After the Host/Origin guard and authentication, before the body is read: the owner gets the stream as sent.
   if (deps.forward) app.addHook("onRequest", deps.forward);
+  // Before Fastify's routing, hooks and reply objects: a forwarded call costs this runner only the proxying.
+  if (deps.forwardEarly) {
+    const forwardEarly = deps.forwardEarly;
+    const [routed] = app.server.listeners("request") as ((req: http.IncomingMessage, res: http.ServerResponse) => void)[];
+    if (!routed) throw new Error("buildServer: Fastify's request listener is not on its server");
+    app.server.removeAllListeners("request").on("request", (req: http.IncomingMessage, res: http.ServerResponse) => forwardEarly(req, res, () => routed(req, res)));
+  }
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split("?")[0] ?? "";
