@@ -164,6 +164,8 @@ export async function createRunner(env: Env): Promise<Runner> {
       functionTools.forget(sessionId);
       // The cut results' copies go with their session (a failure to remove them is logged, not thrown at the caller).
       await overflow.forget(sessionId).catch((error: unknown) => process.stderr.write(`berth-runner: could not remove ${sessionId}'s overflow copies: ${(error as Error).message}\n`));
+      // Its runs' logs go with it (docs/scale-out.md, Lifecycle); a failure is logged, the session is gone either way.
+      await logStore.removeSession(sessionId).catch((error: unknown) => process.stderr.write(`berth-runner: could not remove ${sessionId}'s run logs: ${(error as Error).message}\n`));
       return gateway.closeSession(sessionId);
     },
   });
@@ -181,7 +183,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   const mcp = createMcpToolProviders(gateway, (tool, scope) => toResolvedMcpTool(gateway, tool, scope));
   const router = new ToolRouter(builtins, [mcp.user, functionTools.provider, mcp.session, mcp.global]);
   const skills = new SkillsService({ skills: repos.skills, sessionSkills: repos.sessionSkills, invalidation });
-  const overflow = new ObservationOverflow({ dataDir: env.dataDir, runOf: (runId) => repos.runs.get(runId) });
+  const overflow = new ObservationOverflow({ dataDir: env.dataDir, runOf: (runId) => repos.runs.get(runId), logs: logStore });
   const tools = new ToolService({
     repos,
     driver,
@@ -197,6 +199,7 @@ export async function createRunner(env: Env): Promise<Runner> {
     activeRuns,
     skills,
     overflow,
+    logs: logStore,
     observation: { poolBytes: env.BERTH_OBSERVATION_POOL_BYTES, caps: env.BERTH_OBSERVATION_CAPS },
     limits: { mcpApprovalWaitMs: env.BERTH_MCP_APPROVAL_WAIT_MS, mcpCallTimeoutMs: DEFAULT_MCP_CALL_TIMEOUT_MS },
     functionTools,

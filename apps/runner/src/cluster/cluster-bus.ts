@@ -16,6 +16,8 @@ export interface ClusterBus {
    * function ends the subscription.
    */
   subscribe(channel: string, listener: ClusterListener): Promise<() => Promise<void>>;
+  /** How many runners (subscriber connections) are subscribed to the channel now: whether a publish reaches anyone. */
+  subscribers(channel: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -44,6 +46,10 @@ export class LocalClusterBus implements ClusterBus {
       if (listeners.size === 0) this.channels.delete(channel);
       return Promise.resolve();
     });
+  }
+
+  subscribers(channel: string): Promise<number> {
+    return Promise.resolve(this.channels.has(channel) ? 1 : 0);
   }
 
   close(): Promise<void> {

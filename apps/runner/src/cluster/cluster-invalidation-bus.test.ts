@@ -45,6 +45,7 @@ describe("ClusterInvalidationBus", () => {
     const bus: ClusterBus = {
       publish: () => new Promise<void>((resolve, reject) => answers.push((error) => (error ? reject(error) : resolve()))),
       subscribe: () => Promise.resolve(() => Promise.resolve()),
+      subscribers: () => Promise.resolve(0),
       close: () => Promise.resolve(),
     };
     const log: string[] = [];

@@ -1,9 +1,15 @@
+import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "redis";
+import { createDatabase, createRepositories, type Repositories } from "@berth/db";
 import type { Socket } from "socket.io-client";
 import { RunLogs, readLog } from "../runs/run-logs";
-import { TEST_ADMIN_TOKEN } from "../testing/runner-test-kit";
+import { TEST_ADMIN_TOKEN, type TestRunner } from "../testing/runner-test-kit";
+import { setSessionOwner } from "../testing/set-session-owner";
 import { startTwoRunners, type TwoRunners } from "../testing/two-runners";
 
 // Logs that survive their runner (issue 20, docs/scale-out.md): with the database log store, a run on runner A is
@@ -12,8 +18,24 @@ import { startTwoRunners, type TwoRunners } from "../testing/two-runners";
 
 let runners: TwoRunners;
 let sessionId: string;
+/** What crossed Redis on each run's log channel, heard by a pattern subscriber (PUBSUB NUMSUB does not count it). */
+const published = new Map<string, number>();
+let redis: ReturnType<typeof createClient> | undefined;
+/** The runners' database, for moving a session's lease as failover does. */
+let repos: Repositories | undefined;
+let scratch: string;
+const suffix = `${process.pid}-${Math.floor(Math.random() * 1e6)}`;
+const runnerIds = { a: `la-${suffix}`, b: `lb-${suffix}` };
 beforeAll(async () => {
-  runners = await startTwoRunners();
+  runners = await startTwoRunners({ runnerIds });
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), "berth-log-store-test-"));
+  repos = createRepositories(await createDatabase({ dataDir: scratch, databaseUrl: runners.databaseUrl }));
+  redis = createClient({ url: runners.redisUrl });
+  await redis.connect();
+  await redis.pSubscribe("berth:log:*", (_message: Buffer, channel: Buffer) => {
+    const runId = channel.toString().slice("berth:log:".length);
+    published.set(runId, (published.get(runId) ?? 0) + 1);
+  }, true);
   sessionId = await runners.a.createSession({ autonomy: "trusted" });
   // Many lines over a few seconds, stdout and stderr interleaved, with multi-byte characters.
   const script = [
@@ -25,7 +47,19 @@ beforeAll(async () => {
   ].join("\n");
   expect((await runners.a.tool(sessionId, "write_file", { path: "many.py", content: `${script}\n` })).body).toMatchObject({ ok: true });
 }, 240_000);
-afterAll(async () => runners?.close(), 120_000);
+afterAll(async () => {
+  await redis?.close();
+  await repos?.close();
+  await runners?.close();
+  if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+}, 120_000);
+
+/** psql against the runners' database: one value. */
+const sql = (query: string) => execFileSync("psql", [runners.databaseUrl, "-XAtqc", query], { encoding: "utf8" }).trim();
+const chunksOfSession = (id: string) => Number(sql(`SELECT count(*) FROM "RunLogChunk" WHERE "runId" IN (SELECT "id" FROM "Run" WHERE "sessionId" = '${id}')`));
+
+/** A session's owner, as failover leaves it: the runner that took it over serves its tool calls itself. */
+const own = (id: string, runner: TestRunner) => setSessionOwner(repos!, id, { id: runner === runners.a ? runnerIds.a : runnerIds.b, url: runner.url });
 
 function emitWithAck<T>(socket: Socket, event: string, payload: unknown): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -133,5 +167,71 @@ describe("run logs across two runners (BERTH_LOG_STORE=database on PostgreSQL)",
     expect(misplaced).toEqual([]);
     expect(combined().toString()).toContain("err-300\n");
     expect(sha256(Buffer.concat(got))).toBe(sha256(combined()));
+  });
+
+  it("a run no other runner follows publishes nothing on Redis, and B still serves every byte of it from the database", async () => {
+    // The first run was followed from B: A published it.
+    expect(published.get(runId) ?? 0).toBeGreaterThan(0);
+    const ran = await runners.a.tool<{ ok: boolean; runId: string }>(sessionId, "run_script", { interpreter: "python3", script: "many.py" });
+    expect(ran.body.ok).toBe(true);
+    const quiet = ran.body.runId;
+    // The pattern subscriber's connection has heard everything A published before the run's end.
+    const publisher = redis!.duplicate();
+    await publisher.connect();
+    await publisher.publish("berth:log:settled", "x");
+    await publisher.close();
+    await until(() => published.has("settled"), "the pattern subscriber to hear its own publish");
+    expect(published.get(quiet) ?? 0).toBe(0);
+    for (const stream of ["stdout", "stderr"] as const) {
+      const fromB = await fetch(`${runners.b.url}/api/runs/${quiet}/logs?stream=${stream}&download=1`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+      expect(sha256(Buffer.from(await fromB.arrayBuffer()))).toBe(sha256(fs.readFileSync(RunLogs.pathFor(runners.a.dataDir, quiet, stream))));
+    }
+  });
+
+  it("context recall and monitor on the runner that took the session over read the whole log A wrote", async () => {
+    const ran = await runners.a.tool<{ ok: boolean; runId: string }>(sessionId, "run_script", { interpreter: "python3", script: "many.py" });
+    expect(ran.body.ok).toBe(true);
+    const taken = ran.body.runId;
+    expect(fs.existsSync(RunLogs.dirFor(runners.b.dataDir, taken))).toBe(false);
+    await own(sessionId, runners.b);
+    try {
+      const combined = readLog(runners.a.dataDir, taken, "combined", 0, 1e9).content;
+      const recalled = await runners.b.tool<{ ok: boolean; output: string; details?: { totalBytes?: number; content?: string } }>(sessionId, "context", { scope: "recall", ref: taken, limit: 4096 });
+      expect(recalled.body.ok).toBe(true);
+      expect(recalled.body.details?.totalBytes).toBe(combined.length);
+      expect(recalled.body.details?.content).toBe(combined.subarray(0, 4096).toString());
+      const peek = await runners.b.tool<{ ok: boolean; details?: { stdout?: string; stderr?: string } }>(sessionId, "monitor", { mode: "peek", runId: taken });
+      expect(peek.body.ok).toBe(true);
+      const stdout = fs.readFileSync(RunLogs.pathFor(runners.a.dataDir, taken, "stdout")).toString();
+      expect(peek.body.details?.stdout?.length).toBeGreaterThan(0);
+      expect(stdout.endsWith(peek.body.details!.stdout!)).toBe(true);
+      // B's files hold the whole log A wrote.
+      expect(sha256(readLog(runners.b.dataDir, taken, "combined", 0, 1e9).content)).toBe(sha256(combined));
+    } finally {
+      await own(sessionId, runners.a);
+    }
+  });
+
+  it("deleting a session deletes its runs' chunks and every runner's files of them, and nothing of another session", async () => {
+    const doomed = await runners.a.createSession({ autonomy: "trusted" });
+    const ran = await runners.a.tool<{ ok: boolean; runId: string }>(doomed, "bash", { command: "seq 1 20000" });
+    expect(ran.body.ok).toBe(true);
+    // B reads it: a copy of its own.
+    expect((await runners.b.api<{ size: number }>("GET", `/api/runs/${ran.body.runId}/logs?stream=stdout&limit=10`)).body.size).toBeGreaterThan(100_000);
+    expect(fs.existsSync(RunLogs.pathFor(runners.b.dataDir, ran.body.runId, "stdout"))).toBe(true);
+    const kept = chunksOfSession(sessionId);
+    expect(kept).toBeGreaterThan(0);
+    expect(chunksOfSession(doomed)).toBeGreaterThan(0);
+    const keptOnB = fs.readdirSync(`${runners.b.dataDir}/runs`).filter((id) => id !== ran.body.runId);
+
+    // Deleted through B: forwarded to A, the session's owner.
+    expect((await runners.b.api("DELETE", `/api/sessions/${doomed}`)).status).toBe(204);
+    expect(chunksOfSession(doomed)).toBe(0);
+    expect(chunksOfSession(sessionId)).toBe(kept);
+    expect(fs.existsSync(RunLogs.dirFor(runners.a.dataDir, ran.body.runId))).toBe(false);
+    await until(() => !fs.existsSync(RunLogs.dirFor(runners.b.dataDir, ran.body.runId)), "B to drop its copy of the deleted session's log");
+    expect(fs.readdirSync(`${runners.b.dataDir}/runs`).sort()).toEqual(keptOnB.sort());
+    // Read again from B, the log is gone, not copied back.
+    expect((await runners.b.api<{ size: number }>("GET", `/api/runs/${ran.body.runId}/logs?stream=stdout`)).body.size).toBe(0);
   });
 });

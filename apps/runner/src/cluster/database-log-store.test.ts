@@ -12,7 +12,9 @@ import type { StoredRun } from "./run-log-store";
 
 /** The RunLogChunk table, in memory (the repository itself is tested against SQLite in packages/db). */
 class MemoryChunks {
-  readonly rows: RunLogChunkRecord[] = [];
+  rows: RunLogChunkRecord[] = [];
+  /** Each run's session, as the Run table would say. */
+  readonly sessions = new Map<string, string>();
   statements = 0;
   append(chunks: RunLogChunkRecord[]): Promise<void> {
     this.statements += 1;
@@ -25,6 +27,12 @@ class MemoryChunks {
   count(runId: string): Promise<number> {
     return Promise.resolve(this.rows.filter((c) => c.runId === runId).length);
   }
+  deleteForSession(sessionId: string): Promise<{ runIds: string[]; chunks: number }> {
+    const runIds = [...this.sessions].filter(([, s]) => s === sessionId).map(([runId]) => runId);
+    const before = this.rows.length;
+    this.rows = this.rows.filter((c) => !runIds.includes(c.runId));
+    return Promise.resolve({ runIds, chunks: before - this.rows.length });
+  }
 }
 
 const dirs: string[] = [];
@@ -33,6 +41,15 @@ afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
+
+/** The in-process bus, counting what is published on runs' log channels. */
+class CountingBus extends LocalClusterBus {
+  readonly published = new Map<string, number>();
+  override publish(channel: string, message: Buffer | string): Promise<void> {
+    if (channel.startsWith("log:")) this.published.set(channel, (this.published.get(channel) ?? 0) + 1);
+    return super.publish(channel, message);
+  }
+}
 
 function runner(chunks: MemoryChunks, bus: LocalClusterBus, rows: Map<string, StoredRun>) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-dbstore-"));
@@ -48,6 +65,7 @@ function runner(chunks: MemoryChunks, bus: LocalClusterBus, rows: Map<string, St
       throw new Error(line);
     },
     pollMs: 20,
+    followersTtlMs: 10,
   });
   stores.push(store);
   return { dataDir, events, store };
@@ -131,5 +149,60 @@ describe("DatabaseLogStore", () => {
     rows.set("run_old", { id: "run_old", sessionId: "ses_1", status: "finished", stdoutBytes: 5, stderrBytes: 0, details: {} });
     await b.store.ready(rows.get("run_old")!);
     expect(fs.existsSync(RunLogs.dirFor(b.dataDir, "run_old"))).toBe(false);
+  });
+
+  it("publishes a run's batches only while another runner follows it; one that starts following mid-run still gets every byte", async () => {
+    const chunks = new MemoryChunks();
+    const bus = new CountingBus();
+    const rows = new Map<string, StoredRun>();
+    const [a, b] = [runner(chunks, bus, rows), runner(chunks, bus, rows)];
+    const runId = "run_quiet";
+    rows.set(runId, { id: runId, sessionId: "ses_1", status: "running", stdoutBytes: 0, stderrBytes: 0, details: {} });
+    const logs = new RunLogs(RunLogs.dirFor(a.dataDir, runId), Date.now, a.store.sinkFor(runId));
+    const write = async (from: number, to: number) => {
+      for (let i = from; i < to; i++) {
+        logs.append(i % 10 === 9 ? "stderr" : "stdout", Buffer.from(`line ${i}\n`));
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      // Stored, and published if it was to be.
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    };
+    await write(0, 50);
+    expect(bus.published.get(`log:${runId}`) ?? 0).toBe(0);
+    let told = "";
+    b.events.on("run:output", (e) => {
+      if (e.stream === "stdout") told += e.data;
+    });
+    await b.store.ready(rows.get(runId)!);
+    const caughtUp = readLog(b.dataDir, runId, "stdout", 0, 1e9).content.toString();
+    await write(50, 200);
+    await logs.close();
+    expect(bus.published.get(`log:${runId}`) ?? 0).toBeGreaterThan(0);
+    rows.set(runId, { ...rows.get(runId)!, status: "finished", stdoutBytes: logs.digests()[0]!.bytes, stderrBytes: logs.digests()[1]!.bytes });
+    await b.store.completeFromDatabase(runId);
+    const whole = readLog(a.dataDir, runId, "stdout", 0, 1e9).content.toString();
+    expect(caughtUp + told).toBe(whole);
+    expect(files(b.dataDir, runId)).toEqual(files(a.dataDir, runId));
+  });
+
+  it("removing a session deletes its runs' chunks and every runner's files of them, nobody else's", async () => {
+    const { chunks, rows, a, b } = twoRunners();
+    for (const [runId, sessionId] of [["run_gone", "ses_gone"], ["run_kept", "ses_kept"]] as const) {
+      chunks.sessions.set(runId, sessionId);
+      const logs = new RunLogs(RunLogs.dirFor(a.dataDir, runId), Date.now, a.store.sinkFor(runId));
+      logs.append("stdout", Buffer.from(`${runId}\n`));
+      await logs.close();
+      rows.set(runId, { id: runId, sessionId, status: "finished", stdoutBytes: runId.length + 1, stderrBytes: 0, details: {} });
+      await b.store.ready(rows.get(runId)!);
+    }
+    await a.store.removeSession("ses_gone");
+    expect(chunks.rows.map((c) => c.runId)).toEqual(["run_kept"]);
+    for (const { dataDir } of [a, b]) {
+      await expect.poll(() => fs.existsSync(RunLogs.dirFor(dataDir, "run_gone"))).toBe(false);
+      expect(readLog(dataDir, "run_kept", "stdout", 0, 100).content.toString()).toBe("run_kept\n");
+    }
+    // Read again, it is not copied back: the log went with its session.
+    await b.store.ready(rows.get("run_gone")!);
+    expect(readLog(b.dataDir, "run_gone", "stdout", 0, 100).content.length).toBe(0);
   });
 });

@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import { z } from "zod";
 import type { RunLogChunkRecord, RunLogChunkRepository, RunRepository } from "@berth/db";
 import type { RunnerEvents } from "../events/runner-events";
 import { RunLogs, logSize, type RunLogSink, type StoredChunk } from "../runs/run-logs";
@@ -9,15 +11,22 @@ import type { RunLogStore, StoredRun } from "./run-log-store";
 
 /** How often a followed run's row and chunks are read again (lost live messages, a writer that died). */
 const POLL_MS = 1_000;
+/** How long the run's runner trusts its answer to "does another runner follow this run?" before asking Redis again. */
+const FOLLOWERS_TTL_MS = 500;
+/** Where a runner that deleted a session's logs tells the others to drop their copies of them. */
+const REMOVED_CHANNEL = "logs:removed";
+const RemovedSchema = z.object({ runIds: z.array(z.string().regex(/^run_[0-9A-Za-z_-]+$/)) });
 
 export interface DatabaseLogStoreDeps {
-  chunks: Pick<RunLogChunkRepository, "append" | "list" | "count">;
+  chunks: Pick<RunLogChunkRepository, "append" | "list" | "count" | "deleteForSession">;
   runs: Pick<RunRepository, "get">;
   bus: ClusterBus;
   dataDir: string;
   events: RunnerEvents;
   log(line: string): void;
   pollMs?: number;
+  /** How long an answer to "does anyone follow this run?" is kept (FOLLOWERS_TTL_MS). */
+  followersTtlMs?: number;
 }
 
 interface Copy {
@@ -36,17 +45,34 @@ interface Copy {
 /**
  * Run logs in PostgreSQL, the local files a cache (BERTH_LOG_STORE=database, docs/scale-out.md). The run's
  * runner stores each batch of chunks in one statement before it announces them, then publishes the batch on
- * `log:<runId>`. Another runner asked for the log copies it into its own files from the database (a run that
- * ended: once, then it reads its files) or, for a live run, follows it with a RemoteLogMirror into a
- * LocalLogCopy, which tells this runner's followers each chunk as the run's own runner tells its own.
+ * `log:<runId>` when another runner subscribes there. Another runner asked for the log copies it into its own
+ * files from the database (a run that ended: once, then it reads its files) or, for a live run, follows it with a
+ * RemoteLogMirror into a LocalLogCopy, which tells this runner's followers each chunk as the run's own runner
+ * tells its own.
  */
 export class DatabaseLogStore implements RunLogStore {
   /** Runs whose files here are whole: read without asking the database again. */
   private readonly whole = new Set<string>();
   private readonly copies = new Map<string, Copy>();
+  /** Per run this runner writes: whether anyone follows it (asked at most every FOLLOWERS_TTL_MS), its publishes in order. */
+  private readonly publishing = new Map<string, { until: number; followed: Promise<boolean>; chain: Promise<void> }>();
   private closing = false;
+  /** The subscription to REMOVED_CHANNEL (its end, for close). */
+  private readonly removals: Promise<() => Promise<void>>;
 
-  constructor(private readonly deps: DatabaseLogStoreDeps) {}
+  constructor(private readonly deps: DatabaseLogStoreDeps) {
+    this.removals = deps.bus.subscribe(REMOVED_CHANNEL, (bytes) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(bytes.toString("utf8"));
+      } catch {
+        return;
+      }
+      const removed = RemovedSchema.safeParse(json);
+      if (removed.success) void this.dropCopies(removed.data.runIds);
+    });
+    this.removals.catch((error: unknown) => deps.log(`listening for deleted logs failed: ${(error as Error).message}`));
+  }
 
   sinkFor(runId: string): RunLogSink {
     let seq = 0;
@@ -94,13 +120,39 @@ export class DatabaseLogStore implements RunLogStore {
     await copying.closed;
   }
 
+  /**
+   * Deletes the session's runs' chunks, then this runner's files of them, then tells the other runners to drop
+   * their copies. A runner down at that moment keeps its copies of ended runs until its data dir is cleared.
+   */
+  async removeSession(sessionId: string): Promise<void> {
+    const { runIds } = await this.deps.chunks.deleteForSession(sessionId);
+    if (runIds.length === 0) return;
+    await this.dropCopies(runIds);
+    await this.deps.bus.publish(REMOVED_CHANNEL, JSON.stringify({ runIds }));
+  }
+
   async close(): Promise<void> {
     this.closing = true;
+    await this.removals.then((unsubscribe) => unsubscribe(), () => undefined);
     const copies = [...this.copies.values()];
     await Promise.all(copies.map(async (c) => {
       await c.mirror.stop();
       await c.closed;
     }));
+  }
+
+  /** Stops following the runs and removes their files here: their logs were deleted with their session. */
+  private async dropCopies(runIds: string[]): Promise<void> {
+    for (const runId of runIds) {
+      this.whole.delete(runId);
+      const copying = this.copies.get(runId);
+      if (copying) {
+        copying.failed = true;
+        await copying.mirror.stop();
+        await copying.closed;
+      }
+      await fs.promises.rm(RunLogs.dirFor(this.deps.dataDir, runId), { recursive: true, force: true }).catch((error: unknown) => this.deps.log(`run ${runId}: removing its log files failed: ${(error as Error).message}`));
+    }
   }
 
   private copyOf(run: StoredRun): Copy {
@@ -137,9 +189,29 @@ export class DatabaseLogStore implements RunLogStore {
     return entry;
   }
 
+  /**
+   * Publishes a batch only when some runner subscribes to `log:<runId>` (PUBSUB NUMSUB, its answer kept briefly):
+   * a run nobody follows costs Redis nothing. A follower that subscribes between two answers misses the batches
+   * in between: its first message shows a gap in `seq`, and its poll a lost end; both read the database.
+   */
   private publish(runId: string, message: Parameters<typeof encodeLogChunkMessage>[0]): void {
-    // Followers that miss it read the database (a gap in the sequence, or their poll).
-    this.deps.bus.publish(logChannel(runId), encodeLogChunkMessage(message)).catch((error: unknown) => this.deps.log(`run ${runId}: publishing its log failed: ${(error as Error).message}`));
+    const channel = logChannel(runId);
+    let run = this.publishing.get(runId);
+    if (!run) this.publishing.set(runId, (run = { until: 0, followed: Promise.resolve(false), chain: Promise.resolve() }));
+    const now = Date.now();
+    if (now >= run.until) {
+      run.until = now + (this.deps.followersTtlMs ?? FOLLOWERS_TTL_MS);
+      // Not knowing, publish: a message nobody hears costs less than a follower left to its poll.
+      run.followed = this.deps.bus.subscribers(channel).then((n) => n > 0, () => true);
+    }
+    if (message.end !== undefined) this.publishing.delete(runId);
+    const followed = run.followed;
+    run.chain = run.chain
+      .then(async () => {
+        if (await followed) await this.deps.bus.publish(channel, encodeLogChunkMessage(message));
+      })
+      // Followers that miss it read the database (a gap in the sequence, or their poll).
+      .catch((error: unknown) => this.deps.log(`run ${runId}: publishing its log failed: ${(error as Error).message}`));
   }
 }
 

@@ -127,6 +127,11 @@ export class RedisClusterBus implements ClusterBus {
     };
   }
 
+  async subscribers(channel: string): Promise<number> {
+    const counts = await this.publisher.pubSubNumSub(PREFIX + channel);
+    return Number(counts[PREFIX + channel] ?? 0);
+  }
+
   /**
    * Resolves once every subscription sent so far on the subscriber connection (the adapter's included, which it
    * does not await) is active: commands on one connection are answered in order.

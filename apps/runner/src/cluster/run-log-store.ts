@@ -20,6 +20,8 @@ export interface RunLogStore {
    * run's writer is gone and its receipt is sealed from the logs as stored.
    */
   completeFromDatabase(runId: string): Promise<void>;
+  /** The session was deleted: its runs' logs go with it, from shared storage and from every runner's files. */
+  removeSession(sessionId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -34,6 +36,11 @@ export class LocalRunLogStore implements RunLogStore {
   }
 
   completeFromDatabase(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** One runner's files are kept with their runs, as they always were (docs/scale-out.md, Lifecycle). */
+  removeSession(): Promise<void> {
     return Promise.resolve();
   }
 

@@ -1,5 +1,6 @@
 import type { Repositories, RunRecord } from "@berth/db";
 import type { MonitorHost, MonitoredRun } from "@berth/tools";
+import type { RunLogStore } from "../cluster/run-log-store";
 import type { RunnerEvents } from "../events/runner-events";
 import type { ReceiptService } from "../receipts/receipt-service";
 import { logSize, readLog } from "../runs/run-logs";
@@ -18,6 +19,8 @@ export function createMonitorHost(deps: {
   events: RunnerEvents;
   sessionId: string;
   tools: () => { name: string; description: string }[];
+  /** Makes this runner's files of a run hold its log (another runner's run, or one taken over at failover). */
+  logs?: Pick<RunLogStore, "ready">;
 }): MonitorHost {
   const getRun = async (runId: string): Promise<MonitoredRun | { refused: string }> => {
     const run = await deps.repos.runs.get(runId);
@@ -32,6 +35,8 @@ export function createMonitorHost(deps: {
     },
     getRun,
     async tail(runId, bytes) {
+      const run = deps.logs ? await deps.repos.runs.get(runId) : null;
+      if (run) await deps.logs?.ready(run);
       const tail = (stream: "stdout" | "stderr") => {
         const size = logSize(deps.dataDir, runId, stream);
         return readLog(deps.dataDir, runId, stream, Math.max(0, size - bytes), bytes).content.toString("utf8");

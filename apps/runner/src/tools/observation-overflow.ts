@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { RecallPage, Refused } from "@berth/tools";
+import type { RunLogStore, StoredRun } from "../cluster/run-log-store";
 import { newId } from "../auth/tokens";
 import { readLog } from "../runs/run-logs";
 import { utf8Boundary } from "../runs/utf8-boundary";
@@ -25,8 +26,10 @@ export class ObservationOverflow {
   constructor(
     private readonly deps: {
       dataDir: string;
-      /** The session and tool of a run, or null when there is no such run. */
-      runOf: (runId: string) => Promise<{ sessionId: string; tool: string } | null>;
+      /** The run's row (its session and tool), or null when there is no such run. */
+      runOf: (runId: string) => Promise<(StoredRun & { tool: string }) | null>;
+      /** Makes this runner's files of a run hold its log (another runner's run, or one taken over at failover). */
+      logs?: Pick<RunLogStore, "ready">;
     },
   ) {
     this.dir = path.join(deps.dataDir, "overflow");
@@ -101,6 +104,7 @@ export class ObservationOverflow {
     if (!run) return { refused: `recall: run not found: ${runId}`, code: "not_found" };
     if (run.sessionId !== sessionId)
       return { refused: `recall: run ${runId} belongs to another session`, code: "denied" };
+    await this.deps.logs?.ready(run);
     const { content, size } = readLog(this.deps.dataDir, runId, "combined", offset, maxBytes);
     return page(
       runId,

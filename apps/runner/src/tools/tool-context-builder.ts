@@ -2,6 +2,7 @@ import type { Repositories } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
 import type { FunctionToolsReport, ObservationTurn, ScopedTools, ToolContext } from "@berth/tools";
 import { WORKSPACE_ROOT, type PolicyRule, type SessionView, type ToolResult } from "@berth/protocol";
+import type { RunLogStore } from "../cluster/run-log-store";
 import type { RunnerEvents } from "../events/runner-events";
 import type { ReceiptService } from "../receipts/receipt-service";
 import type { SkillsService } from "../skills/skills-service";
@@ -24,6 +25,8 @@ export interface ToolContextDeps {
   dataDir: string;
   skills: SkillsService;
   overflow: ObservationOverflow;
+  /** Where run logs live: `monitor` reads a run's log once this runner's files hold it. */
+  logs?: Pick<RunLogStore, "ready">;
   limits?: SessionLimits;
   policyRules: () => Promise<PolicyRule[]>;
   /** Each session's berth.tools.json, for `context workspace`. */
@@ -97,6 +100,7 @@ export function buildToolContext(
         events: deps.events,
         sessionId: session.id,
         tools: () => call.nested.surface(),
+        ...(deps.logs ? { logs: deps.logs } : {}),
       }));
     },
     // A getter, not a spread: spreading one would make the host at once.

@@ -34,6 +34,7 @@ import { followRunProgress } from "../runs/run-progress";
 import type { SkillsService } from "../skills/skills-service";
 import { ApprovalWait } from "./approval-wait";
 import type { ObservationOverflow } from "./observation-overflow";
+import type { RunLogStore } from "../cluster/run-log-store";
 import { PolicyRuleCache } from "./policy-rule-cache";
 import { ProcessClasses } from "./process-classes";
 import type { SessionLimits } from "./session-context-host";
@@ -87,6 +88,8 @@ export class ToolService {
       skills: SkillsService;
       /** Full copies of results the observation budget cut, for `context recall`. */
       overflow: ObservationOverflow;
+      /** Where run logs live (another runner's run is copied here before `monitor` reads it). */
+      logs?: Pick<RunLogStore, "ready">;
       /** Per-call caps and the per-turn pool of the observing tools (docs/tools.md, Observation budget). */
       observation?: ObservationLimits;
       /** What `context settings` shows of the MCP limits. */

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { useTestRepositories } from "./testing/open-test-repositories";
+import { seedSessions, useTestRepositories } from "./testing/open-test-repositories";
 
-const t = useTestRepositories();
+const t = useTestRepositories(async (repos) => {
+  await seedSessions(repos, { ses_a: "user_a", ses_b: "user_b" });
+});
 
 describe("RunLogChunkRepository", () => {
   it("stores a batch of chunks and reads them back by run, in order, from a sequence number", async () => {
@@ -27,5 +29,19 @@ describe("RunLogChunkRepository", () => {
       ]),
     ).rejects.toThrow();
     expect((await t.repos.runLogChunks.list("run_c", 0, 10)).map((c) => c.data.toString())).toEqual(["a"]);
+  });
+
+  it("deletes the chunks of a session's runs and nobody else's", async () => {
+    const run = (id: string, sessionId: string) =>
+      t.repos.runs.create({ id, sessionId, userId: "user_a", tool: "bash", kind: "bash", args: {}, secrets: [], caller: "api", startedAt: new Date() });
+    await run("run_a1", "ses_a");
+    await run("run_a2", "ses_a");
+    await run("run_b1", "ses_b");
+    const chunk = (runId: string, seq: number) => ({ runId, seq, stream: "stdout" as const, offset: seq, ms: 1, data: Buffer.from("x") });
+    await t.repos.runLogChunks.append([chunk("run_a1", 0), chunk("run_a1", 1), chunk("run_a2", 0), chunk("run_b1", 0), chunk("run_gone", 0)]);
+    const removed = await t.repos.runLogChunks.deleteForSession("ses_a");
+    expect({ runIds: [...removed.runIds].sort(), chunks: removed.chunks }).toEqual({ runIds: ["run_a1", "run_a2"], chunks: 3 });
+    expect([await t.repos.runLogChunks.count("run_a1"), await t.repos.runLogChunks.count("run_a2"), await t.repos.runLogChunks.count("run_b1"), await t.repos.runLogChunks.count("run_gone")]).toEqual([0, 0, 1, 1]);
+    expect(await t.repos.runLogChunks.deleteForSession("ses_none")).toEqual({ runIds: [], chunks: 0 });
   });
 });

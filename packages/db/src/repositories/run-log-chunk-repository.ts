@@ -82,6 +82,24 @@ export class RunLogChunkRepository {
     return rows.map(toRecord);
   }
 
+  /**
+   * Deletes the chunks of every run of a session (the session is being deleted: its logs go with it). Returns the
+   * session's run ids, whose local copies the caller removes too, and how many chunks were deleted.
+   */
+  async deleteForSession(sessionId: string): Promise<{ runIds: string[]; chunks: number }> {
+    const runIds = (await this.db.run.findMany({ where: { sessionId }, select: { id: true } })).map((r) => r.id);
+    if (runIds.length === 0) return { runIds, chunks: 0 };
+    if (this.pool) {
+      const { rows } = await this.pool.query<{ n: string }>(
+        `WITH gone AS (DELETE FROM "RunLogChunk" WHERE "runId" = ANY($1::text[]) RETURNING 1) SELECT count(*) AS "n" FROM gone`,
+        [runIds],
+      );
+      return { runIds, chunks: Number(rows[0]?.n ?? 0) };
+    }
+    const { count } = await this.db.runLogChunk.deleteMany({ where: { runId: { in: runIds } } });
+    return { runIds, chunks: count };
+  }
+
   /** How many chunks the run has stored (its next `seq`). */
   async count(runId: string): Promise<number> {
     const last = await this.db.runLogChunk.findFirst({ where: { runId }, orderBy: { seq: "desc" }, select: { seq: true } });
