@@ -13,6 +13,7 @@ import { RunnerEvents } from "./events/runner-events";
 import { ReceiptService } from "./receipts/receipt-service";
 import { RunService } from "./runs/run-service";
 import { ActiveRuns } from "./runs/active-runs";
+import { FollowOn } from "./recovery/follow-on";
 import { recoverInterruptedRuns } from "./recovery/recover-interrupted-runs";
 import { SessionLeases } from "./cluster/session-leases";
 import { RunnerDirectory } from "./cluster/runner-directory";
@@ -112,7 +113,7 @@ export async function createRunner(env: Env): Promise<Runner> {
     runLogStoreKind(env) === "database"
       ? new DatabaseLogStore({ chunks: repos.runLogChunks, runs: repos.runs, bus: cluster.bus, dataDir: env.dataDir, events, log: (line) => process.stderr.write(`berth-runner: ${line}\n`) })
       : new LocalRunLogStore();
-  const runs = new RunService({ repos, dataDir: env.dataDir, events, driver, receipts, logSink: (runId) => logStore.sinkFor(runId) });
+  const runs = new RunService({ repos, dataDir: env.dataDir, events, driver, receipts, logSink: (runId, resume) => logStore.sinkFor(runId, resume) });
   const activeRuns = new ActiveRuns();
   const builtins = BUILTIN_TOOLS;
   // Fail closed: a declared built-in without its spec would be listed to callers and then not run.
@@ -226,6 +227,10 @@ export async function createRunner(env: Env): Promise<Runner> {
   // A run another runner wrote is sealed from its log as the database holds it, copied here first.
   const recoveryDeps = { repos, dataDir: env.dataDir, driver, receipts, completeLogs: (runId: string) => logStore.completeFromDatabase(runId) };
   const recovery = await recoverInterruptedRuns(recoveryDeps, { reason: "runner_restart", sessions: new Set(await repos.leases.recoverableBy(env.BERTH_RUNNER_ID)) });
+  // Before failover: a taken session's terminals are followed on by this service.
+  const terminals = new TerminalService({ repos, driver, sessions, runs, dataDir: env.dataDir });
+  // What a dead runner's terminals and background processes still run is taken up where their logs end.
+  const followOn = new FollowOn({ dataDir: env.dataDir, driver, runs, terminals, completeLogs: recoveryDeps.completeLogs });
   // A dead runner's sessions, once their lease lapses: taken over here, one compare-and-set each.
   const failover = new Failover({
     leases,
@@ -233,7 +238,7 @@ export async function createRunner(env: Env): Promise<Runner> {
     driver,
     settle: (sessionId, outcome) => sessions.settleTakeOver(sessionId, outcome),
     recover: async (sessionId, fromRunnerId) => {
-      await recoverInterruptedRuns(recoveryDeps, { reason: "runner_failover", sessions: new Set([sessionId]), fromRunnerId });
+      await recoverInterruptedRuns({ ...recoveryDeps, followOn: (run) => followOn.follow(run) }, { reason: "runner_failover", sessions: new Set([sessionId]), fromRunnerId });
     },
     log: logLine,
     // A holder late to renew but still listening (busy, not dead) keeps its sessions for a grace period.
@@ -280,7 +285,6 @@ export async function createRunner(env: Env): Promise<Runner> {
     authorize(requirePrincipal(request), "metrics", "read");
     return reply.header("content-type", metrics.registry.contentType).send(await metrics.registry.metrics());
   });
-  const terminals = new TerminalService({ repos, driver, sessions, runs, dataDir: env.dataDir });
   const io = createSocketServer(app.server, { repos, ...(cluster.socketAdapter ? { adapter: cluster.socketAdapter } : {}), browserSessions, apiTokens, events, cancel: { runs: repos.runs, driver, events, activeRuns }, sessions, tools, dataDir: env.dataDir, webOrigin: env.webOrigin, hosts, revocation, terminals, logs: logStore, ...(forwarding ? { relay: forwarding.sockets } : {}) });
   // Before listening: an event another runner broadcasts from now on reaches this runner's sockets.
   await cluster.settled();

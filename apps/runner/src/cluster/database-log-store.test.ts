@@ -131,6 +131,25 @@ describe("DatabaseLogStore", () => {
     expect(full("combined").subarray(ends.combined).toString()).toBe(seen.combined);
   });
 
+  it("a run taken up at failover stores on after its first runner's chunks: a third runner's copy is the whole log", async () => {
+    const { chunks, rows, a, b } = twoRunners();
+    const runId = "run_taken";
+    rows.set(runId, { id: runId, sessionId: "ses_1", status: "running", stdoutBytes: 0, stderrBytes: 0, details: {} });
+    const first = new RunLogs(RunLogs.dirFor(a.dataDir, runId), Date.now, a.store.sinkFor(runId));
+    first.append("stdout", Buffer.from("before\n"));
+    await first.flushed();
+    // A dies; B copies what is stored, then goes on writing the same run.
+    await b.store.completeFromDatabase(runId);
+    const taken = RunLogs.resume(RunLogs.dirFor(b.dataDir, runId), Date.now, b.store.sinkFor(runId, true));
+    taken.append("stdout", Buffer.from("after\n"));
+    await taken.close();
+    expect(chunks.rows.filter((c) => c.runId === runId).map((c) => [c.seq, c.offset])).toEqual([[0, 0], [1, 7]]);
+    const c = runner(chunks, new LocalClusterBus(), rows);
+    rows.set(runId, { ...rows.get(runId)!, status: "finished", stdoutBytes: 13 });
+    await c.store.ready(rows.get(runId)!);
+    expect(readLog(c.dataDir, runId, "stdout", 0, 100).content.toString()).toBe("before\nafter\n");
+  });
+
   it("copies a run that ended elsewhere once, then reads its files; a log that was never stored is left as it is", async () => {
     const { chunks, rows, a, b } = twoRunners();
     const logs = new RunLogs(RunLogs.dirFor(a.dataDir, "run_done"), Date.now, a.store.sinkFor("run_done"));

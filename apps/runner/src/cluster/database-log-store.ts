@@ -74,10 +74,16 @@ export class DatabaseLogStore implements RunLogStore {
     this.removals.catch((error: unknown) => deps.log(`listening for deleted logs failed: ${(error as Error).message}`));
   }
 
-  sinkFor(runId: string): RunLogSink {
+  sinkFor(runId: string, resume = false): RunLogSink {
     let seq = 0;
+    // Taken up at failover: the run's chunks continue after those its first runner stored.
+    let counted = resume ? null : Promise.resolve();
     return {
       store: async (chunks: StoredChunk[]) => {
+        counted ??= this.deps.chunks.count(runId).then((count) => {
+          seq = count;
+        });
+        await counted;
         const records = chunks.map((chunk, i): RunLogChunkRecord => ({ runId, seq: seq + i, ...chunk }));
         await this.deps.chunks.append(records);
         seq += records.length;

@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from "../testing/test-database"
 
 // Failover (docs/scale-out.md): runner A, a child process, is SIGKILLed mid-run; runner B, on the same PostgreSQL
 // and Redis, takes A's session over once its lease lapses: the same container and workspace, the run that was in
-// flight ended `interrupted` with the failover cause and a receipt that verifies, the terminal ended with a cause.
+// flight ended `interrupted` with the failover cause and a receipt that verifies, the terminal followed on by B.
 const LEASE_MS = 5_000;
 const REDIS_URL = process.env["BERTH_TEST_REDIS_URL"] ?? "";
 
@@ -86,7 +86,7 @@ afterAll(async () => {
 });
 
 describe("failover between two runners", () => {
-  it("B adopts A's session after A is killed: same workspace, run interrupted with the failover cause and a verified receipt, terminal ended with a cause", async () => {
+  it("B adopts A's session after A is killed: same workspace, run interrupted with the failover cause and a verified receipt, terminal followed on", async () => {
     const session = (await a.api<{ id: string }>("POST", "/api/sessions", { autonomy: "trusted" })).body.id;
     const wrote = await a.api<ToolReply>("POST", `/api/sessions/${session}/tools/write_file`, {
       args: { path: "before-kill.txt", content: "written through A\n" },
@@ -153,11 +153,25 @@ describe("failover between two runners", () => {
     const ps = await b.api<ToolReply>("POST", `/api/sessions/${session}/tools/bash`, { args: { action: "exec", command: "ps -eo args | grep -c '[s]low.sh' || true" } });
     expect(String(ps.body.details?.["stdout"]).trim()).toBe("0");
 
-    // The terminal: its shell was hung up and its run ended with the failover cause (its transcript kept).
+    // The terminal: followed on by B where its transcript was stored (it used to be hung up with the failover cause):
+    // its run still runs, a browser attaching through B from offset 0 sees the transcript, the shell takes input
+    // through B, and closing it ends the run with a receipt.
+    expect((await b.api<RunReply>("GET", `/api/runs/${terminal.runId}`)).body.run).toMatchObject({ status: "running" });
+    const again = await browserSocket(b.url, cookie);
+    let screen = "";
+    again.on("terminal:output", (event: { terminalId: string; data: Buffer }, ack: () => void) => {
+      if (event.terminalId === terminal.terminalId) screen += Buffer.from(event.data).toString("utf8");
+      ack();
+    });
+    expect((await call(again, "terminal:list", { sessionId: session })).error).toBeNull();
+    expect((await call(again, "terminal:attach", { terminalId: terminal.terminalId, offset: 0 })).error).toBeNull();
+    expect((await call(again, "terminal:input", { terminalId: terminal.terminalId, data: "echo after-$((6*7))\r" })).error).toBeNull();
+    await waitFor("the followed terminal to show its transcript and new output", () => screen.includes("term-42") && screen.includes("after-42"));
+    expect((await call(again, "terminal:close", { terminalId: terminal.terminalId })).error).toBeNull();
+    await waitFor("the terminal's run to end", async () => (await b.api<RunReply>("GET", `/api/runs/${terminal.runId}`)).body.run.status !== "running");
     const { body: terminalRun } = await b.api<RunReply>("GET", `/api/runs/${terminal.runId}`);
-    expect(terminalRun.run).toMatchObject({ status: "interrupted", outcome: "interrupted" });
-    expect(terminalRun.run.cause).toMatch(/^runner_failover: /);
-    expect(terminalRun.run.receiptId).toBeTruthy();
+    expect(terminalRun.run).toMatchObject({ status: "finished", outcome: "aborted" });
+    await waitFor("the terminal's receipt", async () => (await b.api<RunReply>("GET", `/api/runs/${terminal.runId}`)).body.run.receiptId !== null);
     // A new terminal through B works in the same container.
     await terminalShows(await browserSocket(b.url, cookie), session, "cat before-kill.txt", "written through A");
 

@@ -11,8 +11,11 @@ export type StoredRun = Pick<RunRecord, "id" | "sessionId" | "status" | "stdoutB
  * log of a run another runner wrote, and follows it live while it runs (cluster/database-log-store.ts).
  */
 export interface RunLogStore {
-  /** For the run's own runner: where each batch is stored before it is shown; undefined: the files only. */
-  sinkFor(runId: string): RunLogSink | undefined;
+  /**
+   * For the run's own runner: where each batch is stored before it is shown; undefined: the files only. `resume`:
+   * a run taken up at failover, whose stored chunks continue.
+   */
+  sinkFor(runId: string, resume?: boolean): RunLogSink | undefined;
   /** Before this runner reads a run's log from its files: they hold what the run's runner stored (and follow it live). */
   ready(run: StoredRun): Promise<void>;
   /**

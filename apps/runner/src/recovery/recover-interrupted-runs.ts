@@ -6,10 +6,13 @@ import { AgentTerminalListResultSchema, AgentTerminalOkResultSchema, TerminalMet
 import type { ReceiptService } from "../receipts/receipt-service";
 import { newId } from "../auth/tokens";
 import { RunLogs } from "../runs/run-logs";
+import type { FollowOnOutcome } from "./follow-on";
 
 export interface RecoveryReport {
   /** Runs a previous runner left in flight, now ended as interrupted with a receipt. */
   interrupted: number;
+  /** Terminals and background processes taken up at failover: their runs go on, on this runner. */
+  followed: number;
   /** Work still running in an adopted container when the runner started, stopped there. */
   killed: { runs: number; processes: number };
   /** Interrupted runs that had no receipt (older runners sealed none), sealed now. */
@@ -38,12 +41,18 @@ export interface RecoveryDeps {
    * runner wrote them (the database log store); absent, the local files are what is sealed.
    */
   completeLogs?: (runId: string) => Promise<void>;
+  /**
+   * At failover only: takes up a terminal or background process that still runs in the adopted sandbox, so its run
+   * goes on here (FollowOn) instead of ending; what it does not follow is ended as at a restart.
+   */
+  followOn?: (run: UnfinishedRun) => Promise<FollowOnOutcome>;
 }
 
 /**
- * What runs at start, after the sandbox driver has re-attached to the containers that still run (reconcile).
- * A run left in flight by a crashed runner cannot be followed again without a gap — what its process printed
- * while no runner was attached is not in the attach stream — so it is ended, not resumed: what still runs of
+ * What runs at start, after the sandbox driver has re-attached to the containers that still run (reconcile), and
+ * at failover for one taken session. At failover a terminal or background process that still runs is followed on
+ * (deps.followOn: the agent still holds what no runner stored). Anything else left in flight — every run at a
+ * restart, whose tests pin that it ends — is ended, not resumed: what still runs of
  * it in the container is killed there (a run_script call aborted by its call id, a background process and any
  * process no run owns anymore stopped), the run is recorded as interrupted with a cause that says so, and a
  * receipt is sealed from its logs as stored (their sizes and sha256 read from the files).
@@ -53,18 +62,26 @@ export async function recoverInterruptedRuns(
   scope: RecoveryScope = { reason: "runner_restart" },
 ): Promise<RecoveryReport> {
   const { repos, driver } = deps;
-  const report: RecoveryReport = { interrupted: 0, killed: { runs: 0, processes: 0 }, sealedLate: 0 };
+  const report: RecoveryReport = { interrupted: 0, followed: 0, killed: { runs: 0, processes: 0 }, sealedLate: 0 };
   const inScope = (sessionId: string) => !scope.sessions || scope.sessions.has(sessionId);
   const inFlight = (await repos.runs.listInFlight()).filter((run) => inScope(run.sessionId));
   const attached = (sessionId: string) => driver.get(sessionId)?.status === "ready";
   const { reason } = scope;
   const when = reason === "runner_restart" ? "at restart" : `at failover from runner ${scope.fromRunnerId ?? "(none)"}`;
 
+  const followedProcesses = new Set<string>();
   for (const run of inFlight) {
     let cause = `${reason}: its sandbox is gone`;
     if (attached(run.sessionId)) {
       const processId = processIdOf(run.details);
       const terminalId = terminalIdOf(run);
+      // A run_script or bash call cannot be followed: its caller waited on the runner that died.
+      const follow = reason === "runner_failover" && (processId || terminalId) ? await deps.followOn?.(run) : undefined;
+      if (follow?.followed) {
+        if (processId) followedProcesses.add(processId);
+        report.followed++;
+        continue;
+      }
       const killed = processId
         ? await stopProcess(driver, run.sessionId, processId)
         : terminalId
@@ -72,6 +89,7 @@ export async function recoverInterruptedRuns(
           : await driver.abort(run.sessionId, run.id).catch(() => false);
       if (killed) report.killed.runs++;
       cause = killed ? `${reason}: killed in its sandbox ${when}` : `${reason}: it had ended in its sandbox, unseen`;
+      if (follow && killed) cause += ` (not followed on: ${follow.why})`;
     }
     await endAndSeal(deps, run, cause);
     report.interrupted++;
@@ -84,7 +102,7 @@ export async function recoverInterruptedRuns(
   for (const sessionId of sessions) {
     if (!attached(sessionId)) continue;
     for (const info of await listProcesses(driver, sessionId)) {
-      if (info.status === "RUNNING" && (await stopProcess(driver, sessionId, info.processId)))
+      if (info.status === "RUNNING" && !followedProcesses.has(info.processId) && (await stopProcess(driver, sessionId, info.processId)))
         report.killed.processes++;
     }
   }
@@ -176,10 +194,7 @@ function callBash(driver: SandboxDriver, sessionId: string, args: Record<string,
     .catch(() => null);
 }
 
-/**
- * A terminal's shell is hung up rather than followed on: what the dead runner read from the agent past its stored
- * transcript is no longer in the agent's buffer, so the transcript could not continue without a gap. True when it ran.
- */
+/** A terminal's shell that is not followed on is hung up, its transcript as stored. True when it ran. */
 async function hangUp(driver: SandboxDriver, sessionId: string, terminalId: string): Promise<boolean> {
   const { terminals } = await driver
     .request(sessionId, TerminalMethod.List, {}, AgentTerminalListResultSchema, { timeoutMs: 10_000 })

@@ -29,6 +29,26 @@ describe("RunLogs", () => {
     expect(readLog(dataDir, "run_1", "stdout", 1000, 10)).toMatchObject({ size: 11 });
   });
 
+  it("resumes another runner's logs (failover): offsets, the combined view and digests go on from what the files hold", async () => {
+    const dataDir = tempDataDir();
+    const dir = RunLogs.dirFor(dataDir, "run_resumed");
+    const first = new RunLogs(dir);
+    first.append("stdout", Buffer.from("one\n"));
+    first.append("stderr", Buffer.from("warn\n"));
+    await first.close();
+    const logs = RunLogs.resume(dir);
+    expect(logs.append("stdout", Buffer.from("two\n"))).toEqual({ offset: 4, combinedOffset: 9 });
+    await logs.flushed();
+    expect(logSize(dataDir, "run_resumed", "stdout")).toBe(8);
+    const digests = logs.digests();
+    await logs.close();
+    expect(readLog(dataDir, "run_resumed", "combined", 0, 100).content.toString()).toBe("one\nwarn\ntwo\n");
+    for (const d of digests) {
+      const file = fs.readFileSync(RunLogs.pathFor(dataDir, "run_resumed", d.name));
+      expect(d).toEqual({ name: d.name, sha256: crypto.createHash("sha256").update(file).digest("hex"), bytes: file.length });
+    }
+  });
+
   it("hashes each stream as written, matching a hash of the file", async () => {
     const dataDir = tempDataDir();
     const logs = new RunLogs(RunLogs.dirFor(dataDir, "run_2"));

@@ -71,6 +71,35 @@ export class RunLogs {
     liveLogs.set(dir, this);
   }
 
+  /**
+   * Takes up the logs of a run another runner wrote (failover): appends continue after what the files hold, whose
+   * sizes and sha256 are read from them once, so offsets and the receipt's digests cover the whole log.
+   */
+  static resume(dir: string, now: () => number = Date.now, sink?: RunLogSink): RunLogs {
+    const logs = new RunLogs(dir, now, sink);
+    for (const stream of ["stdout", "stderr"] as const) {
+      const file = path.join(dir, `${stream}.log`);
+      if (!fs.existsSync(file)) continue;
+      const fd = fs.openSync(file, "r");
+      try {
+        const chunk = Buffer.alloc(1 << 20);
+        for (let n = fs.readSync(fd, chunk); n > 0; n = fs.readSync(fd, chunk)) {
+          logs.hashes[stream].update(chunk.subarray(0, n));
+          logs.sizes[stream] += n;
+        }
+      } finally {
+        fs.closeSync(fd);
+      }
+      logs.announced[stream] = logs.sizes[stream];
+    }
+    return logs;
+  }
+
+  /** Settles once nothing appended is still being written (on disk, in the sink and announced, unless a write failed). */
+  flushed(): Promise<void> {
+    return this.writer.flushed();
+  }
+
   /** Whether this runner is writing the run's logs now (its own run, or a copy it is making of another runner's). */
   static writing(dataDir: string, runId: string): boolean {
     return liveLogs.has(RunLogs.dirFor(dataDir, runId));

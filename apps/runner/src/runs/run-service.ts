@@ -1,4 +1,4 @@
-import type { Repositories } from "@berth/db";
+import type { Repositories, UnfinishedRun } from "@berth/db";
 import type { SandboxDriver, SessionOutputEvent, SessionProcessStatusEvent } from "@berth/sandbox";
 import type { CallerKind, RunOutcome, ToolResult } from "@berth/protocol";
 import { runImagesOf } from "@berth/protocol";
@@ -42,6 +42,11 @@ interface ActiveRun {
   processId?: string;
   /** The row's insert, which runs beside the tool instead of before it; the run's later writes wait for it. */
   created: Promise<void>;
+  /**
+   * A background process taken up at failover: its output is placed by the agent's offsets (the stored log ends
+   * at one, the agent's own log fills what no runner saw), and until that splice is done live events are held.
+   */
+  adopted?: { held: (SessionOutputEvent | SessionProcessStatusEvent)[] | null };
 }
 
 /** What a finished tool result says about a run's outcome. */
@@ -80,8 +85,8 @@ export class RunService {
       events: RunnerEvents;
       driver: SandboxDriver;
       receipts: ReceiptService;
-      /** The database log store's sink for a run (stored before shown); none: the files only. */
-      logSink?: (runId: string) => RunLogSink | undefined;
+      /** The database log store's sink for a run (stored before shown; `resume`: taken up at failover); none: the files only. */
+      logSink?: (runId: string, resume?: boolean) => RunLogSink | undefined;
     },
   ) {
     deps.driver.on("output", (event) => this.onOutput(event));
@@ -109,6 +114,52 @@ export class RunService {
     this.active.set(id, { id, input, logs, masks, startedAt, carry: new Map(), created });
     this.deps.events.emit("run:status", { runId: id, sessionId: input.sessionId, status: "running", outcome: null, exitCode: null });
     return id;
+  }
+
+  /**
+   * Failover (docs/scale-out.md): takes up a terminal's or a background process's run another runner started,
+   * its logs continued after what they hold here (completed from the log store first). Only runs with nothing to
+   * mask: the secrets a run masks are never stored, so a run that had some is not taken up. A process's live
+   * output is held until `splice` gives what no runner saw.
+   */
+  adopt(run: UnfinishedRun, kind: "terminal" | "process"): void {
+    const processId = typeof run.details.processId === "string" ? run.details.processId : undefined;
+    const logs = RunLogs.resume(RunLogs.dirFor(this.deps.dataDir, run.id), Date.now, this.deps.logSink?.(run.id, true));
+    const input: StartRunInput = { sessionId: run.sessionId, userId: run.userId, tool: run.tool, kind, args: run.args, actionClass: run.actionClass, ...(run.caller ? { caller: run.caller as CallerKind } : {}) };
+    const masks = { stdout: new SecretMaskStream([]), stderr: new SecretMaskStream([]) };
+    const adopted = kind === "process" ? { adopted: { held: [] } } : {};
+    this.active.set(run.id, { id: run.id, input, logs, masks, startedAt: run.startedAt, carry: new Map(), created: Promise.resolve(), ...(processId ? { processId } : {}), ...adopted });
+    if (processId) this.byProcess.set(processId, run.id);
+  }
+
+  /**
+   * An adopted process's output that no runner saw (read from the agent's own log, after the stored end), then
+   * the live events held meanwhile, each placed by its offset: no gap, no duplicate. Live events go straight on.
+   */
+  async splice(runId: string, unseen: { stream: "stdout" | "stderr"; data: Buffer }[]): Promise<void> {
+    const run = this.active.get(runId);
+    const held = run?.adopted?.held;
+    if (!run?.adopted || !held) return;
+    for (const piece of unseen) this.appendOutput(runId, piece.stream, piece.data);
+    run.adopted.held = null;
+    for (const event of held) {
+      if ("data" in event) this.onOutput(event);
+      else await this.onProcessStatus(event);
+    }
+  }
+
+  /** A run taken up that cannot be followed after all: let go (its row is ended by recovery), nothing written. */
+  async release(runId: string): Promise<void> {
+    const run = this.active.get(runId);
+    if (!run) return;
+    this.active.delete(runId);
+    if (run.processId) this.byProcess.delete(run.processId);
+    await run.logs.close();
+  }
+
+  /** Settles once the run's output so far is written (and stored): a terminal's pump reads on after it. */
+  written(runId: string): Promise<void> {
+    return this.active.get(runId)?.logs.flushed() ?? Promise.resolve();
   }
 
   /** Appends output to the run's logs (known secrets masked), then broadcasts it with its byte offset. */
@@ -141,7 +192,8 @@ export class RunService {
     this.byProcess.set(processId, runId);
     // Stored at once so a reloaded page (or a restarted runner) finds the process's run.
     await run.created;
-    await this.deps.repos.runs.setDetails(runId, { processId });
+    // `masked`: its secrets are not stored, so no other runner can take it up (failover follows on only unmasked runs).
+    await this.deps.repos.runs.setDetails(runId, { processId, ...(run.masks.stdout.active ? { masked: true } : {}) });
   }
 
   runIdOfProcess(processId: string): string | undefined {
@@ -226,10 +278,17 @@ export class RunService {
   private onOutput(event: SessionOutputEvent): void {
     const runId = event.callId ?? (event.processId ? this.byProcess.get(event.processId) : undefined);
     if (!runId) return;
-    this.appendOutput(runId, event.stream, event.data);
+    const run = this.active.get(runId);
+    if (!run?.adopted) return this.appendOutput(runId, event.stream, event.data);
+    if (run.adopted.held) return void run.adopted.held.push(event);
+    // Nothing masked here (adopt), so the log's size is the agent's offset: what it has already is skipped.
+    const skip = run.logs.size(event.stream) - event.offset;
+    if (skip < event.data.length) this.appendOutput(runId, event.stream, skip > 0 ? event.data.subarray(skip) : event.data);
   }
 
   private async onProcessStatus(event: SessionProcessStatusEvent): Promise<void> {
+    const held = this.active.get(this.byProcess.get(event.processId) ?? "")?.adopted?.held;
+    if (held) return void held.push(event);
     this.deps.events.emit("process:status", { sessionId: event.sessionId, processId: event.processId, status: event.status, exitCode: event.exitCode });
     if (event.status === "RUNNING") return;
     const runId = this.byProcess.get(event.processId);

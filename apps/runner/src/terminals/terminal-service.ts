@@ -1,4 +1,4 @@
-import type { Repositories } from "@berth/db";
+import type { Repositories, UnfinishedRun } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
 import {
   AgentTerminalInputResultSchema,
@@ -15,6 +15,8 @@ import {
 import { callerOf } from "../auth/browser-sessions";
 import { authorize } from "../auth/authorize";
 import type { Principal } from "../auth/tokens";
+import type { FollowOnOutcome } from "../recovery/follow-on";
+import { logSize } from "../runs/run-logs";
 import type { RunService } from "../runs/run-service";
 import type { SessionService } from "../sessions/session-service";
 import { type TerminalEmit, TerminalFollower } from "./terminal-follower";
@@ -133,6 +135,52 @@ export class TerminalService {
     await this.deps.repos.runs.setDetails(runId, { terminalId: opened.terminalId, name });
     void this.pump(terminal);
     return { ...terminal.info };
+  }
+
+  /**
+   * Failover: follows on a terminal another runner opened, from where its stored transcript ends. The agent holds
+   * a terminal's output until a read asks past it, and a pump asks past only what is stored (pump), so what the
+   * dead runner had not stored is still there; a read the agent refuses (those bytes were released) is not followed.
+   */
+  async adopt(run: UnfinishedRun): Promise<FollowOnOutcome> {
+    const { terminalId, name } = run.details;
+    const session = await this.deps.repos.sessions.get(run.sessionId);
+    if (typeof terminalId !== "string" || !session) return { followed: false, why: "its terminal or session is unknown" };
+    const bytes = logSize(this.deps.dataDir, run.id, "stdout");
+    let probe;
+    try {
+      // Reads nothing: only whether the agent still holds everything from `bytes` on, and whether the shell runs.
+      probe = await this.deps.driver.request(run.sessionId, TerminalMethod.Read, { terminalId, offset: bytes, maxBytes: 0, waitMs: 0 }, AgentTerminalReadResultSchema, { timeoutMs: 10_000 });
+    } catch (error) {
+      return { followed: false, why: error instanceof Error ? error.message : String(error) };
+    }
+    if (probe.exitCode !== null) return { followed: false, why: `it had exited in its sandbox (exit ${probe.exitCode})` };
+    const args = run.args as { cols?: unknown; rows?: unknown };
+    this.deps.runs.adopt(run, "terminal");
+    const terminal: LiveTerminal = {
+      info: {
+        terminalId,
+        runId: run.id,
+        sessionId: run.sessionId,
+        name: typeof name === "string" ? name : nextName([]),
+        status: "running",
+        exitCode: null,
+        cols: typeof args.cols === "number" ? args.cols : 80,
+        rows: typeof args.rows === "number" ? args.rows : 24,
+        bytes,
+        createdAt: run.startedAt.toISOString(),
+      },
+      ownerId: session.ownerId,
+      userId: run.userId,
+      followers: new Set(),
+      exitCode: null,
+      closedBy: null,
+      ended: false,
+      wake: null,
+    };
+    this.terminals.set(terminalId, terminal);
+    void this.pump(terminal);
+    return { followed: true };
   }
 
   /** The session's terminals, running and ended-but-not-closed, oldest first. */
@@ -301,6 +349,9 @@ export class TerminalService {
         const offset = terminal.info.bytes;
         terminal.info.bytes += data.length;
         for (const follower of terminal.followers) follower.push(offset, data);
+        // The next read releases these bytes in the agent: only once they are stored, so a runner that dies
+        // leaves the agent holding whatever it had not stored, and failover follows on without a gap (adopt).
+        await this.deps.runs.written(runId);
       }
       if (reply.exitCode !== null) terminal.exitCode = reply.exitCode;
       if (reply.eof) await this.end(terminal, reply.exitCode, terminal.closedBy ? "closed" : "exited");
