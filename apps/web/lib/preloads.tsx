@@ -1,6 +1,7 @@
 import "server-only";
 import fs from "node:fs";
 import path from "node:path";
+import { headers } from "next/headers";
 import { webEnv } from "./env";
 
 // Files a page needs that the browser would discover late, named in its <head> so they load with it. Both
@@ -53,10 +54,7 @@ export function editorPreloads(): string[] {
  * For a page that opens Monaco: <link rel=modulepreload> elements, which React places in the <head>, so the
  * browser fetches and parses the files off the main thread while the page loads (measured against React
  * preload hints, which the browser sees only once React starts: the editor was ready about 0.1 s sooner),
- * and the editor's stylesheet, so linking it when Monaco loads does not wait on the network. Monaco's code
- * is evaluated right after hydration (use-load-schedule.ts): evaluated earlier, from a module script with
- * the page, it pushed hydration back (the IDE interactive 0.17 s later on a quiet machine) and the editor
- * was ready no sooner, since it is created after hydration either way.
+ * and the editor's stylesheet, so linking it when Monaco loads does not wait on the network.
  */
 export function EditorPreload() {
   const files = editorPreloads();
@@ -68,4 +66,22 @@ export function EditorPreload() {
       {files[0] ? <link rel="preload" as="style" href={`${MONACO_URL}/editor.css`} /> : null}
     </>
   );
+}
+
+/**
+ * The IDE page's early editor: a module script in the server HTML, after the editor's slot, that
+ * evaluates Monaco's bundle as soon as it has loaded and creates the editor in the slot
+ * (monaco/entry.ts `startIdeEditor`), alongside React's hydration instead of after it; the React editor
+ * then adopts it (components/editor/ide-editor.tsx). Evaluating the bundle inside React (session 7) only
+ * pushed hydration back, since the editor was still created after it. `async`: it runs when the bundle is
+ * ready, not after the whole page is parsed. The browser runs it only from the server HTML; after a
+ * client-side navigation React creates the editor itself. It carries the nonce of the page's CSP
+ * (server.mjs puts the policy in the request's headers, as Next reads it for its own inline scripts).
+ */
+export async function EarlyEditorScript() {
+  const files = editorPreloads();
+  if (!files[0]) return null;
+  const nonce = (await headers()).get("content-security-policy")?.match(/'nonce-([^']+)'/)?.[1];
+  const source = `import { startIdeEditor } from ${JSON.stringify(files[0])}; startIdeEditor();`;
+  return <script type="module" async nonce={nonce} dangerouslySetInnerHTML={{ __html: source }} />;
 }

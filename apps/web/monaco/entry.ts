@@ -28,4 +28,84 @@ self.MonacoEnvironment = {
   },
 };
 
+monaco.editor.defineTheme("berth-dark", {
+  base: "vs-dark",
+  inherit: true,
+  rules: [],
+  colors: { "editor.background": "#0f1115", "editor.lineHighlightBackground": "#161a21", "editorGutter.background": "#0f1115" },
+});
+
+let stylesheet: Promise<void> | null = null;
+
+/** Links editor.css once per page (preloaded with the page, so this waits on no network); a failed link can be retried. */
+export function editorStylesheet(): Promise<void> {
+  stylesheet ??= new Promise<void>((resolve, reject) => {
+    const link = document.createElement("link");
+    link.rel = "stylesheet";
+    link.href = new URL("./editor.css", import.meta.url).href;
+    link.onload = () => resolve();
+    link.onerror = () => {
+      link.remove();
+      stylesheet = null;
+      reject(new Error(`could not load ${link.href}`));
+    };
+    document.head.appendChild(link);
+  });
+  return stylesheet;
+}
+
+/** The model the IDE's editor holds while no text file is active (it is hidden then). */
+export const NO_FILE_MODEL = "inmemory://berth/no-file";
+
+/** The IDE editor's options; `readOnly` is the IDE's to set once it shows a file. */
+const IDE_EDITOR_OPTIONS: monaco.editor.IStandaloneEditorConstructionOptions = {
+  theme: "berth-dark",
+  fontFamily: '"JetBrains Mono Variable", monospace',
+  fontSize: 13,
+  fontLigatures: true,
+  minimap: { enabled: false },
+  scrollBeyondLastLine: false,
+  automaticLayout: true,
+  tabSize: 4,
+  renderWhitespace: "selection",
+  smoothScrolling: true,
+  padding: { top: 8 },
+};
+
+let ide: { host: HTMLElement; editor: monaco.editor.IStandaloneCodeEditor } | null = null;
+
+/**
+ * The IDE's one editor, in `host`: the one already there, or a new one holding the empty, read-only
+ * no-file model. Called by the page's early script (startIdeEditor) and by the React editor that adopts
+ * it (components/editor/ide-editor.tsx), whichever comes first; the same module serves both, so they
+ * share the instance. Read-only until the IDE shows a file in it, so nothing typed early is lost.
+ */
+export function ideEditorIn(host: HTMLElement): monaco.editor.IStandaloneCodeEditor {
+  if (ide?.host === host) return ide.editor;
+  ide?.editor.dispose();
+  const uri = monaco.Uri.parse(NO_FILE_MODEL);
+  const model = monaco.editor.getModel(uri) ?? monaco.editor.createModel("", "plaintext", uri);
+  const editor = monaco.editor.create(host, { ...IDE_EDITOR_OPTIONS, model, readOnly: true });
+  const created = { host, editor };
+  ide = created;
+  editor.onDidDispose(() => {
+    if (ide === created) ide = null;
+  });
+  return editor;
+}
+
+/**
+ * Run by the IDE page's early script (lib/preloads.tsx) as soon as this bundle has loaded, before or
+ * while React hydrates: the editor is created in the server-rendered slot instead of after hydration.
+ */
+export function startIdeEditor(): void {
+  const slot = document.querySelector<HTMLElement>("[data-editor-slot]");
+  if (!slot) return;
+  // A failed stylesheet is reported by the React side, which loads it again.
+  editorStylesheet().then(
+    () => (slot.isConnected ? void ideEditorIn(slot) : undefined),
+    () => undefined,
+  );
+}
+
 export default monaco;

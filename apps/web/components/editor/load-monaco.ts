@@ -5,51 +5,39 @@ import { webEnv } from "../../lib/env";
 
 export type MonacoApi = typeof Monaco;
 
+/** What monaco/entry.ts exports (editor.js is built by esbuild, not seen by Next, so it is typed here). */
+export type EditorModule = {
+  default: MonacoApi;
+  editorStylesheet(): Promise<void>;
+  ideEditorIn(host: HTMLElement): Monaco.editor.IStandaloneCodeEditor;
+  NO_FILE_MODEL: string;
+};
+
 /** Set by next.config.ts: the folder monaco/build.mjs wrote the editor bundle to. Never a CDN. */
 const MONACO_URL = webEnv().BERTH_MONACO_URL;
 
-let loading: Promise<MonacoApi> | null = null;
-
-function linkStylesheet(href: string): Promise<void> {
-  const existing = document.querySelector<HTMLLinkElement>(`link[data-monaco-css]`);
-  if (existing) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const link = document.createElement("link");
-    link.rel = "stylesheet";
-    link.href = href;
-    link.dataset.monacoCss = "";
-    link.onload = () => resolve();
-    link.onerror = () => {
-      link.remove();
-      reject(new Error(`could not load ${href}`));
-    };
-    document.head.appendChild(link);
-  });
-}
+let loading: Promise<EditorModule> | null = null;
 
 /**
- * Loads Monaco from our own bundle (script and stylesheet in parallel), defines the Berth theme and
- * hands the instance to @monaco-editor/react, whose loader would otherwise fetch Monaco from a CDN.
- * One load per page; a failed load can be retried.
+ * Loads Monaco from our own bundle and its stylesheet (both preloaded with the page), and hands the
+ * instance to @monaco-editor/react, whose loader would otherwise fetch Monaco from a CDN. The bundle is
+ * the same module the IDE page's early script imported (one per URL), so this does not evaluate it
+ * again. One load per page; a failed load can be retried.
  */
-export function loadMonaco(): Promise<MonacoApi> {
+export function loadEditorModule(): Promise<EditorModule> {
   loading ??= (async () => {
-    const [module] = await Promise.all([
-      import(/* webpackIgnore: true */ /* turbopackIgnore: true */ `${MONACO_URL}/editor.js`) as Promise<{ default: MonacoApi }>,
-      linkStylesheet(`${MONACO_URL}/editor.css`),
-    ]);
-    const monaco = module.default;
-    monaco.editor.defineTheme("berth-dark", {
-      base: "vs-dark",
-      inherit: true,
-      rules: [],
-      colors: { "editor.background": "#0f1115", "editor.lineHighlightBackground": "#161a21", "editorGutter.background": "#0f1115" },
-    });
-    loader.config({ monaco });
-    return monaco;
+    const module = (await import(/* webpackIgnore: true */ /* turbopackIgnore: true */ `${MONACO_URL}/editor.js`)) as EditorModule;
+    await module.editorStylesheet();
+    loader.config({ monaco: module.default });
+    return module;
   })().catch((error: unknown) => {
     loading = null;
     throw error;
   });
   return loading;
+}
+
+/** Monaco's API (see loadEditorModule). */
+export function loadMonaco(): Promise<MonacoApi> {
+  return loadEditorModule().then((module) => module.default);
 }

@@ -1,26 +1,24 @@
 "use client";
-import { CodeEditor } from "@/components/editor/code-editor";
+import { IdeEditor } from "@/components/editor/ide-editor";
 import { EmptyState, ErrorState, Spinner } from "@/components/ui/states";
 import { EDITABLE_MAX_CHARS } from "@/lib/ide/editor-tabs";
 import { languageFor } from "@/lib/languages";
 import { TabStrip } from "./tab-strip";
 import { SaveConflictBar } from "./save-conflict";
-import type { EditorTabsApi, MonacoApi } from "./use-editor-tabs";
+import type { EditorTabsApi } from "./use-editor-tabs";
 import type { SaveApi } from "./use-save";
 
-/** What the editor holds while no text file is active (it stays hidden then). */
+/** What the editor holds while no text file is active (it stays hidden then); monaco/entry.ts creates it with the editor. */
 const NO_FILE_MODEL = "inmemory://berth/no-file";
 
 type EditorPaneProps = {
   editor: EditorTabsApi;
   save: SaveApi;
-  /** Create the editor even before a file is open (use-load-schedule.ts says when). */
-  editorDue: boolean;
   onEditorMounted: () => void;
 };
 
 /** The editor area: the open files' tabs, the conflict bar of a refused save, and the editor or what stands in for it. */
-export function EditorPane({ editor, save, editorDue, onEditorMounted }: EditorPaneProps) {
+export function EditorPane({ editor, save, onEditorMounted }: EditorPaneProps) {
   const { tabs, activePath, activeTab, textTab, dirty, modelPath } = editor;
   const conflict = save.conflict;
   return (
@@ -65,25 +63,24 @@ export function EditorPane({ editor, save, editorDue, onEditorMounted }: EditorP
             File too large to edit here: showing the first {EDITABLE_MAX_CHARS.toLocaleString()} characters, read-only.
           </div>
         ) : null}
-        {/* One editor for the page, created before the first file opens and kept while other tabs show: opening
-            a file is then a model switch, not an editor construction. Hidden (not removed) while no text file is active. */}
-        {textTab || editorDue ? (
-          <div className={`monaco-host${textTab ? "" : " parked"}`} data-testid="editor" aria-hidden={!textTab}>
-            <CodeEditor
-              path={textTab ? modelPath(textTab.path) : NO_FILE_MODEL}
-              value={textTab ? textTab.saved : ""}
-              language={textTab ? languageFor(textTab.path) : "plaintext"}
-              readOnly={!textTab || !!textTab.truncated}
-              onChange={(value) => {
-                if (textTab) editor.setDraft(textTab.path, value);
-              }}
-              onMount={(mounted, monaco: MonacoApi) => {
-                editor.onEditorMount(mounted, monaco);
-                onEditorMounted();
-              }}
-            />
-          </div>
-        ) : null}
+        {/* One editor for the page, in the server HTML from the start (components/editor/ide-editor.tsx) and kept
+            while other tabs show: opening a file is then a model switch, not an editor construction. Hidden (not
+            removed) while no text file is active. */}
+        <div className={`monaco-host${textTab ? "" : " parked"}`} data-testid="editor" aria-hidden={!textTab}>
+          <IdeEditor
+            path={textTab ? modelPath(textTab.path) : NO_FILE_MODEL}
+            value={textTab ? textTab.saved : ""}
+            language={textTab ? languageFor(textTab.path) : "plaintext"}
+            readOnly={!textTab || !!textTab.truncated}
+            onChange={(value) => {
+              if (textTab) editor.setDraft(textTab.path, value);
+            }}
+            onMount={(mounted, monaco) => {
+              editor.onEditorMount(mounted, monaco);
+              onEditorMounted();
+            }}
+          />
+        </div>
         {textTab ? null : (
           <div className="editor-overlay">
             {!activeTab ? (

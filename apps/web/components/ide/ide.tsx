@@ -60,7 +60,7 @@ export function Ide({ sessionId, me, firstView, layout }: { sessionId: string; m
   const showOutput = useCallback(() => setBottom("output"), []);
   const activePathNow = useCallback(() => editor.latest.current.activePath, [editor.latest]);
   const run = useRun({ sessionId, activePath: activePathNow, save: save.save, showOutput, notify, onParked: setParked });
-  const schedule = useLoadSchedule({ filesShown: !files.loading });
+  const schedule = useLoadSchedule();
   const { startTerminal } = schedule;
   const showTerminal = useCallback(() => {
     startTerminal();
@@ -190,7 +190,7 @@ export function Ide({ sessionId, me, firstView, layout }: { sessionId: string; m
           ]}
         />
         <Splitter between="columns" label="File tree width" testId="sidebar-splitter" {...panes.sidebar} />
-        <EditorPane editor={editor} save={save} editorDue={schedule.editorDue} onEditorMounted={schedule.editorMounted} />
+        <EditorPane editor={editor} save={save} onEditorMounted={schedule.editorMounted} />
       </div>
       <Splitter between="rows" label="Panel height" testId="bottom-splitter" {...panes.bottom} />
       <BottomPanel

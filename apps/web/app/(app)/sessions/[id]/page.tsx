@@ -3,7 +3,7 @@ import { cookies } from "next/headers";
 import { browserSession, requireUser } from "@/lib/auth";
 import { fetchIdeFirstView } from "@/lib/runner";
 import { IDE_LAYOUT_COOKIE, parseIdeLayout } from "@/lib/ide/ide-layout";
-import { EditorPreload } from "@/lib/preloads";
+import { EarlyEditorScript, EditorPreload } from "@/lib/preloads";
 import { Ide } from "@/components/ide/ide";
 import { SmallScreenNotice } from "@/components/ide/small-screen-notice";
 
@@ -20,6 +20,7 @@ export default async function SessionPage({ params }: { params: Promise<{ id: st
       <EditorPreload />
       <SmallScreenNotice />
       <Ide sessionId={id} me={{ userId: me.userId, name: me.name, role: me.role }} firstView={firstView} layout={parseIdeLayout(cookieStore.get(IDE_LAYOUT_COOKIE)?.value)} />
+      <EarlyEditorScript />
     </>
   );
 }
