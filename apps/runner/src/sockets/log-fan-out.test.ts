@@ -9,6 +9,7 @@ import { Server } from "socket.io";
 import { io as connect, type Socket as ClientSocket } from "socket.io-client";
 import type { OutputEncoding } from "@berth/protocol";
 import { RunLogs } from "../runs/run-logs";
+import { LOG_BLOCK } from "./log-blocks";
 import { LogFanOut } from "./log-fan-out";
 
 const RUN = "run_fanout";
@@ -109,6 +110,20 @@ describe.each(["text", "binary"] as const)("LogFanOut, %s output", (encoding) =>
     expect(late.errors).toEqual([]);
     const stored = fs.readFileSync(RunLogs.pathFor(t.dataDir, RUN, "stdout"));
     expect(Buffer.concat(late.received).equals(stored.subarray(3 * CHUNK + 5))).toBe(true);
+  });
+
+  it("replays across blocks with a character split between two of them: whole characters in every event", async () => {
+    const t = (current = await setUp());
+    // "✓" is 3 bytes: its first at the end of the first block, the other two at the start of the second.
+    const printed = [Buffer.alloc(LOG_BLOCK - 1, "a"), Buffer.from("✓b\n"), Buffer.alloc(LOG_BLOCK, "c")];
+    for (const data of printed) t.print(data);
+    const total = Buffer.concat(printed);
+    const late = await t.join(0, encoding);
+    await until(() => late.next === total.length, "the late client to reach the end");
+    expect(late.errors).toEqual([]);
+    expect(Buffer.concat(late.received).equals(total)).toBe(true);
+    expect(late.received.every((bytes) => !bytes.toString("utf8").includes("\uFFFD"))).toBe(true);
+    expect([...late.kinds]).toEqual([kind(encoding)]);
   });
 
   it("a client that stops reading falls behind without holding up the others, then catches up from disk", async () => {

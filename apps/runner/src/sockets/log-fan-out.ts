@@ -1,6 +1,7 @@
 import type { BroadcastOperator, Server, Socket } from "socket.io";
 import type { OutputEncoding, ServerToClientEvents } from "@berth/protocol";
 import type { LogStream } from "../runs/run-logs";
+import { LogBlocks } from "./log-blocks";
 import { LogFollower, type OutputPayload } from "./log-follower";
 
 /** Where an output event goes: one socket (a catch-up) or the room of caught-up followers (a live chunk). */
@@ -21,19 +22,21 @@ function exactBytes(data: string, bytes: number): Buffer | null {
  * that are caught up in it (socket.io's adapter encodes a broadcast once and shares it among its sockets; a
  * binary chunk is one Buffer every socket's frame points at, with no JSON string and no UTF-8 encode per
  * socket); one whose queue has grown, or that is not at the chunk's offset, leaves the room first and catches
- * up from disk on its own (LogFollower). Never `volatile`: a dropped packet would be a gap no one knows of.
+ * up from disk (LogFollower), in blocks read once for all the followers behind (LogBlocks). Never `volatile`: a dropped packet would be a gap no one knows of.
  */
 export class LogFanOut {
   private readonly followers = new Set<LogFollower>();
   private readonly rooms: Record<OutputEncoding, string>;
+  private readonly blocks: LogBlocks;
 
   constructor(
     private readonly io: Server,
     key: string,
-    private readonly source: { dataDir: string; runId: string; stream: LogStream },
+    source: { dataDir: string; runId: string; stream: LogStream },
     private readonly send: (to: OutputTarget, offset: number, data: OutputPayload) => void,
   ) {
     this.rooms = { text: `log:${key}`, binary: `log:${key}:binary` };
+    this.blocks = new LogBlocks(source);
   }
 
   get size(): number {
@@ -42,7 +45,7 @@ export class LogFanOut {
 
   /** Starts following from `offset`: replay from disk, then live. Returns the follower and the offset replayed to. */
   follow(socket: Socket, offset: number, encoding: OutputEncoding = "text"): { follower: LogFollower; sent: number } {
-    const log = { ...this.source, room: this.rooms[encoding], encoding };
+    const log = { blocks: this.blocks, room: this.rooms[encoding], encoding };
     const follower = new LogFollower(socket, log, offset, (at, data) => this.send(socket, at, data));
     this.followers.add(follower);
     return { follower, sent: follower.start() };
@@ -51,6 +54,7 @@ export class LogFanOut {
   unfollow(follower: LogFollower): void {
     follower.stop();
     this.followers.delete(follower);
+    if (this.followers.size === 0) this.blocks.close();
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { Socket } from "socket.io";
-import { LogReader, type LogStream } from "../runs/run-logs";
 import { utf8Boundary, type OutputEncoding } from "@berth/protocol";
+import type { LogBlocks } from "./log-blocks";
 
 /**
  * Packets a caught-up client may have queued before it counts as behind. They are the room's broadcasts, one
@@ -8,12 +8,8 @@ import { utf8Boundary, type OutputEncoding } from "@berth/protocol";
  * them (64 chunks of up to 64 KiB): a burst of chunks announced by one disk write sends no one to disk.
  */
 export const MAX_LIVE_QUEUED_PACKETS = 64;
-/** A catch-up's packets are the client's own: it reads on while less than this is queued for it. */
+/** A catch-up sends on while less than this is queued for its client (views of shared blocks: no copy each). */
 const CATCH_UP_QUEUED_BYTES = 128 * 1024;
-/** One read (and one event) of a catch-up: twice an agent chunk, through a handle kept open. */
-const CATCH_UP_READ = 128 * 1024;
-/** Read into and turned into an event's own string or bytes at once, so one buffer serves every follower. */
-const scratch = Buffer.allocUnsafe(CATCH_UP_READ);
 
 /** An output event's `data` as the runner sends it: text, or the log's bytes for a follower that asked for `binary`. */
 export type OutputPayload = string | Buffer;
@@ -30,9 +26,8 @@ function queuedBytes(socket: Socket): number {
 }
 
 export interface FollowedLog {
-  dataDir: string;
-  runId: string;
-  stream: LogStream;
+  /** The log's bytes, read once in blocks for every follower catching up in it (LogFanOut's). */
+  blocks: LogBlocks;
   /** The room of this log's caught-up followers in this follower's encoding (LogFanOut sends each chunk to it once). */
   room: string;
   encoding: OutputEncoding;
@@ -40,8 +35,8 @@ export interface FollowedLog {
 
 /**
  * One client following one log. Caught up, it is in the log's room and gets the live chunks LogFanOut
- * broadcasts; behind (its queue grew, or it starts from an old offset), it is out of the room and reads the
- * log from disk through one kept-open handle as its connection drains, then rejoins the room in the same
+ * broadcasts; behind (its queue grew, or it starts from an old offset), it is out of the room and is sent the
+ * log from disk in large blocks shared with the other followers (LogBlocks) as its connection drains, then rejoins the room in the same
  * synchronous step that finds the end, so no chunk falls between. The file is the source of truth: offsets
  * stay exact, and the runner's memory stays bounded however slow a client is.
  */
@@ -50,7 +45,6 @@ export class LogFollower {
   live = false;
   private stopped = false;
   private catchingUp = false;
-  private reader: LogReader | null = null;
   private readonly onDrain = () => this.catchUp();
 
   constructor(
@@ -90,8 +84,6 @@ export class LogFollower {
     this.live = false;
     this.socket.conn.off("drain", this.onDrain);
     void this.socket.leave(this.log.room);
-    this.reader?.close();
-    this.reader = null;
   }
 
   private catchUp(): void {
@@ -105,24 +97,30 @@ export class LogFollower {
     }
   }
 
+  /** The next event's bytes from `sent`, cut at a UTF-8 boundary so a character is never split across two events. */
+  private nextBytes(): Buffer {
+    const bytes = this.log.blocks.at(this.sent);
+    const end = utf8Boundary(bytes);
+    if (end > 0 || bytes.length === 0) return bytes.subarray(0, end);
+    // Only part of a character before the block's end: joined with the rest of it from the next block.
+    const rest = this.log.blocks.at(this.sent + bytes.length).subarray(0, 3);
+    const joined = Buffer.concat([bytes, rest]);
+    return joined.subarray(0, utf8Boundary(joined) || joined.length);
+  }
+
   private catchUpNow(): void {
     while (queuedBytes(this.socket) < CATCH_UP_QUEUED_BYTES) {
-      this.reader ??= LogReader.open(this.log.dataDir, this.log.runId, this.log.stream);
-      const read = this.reader.read(this.sent, scratch);
-      if (read === 0) {
-        this.reader.close();
-        this.reader = null;
+      const bytes = this.nextBytes();
+      if (bytes.length === 0) {
         // The end of what is on disk, and every chunk is on disk before it is broadcast: the next one is ours.
         this.live = true;
         void this.socket.join(this.log.room);
         return;
       }
-      // Cut at a UTF-8 boundary so a character is never split across two events.
-      const end = utf8Boundary(scratch.subarray(0, read)) || read;
       const offset = this.sent;
-      this.sent += end;
-      // Copied out of the scratch buffer: a binary event's bytes wait in the socket's queue until they are sent.
-      this.emit(offset, this.log.encoding === "binary" ? Buffer.from(scratch.subarray(0, end)) : scratch.toString("utf8", 0, end));
+      this.sent += bytes.length;
+      // A binary event is a view of the shared block: it stays valid while it waits in the socket's queue.
+      this.emit(offset, this.log.encoding === "binary" ? bytes : bytes.toString("utf8"));
     }
   }
 }
