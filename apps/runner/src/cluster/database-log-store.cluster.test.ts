@@ -212,6 +212,11 @@ describe("run logs across two runners (BERTH_LOG_STORE=database on PostgreSQL)",
     }
   });
 
+  it("stores the chunks' bytes lz4-compressed (PostgreSQL's pglz cost more than the rest of the insert)", () => {
+    expect(sql(`SELECT attcompression FROM pg_attribute WHERE attrelid = '"RunLogChunk"'::regclass AND attname = 'data'`)).toBe("l");
+    expect(Number(sql(`SELECT count(*) FROM "RunLogChunk" WHERE pg_column_compression("data") = 'lz4'`))).toBeGreaterThan(0);
+  });
+
   it("deleting a session deletes its runs' chunks and every runner's files of them, and nothing of another session", async () => {
     const doomed = await runners.a.createSession({ autonomy: "trusted" });
     const ran = await runners.a.tool<{ ok: boolean; runId: string }>(doomed, "bash", { command: "seq 1 20000" });
