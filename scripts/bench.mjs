@@ -23,7 +23,8 @@ const BENCHES = {
   output: ["npx", "tsx", "apps/runner/src/bench/run-output-bench.ts"],
   "code-nav": ["npx", "tsx", "apps/runner/src/bench/code-nav-bench.ts"],
   hosts: ["npx", "tsx", "packages/sandbox/src/bench/hosts-bench.ts"],
-  // Two runners, PostgreSQL, Redis, two Docker engines (root; minutes): only when named.
+  // Two runners, PostgreSQL, Redis, two Docker engines (root; minutes), then the relayed terminal's keystroke echo
+  // (terminal-forward-bench.ts, started by cluster-bench.ts): only when named.
   cluster: ["npx", "tsx", "apps/runner/src/bench/cluster-bench.ts"],
   web: ["node", "apps/web/bench/web-bench.mjs"],
   "web-log": ["node", "apps/web/bench/log-bench.mjs"],

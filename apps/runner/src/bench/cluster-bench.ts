@@ -9,12 +9,15 @@
 //     every client got = the stored log);
 //   - failover: the owner SIGKILLed, the time until every one of its sessions answers a tool call through the other
 //     runner, against the lease (target ≤ 10 s with a 5 s lease). Last: it kills a runner.
+//   - then, with these runners gone, a keystroke's echo in a terminal through the non-owner against through the owner
+//     (terminal-forward-bench.ts, in a process of its own: two in-process runners).
 // Needs BERTH_TEST_POSTGRES_URL and BERTH_TEST_REDIS_URL (npm test's setup starts both servers), root, the image.
 //
 //   BENCH_ROUNDS        tool-call rounds of each kind (default 7); BENCH_CALLS calls per round (default 40)
 //   BENCH_FANOUT_ROUNDS fan-out rounds of each kind (default 1)
+//   BENCH_ONLY          a comma-separated list of the figures to take: tool, sessions, fan-out, failover, terminal
 import crypto from "node:crypto";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -217,6 +220,16 @@ async function ensureServers(): Promise<void> {
   }
 }
 
+/** The keystroke-echo bench (its own runners, so after this bench's are closed); its figures print in the table. */
+async function terminalFigure(): Promise<void> {
+  const bench = path.join(import.meta.dirname, "terminal-forward-bench.ts");
+  const child = spawn(process.execPath, ["--import", "tsx", bench], { stdio: "inherit" });
+  const code = await new Promise<number | null>((resolve, reject) => child.once("exit", resolve).once("error", reject));
+  if (code !== 0) throw new Error(`terminal-forward-bench.ts exited with ${code}`);
+}
+
+const only = (process.env.BENCH_ONLY ?? "").split(",").filter(Boolean);
+const chosen = (name: string) => !only.length || only.some((o) => name.startsWith(o));
 let cluster: ChildCluster | undefined;
 try {
   await ensureServers();
@@ -231,9 +244,8 @@ try {
     ["fan-out", fanOutFigure],
     ["failover", failoverFigure],
   ];
-  const only = (process.env.BENCH_ONLY ?? "").split(",").filter(Boolean);
   for (const [name, step] of steps) {
-    if (only.length && !only.some((o) => name.startsWith(o))) continue;
+    if (!chosen(name)) continue;
     try {
       await step(cluster);
     } catch (error) {
@@ -248,4 +260,12 @@ try {
   process.exitCode = 1;
 } finally {
   await cluster?.close();
+}
+if (chosen("terminal")) {
+  try {
+    await terminalFigure();
+  } catch (error) {
+    console.error(`cluster bench, terminal: ${(error as Error).message}`);
+    process.exitCode = 1;
+  }
 }

@@ -19,9 +19,13 @@ export class TerminalFollower {
   private stopped = false;
   private exitCode: number | null | undefined = undefined;
   private exitSent = false;
+  /** Waiting for logged bytes to reach the file (and the offset it waited at: once per offset). */
+  private awaitingDisk = false;
+  private waitedAt = -1;
 
   constructor(
-    private readonly source: { dataDir: string; runId: string; logged: () => number },
+    /** `logged`: bytes the pump has taken; `written`: settles once all of them are on disk (stored behind the push). */
+    private readonly source: { dataDir: string; runId: string; logged: () => number; written: () => Promise<void> },
     public sent: number,
     private readonly emit: TerminalEmit,
     private readonly onExit: (exitCode: number | null) => void,
@@ -72,9 +76,14 @@ export class TerminalFollower {
   }
 
   private catchUp(): void {
+    if (this.awaitingDisk) return;
     while (!this.stopped && this.sent - this.acked < TERMINAL_WINDOW_BYTES) {
       const { content } = readLog(this.source.dataDir, this.source.runId, "stdout", this.sent, CATCH_UP_CHUNK);
       if (content.length === 0) {
+        // Taken but not on disk yet: going live now would leave this client short of those bytes until the
+        // terminal prints again (the relayed keystroke-echo stall). Read again once they are stored; a second
+        // empty read at the same offset (bytes a secret mask still holds back) goes live as before.
+        if (this.sent < this.source.logged() && this.waitedAt !== this.sent) return this.awaitDisk();
         this.live = true;
         this.maybeSendExit();
         this.onRoom();
@@ -82,6 +91,16 @@ export class TerminalFollower {
       }
       this.send(this.sent, content);
     }
+  }
+
+  private awaitDisk(): void {
+    this.awaitingDisk = true;
+    this.waitedAt = this.sent;
+    const resume = () => {
+      this.awaitingDisk = false;
+      this.catchUp();
+    };
+    this.source.written().then(resume, resume);
   }
 
   private maybeSendExit(): void {

@@ -203,7 +203,7 @@ export class TerminalService {
     const terminal = await this.mine(principal, terminalId);
     const from = Math.min(offset, terminal.info.bytes);
     const follower = new TerminalFollower(
-      { dataDir: this.deps.dataDir, runId: terminal.info.runId, logged: () => terminal.info.bytes },
+      { dataDir: this.deps.dataDir, runId: terminal.info.runId, logged: () => terminal.info.bytes, written: () => this.deps.runs.written(terminal.info.runId) },
       from,
       client.emit,
       client.exit,
