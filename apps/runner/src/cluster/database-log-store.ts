@@ -78,18 +78,20 @@ export class DatabaseLogStore implements RunLogStore {
     let seq = 0;
     // Taken up at failover: the run's chunks continue after those its first runner stored.
     let counted = resume ? null : Promise.resolve();
+    const started = () =>
+      (counted ??= this.deps.chunks.count(runId).then((count) => {
+        seq = count;
+      }));
     return {
       store: async (chunks: StoredChunk[]) => {
-        counted ??= this.deps.chunks.count(runId).then((count) => {
-          seq = count;
-        });
-        await counted;
+        await started();
         const records = chunks.map((chunk, i): RunLogChunkRecord => ({ runId, seq: seq + i, ...chunk }));
         await this.deps.chunks.append(records);
         seq += records.length;
         this.publish(runId, { chunks: records });
       },
-      end: () => this.publish(runId, { chunks: [], end: seq }),
+      // A run taken up that stored nothing more still ends at its first runner's count.
+      end: () => void started().then(() => this.publish(runId, { chunks: [], end: seq }), (error: unknown) => this.deps.log(`run ${runId}: counting its stored chunks failed: ${(error as Error).message}`)),
     };
   }
 
