@@ -224,4 +224,18 @@ describe("DatabaseLogStore", () => {
     await b.store.ready(rows.get("run_gone")!);
     expect(readLog(b.dataDir, "run_gone", "stdout", 0, 100).content.length).toBe(0);
   });
+
+  it("a run still writing when its session is removed is removed again once its log ends", async () => {
+    const { chunks, rows, a } = twoRunners();
+    chunks.sessions.set("run_draining", "ses_gone");
+    rows.set("run_draining", { id: "run_draining", sessionId: "ses_gone", status: "running", stdoutBytes: 0, stderrBytes: 0, details: {} });
+    const logs = new RunLogs(RunLogs.dirFor(a.dataDir, "run_draining"), Date.now, a.store.sinkFor("run_draining"));
+    logs.append("stdout", Buffer.from("before\n"));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await a.store.removeSession("ses_gone");
+    logs.append("stderr", Buffer.from("after\n"));
+    await logs.close();
+    await expect.poll(() => chunks.rows.length).toBe(0);
+    await expect.poll(() => fs.existsSync(RunLogs.dirFor(a.dataDir, "run_draining"))).toBe(false);
+  });
 });

@@ -57,6 +57,8 @@ export class DatabaseLogStore implements RunLogStore {
   /** Per run this runner writes: whether anyone follows it (asked at most every FOLLOWERS_TTL_MS), its publishes in order. */
   private readonly publishing = new Map<string, { until: number; followed: Promise<boolean>; chain: Promise<void> }>();
   private closing = false;
+  /** Runs of deleted sessions this runner was still writing, by session: deleted again once their log ends. */
+  private readonly removedWhileWriting = new Map<string, string>();
   /** The subscription to REMOVED_CHANNEL (its end, for close). */
   private readonly removals: Promise<() => Promise<void>>;
 
@@ -130,12 +132,16 @@ export class DatabaseLogStore implements RunLogStore {
 
   /**
    * Deletes the session's runs' chunks, then this runner's files of them, then tells the other runners to drop
-   * their copies. A runner down at that moment keeps its copies of ended runs until its data dir is cleared.
+   * their copies. A runner down at that moment keeps its copies of ended runs until its data dir is cleared. A
+   * run this runner still writes (draining: its container was just destroyed) keeps its files until its log
+   * ends, then is removed again, with the batches it stored meanwhile.
    */
   async removeSession(sessionId: string): Promise<void> {
     const { runIds } = await this.deps.chunks.deleteForSession(sessionId);
     if (runIds.length === 0) return;
-    await this.dropCopies(runIds);
+    const draining = new Set(runIds.filter((runId) => RunLogs.writing(this.deps.dataDir, runId) && !this.copies.has(runId)));
+    for (const runId of draining) this.removedWhileWriting.set(runId, sessionId);
+    await this.dropCopies(runIds.filter((runId) => !draining.has(runId)));
     await this.deps.bus.publish(REMOVED_CHANNEL, JSON.stringify({ runIds }));
   }
 
@@ -212,7 +218,13 @@ export class DatabaseLogStore implements RunLogStore {
       // Not knowing, publish: a message nobody hears costs less than a follower left to its poll.
       run.followed = this.deps.bus.subscribers(channel).then((n) => n > 0, () => true);
     }
-    if (message.end !== undefined) this.publishing.delete(runId);
+    if (message.end !== undefined) {
+      this.publishing.delete(runId);
+      const removed = this.removedWhileWriting.get(runId);
+      this.removedWhileWriting.delete(runId);
+      // Its last batches were stored after its session's logs were deleted: they go too.
+      if (removed !== undefined) void this.removeSession(removed).catch((error: unknown) => this.deps.log(`run ${runId}: removing its log failed: ${(error as Error).message}`));
+    }
     const followed = run.followed;
     run.chain = run.chain
       .then(async () => {
