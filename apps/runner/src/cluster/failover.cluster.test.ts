@@ -11,11 +11,13 @@ import { createTestDatabase, type TestDatabase } from "../testing/test-database"
 // Failover (docs/scale-out.md): runner A, a child process, is SIGKILLed mid-run; runner B, on the same PostgreSQL
 // and Redis, takes A's session over once its lease lapses: the same container and workspace, the run that was in
 // flight ended `interrupted` with the failover cause and a receipt that verifies, the terminal followed on by B.
+// Then, A started again and killed again: a background process printing a counter and a terminal running a loop
+// are followed on by B where their stored logs end; a client of B gets every byte once, and both end normally.
 const LEASE_MS = 5_000;
 const REDIS_URL = process.env["BERTH_TEST_REDIS_URL"] ?? "";
 
 type ToolReply = { ok: boolean; output?: string; details?: Record<string, unknown> };
-type RunReply = { run: { id: string; status: string; outcome: string | null; cause: string | null; stdoutBytes: number; receiptId: string | null } };
+type RunReply = { run: { id: string; status: string; outcome: string | null; cause: string | null; exitCode: number | null; stdoutBytes: number; receiptId: string | null } };
 type Receipt = { body: { logs: { name: string; sha256: string; bytes: number }[]; outcome: string } };
 type Ack<T> = { error: { code: string; message: string } | null; result: T };
 
@@ -63,6 +65,38 @@ async function terminalShows(socket: Socket, sessionId: string, command: string,
   await call(socket, "terminal:input", { terminalId, data: `${command}\r` });
   await waitFor(`the terminal to show ${expected}`, () => shown.includes(expected));
   return opened.result;
+}
+
+const sha256 = (bytes: Buffer) => crypto.createHash("sha256").update(bytes).digest("hex");
+
+/** Bytes a client was sent from offset 0 on, in order; an offset out of place (a gap or a duplicate) is noted. */
+function received() {
+  const state = { bytes: [] as Buffer[], offset: 0, problem: "" };
+  const take = (offset: number, data: Buffer) => {
+    if (offset !== state.offset) state.problem ||= `gap or duplicate: offset ${offset}, expected ${state.offset}`;
+    else {
+      state.bytes.push(data);
+      state.offset += data.length;
+    }
+  };
+  return { state, take };
+}
+
+const runOf = async (runId: string) => (await b.api<RunReply>("GET", `/api/runs/${runId}`)).body.run;
+
+async function storedLog(runId: string): Promise<Buffer> {
+  const response = await fetch(`${b.url}/api/runs/${runId}/logs?stream=stdout&download=1`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+  expect(response.status).toBe(200);
+  return Buffer.from(await response.arrayBuffer());
+}
+
+/** The run's receipt: its stdout digest is the log's as stored, its outcome the run's, and it verifies. */
+async function expectSealed(run: RunReply["run"], stored: Buffer): Promise<void> {
+  await waitFor(`run ${run.id} sealed`, async () => (await runOf(run.id)).receiptId !== null);
+  const receipt = (await b.api<Receipt>("GET", `/api/receipts/${(await runOf(run.id)).receiptId}`)).body;
+  expect(receipt.body.outcome).toBe(run.outcome);
+  expect(receipt.body.logs.find((l) => l.name === "stdout")).toEqual({ name: "stdout", sha256: sha256(stored), bytes: stored.length });
+  expect((await b.api<{ valid: boolean }>("POST", "/api/receipts/verify", { receipt })).body).toEqual({ valid: true });
 }
 
 beforeAll(async () => {
@@ -181,4 +215,93 @@ describe("failover between two runners", () => {
     expect(throughA.body.ok).toBe(true);
     expect(throughA.body.output).toContain("written through A");
   });
+
+  it("A killed again: B follows on a background process and a terminal where their logs end, a client of B gets every byte once, both end normally with receipts", async () => {
+    // A holds this new session (it was started again above).
+    const session = (await a.api<{ id: string }>("POST", "/api/sessions", { autonomy: "trusted" })).body.id;
+    const minted = await a.api<{ secret: string }>("POST", "/api/browser-sessions", { userAgent: "failover follow-on test" });
+    const cookie = `berth_browser=${minted.body.secret}`;
+
+    // A background process printing a counter until told to stop: what it writes is known from its last number.
+    const started = await a.api<ToolReply & { runId?: string }>("POST", `/api/sessions/${session}/tools/bash`, {
+      args: { action: "start", command: "i=0; while [ ! -e stop-counter ]; do echo count-$i; i=$((i+1)); sleep 0.02; done; echo done-$i" },
+    });
+    expect(started.body.ok).toBe(true);
+    const processRun = started.body.runId!;
+    const processId = String(started.body.details?.["processId"]);
+    // Followed through B from offset 0 before the kill (B mirrors A's log), and on after it.
+    const watcher = await browserSocket(b.url, cookie);
+    const shown = received();
+    watcher.on("run:output", (event: { runId: string; stream: string; offset: number; data: string }) => {
+      if (event.runId === processRun && event.stream === "stdout") shown.take(event.offset, Buffer.from(event.data));
+    });
+    expect((await call(watcher, "run:subscribe", { runId: processRun, offset: { stdout: 0, stderr: 0 } })).error).toBeNull();
+
+    // A terminal opened through A running a loop, followed through B.
+    const opener = await browserSocket(a.url, cookie);
+    const terminal = (await call<{ terminalId: string; runId: string }>(opener, "terminal:open", { sessionId: session, cols: 80, rows: 24 })).result;
+    await call(opener, "terminal:input", { terminalId: terminal.terminalId, data: "for i in $(seq 1 100000); do echo tick-$i; sleep 0.05; [ -e stop-ticks ] && break; done; exit 0\r" });
+    const screen = received();
+    let exitCode: number | null | undefined;
+    /** A browser's connection to B following the terminal from `offset`, as the IDE attaches: list, then attach. */
+    const attach = async (offset: number) => {
+      const browser = await browserSocket(b.url, cookie);
+      browser.on("terminal:output", (event: { terminalId: string; offset: number; data: Buffer }, ack?: () => void) => {
+        if (event.terminalId === terminal.terminalId) screen.take(event.offset, Buffer.from(event.data));
+        ack?.();
+      });
+      browser.on("terminal:exit", (event: { terminalId: string; exitCode: number | null }) => {
+        if (event.terminalId === terminal.terminalId) exitCode = event.exitCode;
+      });
+      expect((await call(browser, "terminal:list", { sessionId: session })).error).toBeNull();
+      expect((await call(browser, "terminal:attach", { terminalId: terminal.terminalId, offset })).error).toBeNull();
+      return browser;
+    };
+    // Through B while A holds the session: forwarded to A.
+    const before = await attach(0);
+    await waitFor("both running through A", () => Buffer.concat(shown.state.bytes).includes("count-50\n") && Buffer.concat(screen.state.bytes).includes("tick-20\r\n"));
+
+    await a.kill();
+    await waitFor("B took the session over", async () => (await b.api<ToolReply>("POST", `/api/sessions/${session}/tools/bash`, { args: { action: "exec", command: "true" } }).catch(() => null))?.body.ok === true, LEASE_MS + 20_000);
+
+    // Both runs are still running, now B's, and their logs grow past what A had stored.
+    const atTakeOver = { process: shown.state.offset, terminal: screen.state.offset };
+    expect(await runOf(processRun)).toMatchObject({ status: "running" });
+    expect(await runOf(terminal.runId)).toMatchObject({ status: "running" });
+    await waitFor("the process's output after the take-over", () => shown.state.offset > atTakeOver.process + 200);
+    // The browser's connection was relayed to A: it reconnects (to B, which holds the session now) and attaches
+    // again from the offset it has, as the IDE does.
+    before.disconnect();
+    await attach(screen.state.offset);
+    await waitFor("the terminal's output after the take-over", () => screen.state.offset > atTakeOver.terminal + 100);
+    expect((await b.api<ToolReply>("POST", `/api/sessions/${session}/tools/bash`, { args: { action: "exec", command: "touch stop-counter stop-ticks" } })).body.ok).toBe(true);
+
+    // The process ends on its own: succeeded, its log exactly what it wrote (every number once, in order).
+    await waitFor("the process's run to end", async () => (await runOf(processRun)).status !== "running");
+    const ended = await runOf(processRun);
+    expect(ended).toMatchObject({ status: "finished", outcome: "succeeded", exitCode: 0, cause: null });
+    const log = await storedLog(processRun);
+    const last = Number(/done-(\d+)\n$/.exec(log.toString())?.[1]);
+    const wrote = Buffer.from(`${Array.from({ length: last }, (_, i) => `count-${i}\n`).join("")}done-${last}\n`);
+    expect(sha256(log)).toBe(sha256(wrote));
+    await waitFor("the client to have the whole log", () => shown.state.offset >= log.length);
+    expect(shown.state.problem).toBe("");
+    expect(sha256(Buffer.concat(shown.state.bytes))).toBe(sha256(wrote));
+    await expectSealed(ended, log);
+    const processes = await b.api<ToolReply>("POST", `/api/sessions/${session}/tools/bash`, { args: { action: "list" } });
+    expect((processes.body.details?.["processes"] as { processId: string; status: string }[]).find((p) => p.processId === processId)?.status).toBe("EXITED");
+
+    // The terminal's shell exits: the run succeeded, the client got the whole transcript once, every tick once.
+    await waitFor("the terminal's run to end", async () => (await runOf(terminal.runId)).status !== "running");
+    const closed = await runOf(terminal.runId);
+    expect(closed).toMatchObject({ status: "finished", outcome: "succeeded", exitCode: 0 });
+    const transcript = await storedLog(terminal.runId);
+    await waitFor("the terminal's exit on the client", () => exitCode !== undefined && screen.state.offset >= transcript.length);
+    expect(screen.state.problem).toBe("");
+    expect(sha256(Buffer.concat(screen.state.bytes))).toBe(sha256(transcript));
+    const ticks = [...transcript.toString().matchAll(/^tick-(\d+)\r$/gm)].map((m) => Number(m[1]));
+    expect(ticks.length).toBeGreaterThan(20);
+    expect(ticks).toEqual(Array.from({ length: ticks.length }, (_, i) => i + 1));
+    await expectSealed(closed, transcript);
+  }, 180_000);
 });
