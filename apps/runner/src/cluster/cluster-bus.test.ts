@@ -18,4 +18,13 @@ describe("LocalClusterBus", () => {
     await Promise.resolve();
     expect(got).toEqual(["1", "2", "b:4"]);
   });
+
+  it("says whether a channel has subscribers (one runner: it is the only one)", async () => {
+    const bus = new LocalClusterBus();
+    expect(await bus.subscribers("a")).toBe(0);
+    const unsubscribe = await bus.subscribe("a", () => undefined);
+    expect([await bus.subscribers("a"), await bus.subscribers("b")]).toEqual([1, 0]);
+    await unsubscribe();
+    expect(await bus.subscribers("a")).toBe(0);
+  });
 });

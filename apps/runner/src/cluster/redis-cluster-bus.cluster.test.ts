@@ -43,6 +43,21 @@ describe("RedisClusterBus", () => {
     expect(onB).toHaveLength(3);
   });
 
+  it("counts the runners subscribed to a channel: one per bus however many listeners, none once they end", async () => {
+    const [a, b, c] = [await bus(), await bus(), await bus()];
+    const channel = `t:${process.pid}:${Math.random()}`;
+    expect(await a.subscribers(channel)).toBe(0);
+    const stopB = await b.subscribe(channel, () => undefined);
+    const stopB2 = await b.subscribe(channel, () => undefined);
+    const stopC = await c.subscribe(channel, () => undefined);
+    expect(await a.subscribers(channel)).toBe(2);
+    await stopB();
+    expect(await a.subscribers(channel)).toBe(2);
+    await stopB2();
+    await stopC();
+    expect(await a.subscribers(channel)).toBe(0);
+  });
+
   it("two listeners of one channel on one bus each hear a message once; ending one keeps the other", async () => {
     const a = await bus();
     const channel = `t:${process.pid}:${Math.random()}`;
