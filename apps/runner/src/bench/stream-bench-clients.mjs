@@ -2,15 +2,17 @@
 // over its own WebSocket, following one run's stdout from offset 0 and hashing every byte it gets (sha256, native)
 // while refusing a gap or a duplicate. Plain JavaScript: a worker does not inherit tsx's loader.
 //
-// workerData: {base, token, runId, bytes, clients, dropAt, encoding}. With `dropAt`, the first client disconnects once it
-// has that many bytes and resumes from its offset on a new connection, into the same hash.
+// workerData: {base, token, runId, bytes, clients, dropAt, encoding, pipe}. With `dropAt`, the first client disconnects once it
+// has that many bytes and resumes from its offset on a new connection, into the same hash. With `pipe` ({url, total, file, chunk}), the
+// clients are bare ws clients of the bench's ceiling (stream-pipe-server.mjs) instead, hashing every message the same way.
 // Messages to the bench: {type: "done", clients: [{digest, firstByteAt, resumedAt}]} or {type: "error", message}.
 import crypto from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { parentPort, workerData } from "node:worker_threads";
 import { io as connect } from "socket.io-client";
+import WebSocket from "ws";
 
-const { base, token, runId, bytes, clients, dropAt, encoding } = workerData;
+const { base, token, runId, bytes, clients, dropAt, encoding, pipe } = workerData;
 /** The time origin of the whole process, so the bench can compare times taken in different threads. */
 const now = () => performance.timeOrigin + performance.now();
 
@@ -44,9 +46,30 @@ function follow(watcher, stopAt) {
   });
 }
 
+/** A bare ws client of the ceiling: every binary message is the next bytes, into the hash. */
+function pipeFollow(watcher) {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`${pipe.url}/?clients=${pipe.total}&file=${encodeURIComponent(pipe.file)}&chunk=${pipe.chunk}`, { perMessageDeflate: false });
+    socket.on("message", (chunk) => {
+      watcher.firstByteAt ??= now();
+      watcher.hash.update(chunk);
+      watcher.received += chunk.length;
+      if (watcher.received >= bytes) {
+        socket.close();
+        resolve();
+      }
+    });
+    socket.on("error", reject);
+  });
+}
+
 async function client(index) {
   const watcher = { hash: crypto.createHash("sha256"), received: 0, firstByteAt: undefined };
   let resumedAt = 0;
+  if (pipe) {
+    await pipeFollow(watcher);
+    return { digest: watcher.hash.digest("hex"), firstByteAt: watcher.firstByteAt, resumedAt };
+  }
   if (index === 0 && dropAt) {
     await follow(watcher, dropAt);
     await new Promise((resolve) => setTimeout(resolve, 500));

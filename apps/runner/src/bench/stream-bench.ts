@@ -3,12 +3,15 @@
 // client got every byte in order (sha256 against the log the runner stored), that a client which disconnects and
 // resumes from its offset misses nothing, and measures the fan-out, the runner's memory, and reading the finished
 // 100 MB log the way the IDE's run page does against the plain streamed download of it. The clients live in worker
-// threads (stream-bench-clients.mjs), so the bench's own JSON, hashing and sockets do not share one thread.
+// threads (stream-bench-clients.mjs), so the bench's own JSON, hashing and sockets do not share one thread. The
+// ceiling, in alternated rounds of its own: a bare ws server in its own process (stream-pipe-server.mjs) sending the
+// same stored 100 MB in the agent's chunk size to 50 bare ws clients in the same worker threads, hashed the same way.
 //
 //   BENCH_ROUNDS          fan-out rounds of each kind (default 3)
 //   BENCH_CLIENT_THREADS  worker threads the clients are spread over (default: the number of CPUs)
 //   BENCH_RUNNER          the runner bundle to start (default apps/runner/dist/main.mjs; another build for a before/after)
 //   BENCH_ENCODING        how the clients subscribe: binary (default, as the IDE does) or text
+//   BENCH_RUNNER_ARGS     node options for the runner's process, space-separated (e.g. --cpu-prof --cpu-prof-dir=/tmp/p)
 import { spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -20,6 +23,9 @@ import { migrate } from "../testing/runner-test-kit";
 const ROOT = path.resolve(import.meta.dirname, "../../../..");
 const TOKEN = "stream-bench-admin-token-0123456789";
 const PORT = 4391;
+const PIPE_PORT = 4392;
+/** The size of an output chunk off the agent channel, the pipe's frame size. */
+const AGENT_CHUNK = 64 * 1024;
 const CLIENTS = 50;
 const BYTES = 100 * 1024 * 1024;
 const MB = 1024 * 1024;
@@ -40,6 +46,13 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
+/** CPU seconds a process has used (user + system), from /proc: a figure the machine's load moves less than a time. */
+function cpuOf(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 a second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function rssOf(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
@@ -48,7 +61,8 @@ function rssOf(pid: number): number {
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-stream-bench-"));
 migrate(dataDir);
 // The memory probe answers process.memoryUsage() over IPC, after a forced GC when asked (memory-probe.mjs).
-const runner = spawn(process.execPath, ["--expose-gc", "--import", path.join(import.meta.dirname, "memory-probe.mjs"), RUNNER], {
+const RUNNER_ARGS = (process.env.BENCH_RUNNER_ARGS ?? "").split(" ").filter(Boolean);
+const runner = spawn(process.execPath, [...RUNNER_ARGS, "--expose-gc", "--import", path.join(import.meta.dirname, "memory-probe.mjs"), RUNNER], {
   env: {
     ...process.env,
     BERTH_DATA_DIR: dataDir,
@@ -60,18 +74,21 @@ const runner = spawn(process.execPath, ["--expose-gc", "--import", path.join(imp
   },
   stdio: ["ignore", "pipe", "inherit", "ipc"],
 });
+const pipe = spawn(process.execPath, [path.join(import.meta.dirname, "stream-pipe-server.mjs"), String(PIPE_PORT)], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+const pipeListening = new Promise<void>((resolve) => pipe.once("message", () => resolve()));
 type Memory = { rss: number; heapTotal: number; heapUsed: number; external: number; arrayBuffers: number };
 let probes = 0;
+const probing = new Map<number, (memory: Memory) => void>();
+runner.on("message", (message: Memory & { type?: string; id?: number }) => {
+  if (message.type !== "memory" || message.id === undefined) return;
+  probing.get(message.id)?.(message);
+  probing.delete(message.id);
+});
 /** The runner's memory, after a full GC when `gc` (what is retained, not garbage waiting for a collection). */
 const memoryOf = (gc: boolean) =>
   new Promise<Memory>((resolve) => {
     const id = ++probes;
-    const onMessage = (message: Memory & { type?: string; id?: number }) => {
-      if (message.type !== "memory" || message.id !== id) return;
-      runner.off("message", onMessage);
-      resolve(message);
-    };
-    runner.on("message", onMessage);
+    probing.set(id, resolve);
     runner.send({ type: "memory", id, gc });
   });
 const mb = (bytes: number) => (bytes / MB).toFixed(0);
@@ -90,13 +107,21 @@ const api = async <T>(method: string, route: string, body?: unknown): Promise<T>
   return (text ? JSON.parse(text) : undefined) as T;
 };
 
-type Round = { clients: number; seconds: number; inOrder: boolean; resumed: boolean; firstByteMs: number; runId: string };
+/** `cpu`: the CPU seconds the serving process (the runner, or the pipe's server) used in the round. */
+type Round = { clients: number; seconds: number; inOrder: boolean; resumed: boolean; firstByteMs: number; runId: string; cpu: number };
 /** `resumedAt`: the offset a client that dropped out resumed from (0 for the others). */
 type ClientResult = { digest: string; firstByteAt?: number; resumedAt: number };
 
-/** `clients` socket.io clients in one worker thread, following `runId`'s stdout from 0; the first drops and resumes at `dropAt`. */
-function clientThread(runId: string, clients: number, dropAt: number): Promise<ClientResult[]> {
-  const worker = new Worker(new URL("./stream-bench-clients.mjs", import.meta.url), { workerData: { base, token: TOKEN, runId, bytes: BYTES, clients, dropAt, encoding: ENCODING } });
+type Pipe = { url: string; total: number; file: string; chunk: number };
+
+/**
+ * `clients` socket.io clients in one worker thread, following `runId`'s stdout from 0; the first drops and resumes
+ * at `dropAt`. With `pipe`, bare ws clients of the ceiling instead.
+ */
+function clientThread(runId: string, clients: number, dropAt: number, pipe?: Pipe): Promise<ClientResult[]> {
+  const worker = new Worker(new URL("./stream-bench-clients.mjs", import.meta.url), {
+    workerData: { base, token: TOKEN, runId, bytes: BYTES, clients, dropAt, encoding: ENCODING, pipe },
+  });
   return new Promise<ClientResult[]>((resolve, reject) => {
     worker.once("message", (message: { type: "done"; clients: ClientResult[] } | { type: "error"; message: string }) =>
       message.type === "done" ? resolve(message.clients) : reject(new Error(message.message)),
@@ -111,14 +136,14 @@ function clientThread(runId: string, clients: number, dropAt: number): Promise<C
  */
 async function fanOutRound(sessionId: string, clients: number): Promise<Round> {
   // The command waits for the watchers to subscribe, then prints 100 MB.
+  const cpuBefore = cpuOf(runner.pid!);
   const requestedAt = performance.timeOrigin + performance.now();
   const { runId } = await api<{ runId: string }>("POST", `/api/sessions/${sessionId}/tools/bash`, {
     args: { action: "start", command: `sleep 3; yes 0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU | head -c ${BYTES}` },
   });
-  const threads = Math.min(CLIENT_THREADS, clients);
-  const shares = Array.from({ length: threads }, (_, i) => Math.floor(clients / threads) + (i < clients % threads ? 1 : 0));
-  const results = (await Promise.all(shares.map((share, i) => clientThread(runId, share, i === 0 && clients > 1 ? 20 * MB : 0)))).flat();
+  const results = (await Promise.all(sharesOf(clients).map((share, i) => clientThread(runId, share, i === 0 && clients > 1 ? 20 * MB : 0)))).flat();
   const finishedAt = performance.timeOrigin + performance.now();
+  const cpu = cpuOf(runner.pid!) - cpuBefore;
   const stored = crypto.createHash("sha256").update(fs.readFileSync(path.join(dataDir, "runs", runId, "stdout.log"))).digest("hex");
   const digests = new Set(results.map((r) => r.digest));
   // The command sleeps 3 s before printing, so a first byte is due 3 s after the start request.
@@ -126,7 +151,28 @@ async function fanOutRound(sessionId: string, clients: number): Promise<Round> {
   const inOrder = results.length === clients && digests.size === 1 && digests.has(stored);
   // The client that dropped out is one of those checked: resumed means it came back mid-log and still matched.
   const resumed = clients === 1 || (inOrder && results.some((r) => r.resumedAt > 0));
-  return { clients, runId, seconds: (finishedAt - requestedAt - 3000) / 1000, inOrder, resumed, firstByteMs: median(firstBytes) };
+  return { clients, runId, seconds: (finishedAt - requestedAt - 3000) / 1000, inOrder, resumed, firstByteMs: median(firstBytes), cpu };
+}
+
+const sharesOf = (clients: number) => {
+  const threads = Math.min(CLIENT_THREADS, clients);
+  return Array.from({ length: threads }, (_, i) => Math.floor(clients / threads) + (i < clients % threads ? 1 : 0));
+};
+
+/** The ceiling: the bare ws server sends a stored run's stdout (`runId`'s) to 50 bare ws clients in the same threads. */
+async function pipeRound(runId: string): Promise<Round> {
+  const file = path.join(dataDir, "runs", runId, "stdout.log");
+  const started = new Promise<number>((resolve) => pipe.once("message", (message: { at: number }) => resolve(message.at)));
+  const spec: Pipe = { url: `ws://127.0.0.1:${PIPE_PORT}`, total: CLIENTS, file, chunk: AGENT_CHUNK };
+  const cpuBefore = cpuOf(pipe.pid!);
+  const results = (await Promise.all(sharesOf(CLIENTS).map((share) => clientThread(runId, share, 0, spec)))).flat();
+  const cpu = cpuOf(pipe.pid!) - cpuBefore;
+  const finishedAt = performance.timeOrigin + performance.now();
+  const startedAt = await started;
+  const stored = crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex");
+  const inOrder = results.length === CLIENTS && results.every((r) => r.digest === stored);
+  const firstBytes = results.map((r) => (r.firstByteAt ?? finishedAt) - startedAt);
+  return { clients: CLIENTS, runId, seconds: (finishedAt - startedAt) / 1000, inOrder, resumed: true, firstByteMs: median(firstBytes), cpu };
 }
 
 /** The whole body of a response, hashed as it streams in. */
@@ -186,6 +232,7 @@ try {
     }
     await new Promise((r) => setTimeout(r, 200));
   }
+  await pipeListening;
   const session = await api<{ id: string }>("POST", "/api/sessions", { autonomy: "yolo" });
   sessionId = session.id;
   const loadBefore = loadavg();
@@ -203,12 +250,20 @@ try {
   }, 100);
 
   const rounds: Round[] = [];
+  const pipeRounds: Round[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    for (const clients of round % 2 ? [CLIENTS, 1] : [1, CLIENTS]) {
-      const result = await fanOutRound(session.id, clients);
+    // The pipe sends the first run's stored log, so a socket.io round comes first in the first round.
+    for (const kind of round % 2 ? (["pipe", CLIENTS, 1] as const) : ([1, CLIENTS, "pipe"] as const)) {
+      if (kind === "pipe") {
+        const result = await pipeRound(rounds[0]!.runId);
+        pipeRounds.push(result);
+        console.error(`• round ${round + 1}, the pipe (bare ws), ${CLIENTS} clients: ${((BYTES / MB) / result.seconds).toFixed(1)} MB/s each, server CPU ${result.cpu.toFixed(2)} s, load ${loadavg()}`);
+        continue;
+      }
+      const result = await fanOutRound(session.id, kind);
       rounds.push(result);
       const [live, collected] = [await memoryOf(false), await memoryOf(true)];
-      console.error(`• round ${round + 1}, ${clients} client(s): ${((BYTES / MB) / result.seconds).toFixed(1)} MB/s each, load ${loadavg()}; runner ${memoryLine(live)}; after a GC ${memoryLine(collected)}`);
+      console.error(`• round ${round + 1}, ${kind} client(s): ${((BYTES / MB) / result.seconds).toFixed(1)} MB/s each, runner CPU ${result.cpu.toFixed(2)} s, load ${loadavg()}; runner ${memoryLine(live)}; after a GC ${memoryLine(collected)}`);
     }
   }
   clearInterval(sampler);
@@ -217,6 +272,11 @@ try {
   const perClient = median(many.map((r) => BYTES / MB / r.seconds));
   const alone = median(single.map((r) => BYTES / MB / r.seconds));
   const inAll = perClient * CLIENTS;
+  const pipeInAll = median(pipeRounds.map((r) => BYTES / MB / r.seconds)) * CLIENTS;
+  const pipeExact = pipeRounds.every((r) => r.inOrder);
+  const runnerCpu = median(many.map((r) => r.cpu));
+  const aloneCpu = median(single.map((r) => r.cpu));
+  const pipeCpu = median(pipeRounds.map((r) => r.cpu));
   const inOrder = rounds.every((r) => r.inOrder);
   const resumed = many.every((r) => r.resumed);
   const firstByte = median(many.map((r) => r.firstByteMs));
@@ -232,6 +292,8 @@ try {
   console.log(`every client got every byte in order:   ${inOrder ? "yes" : "NO"} (sha256 against the stored log, every round, ${many.length * CLIENTS + single.length} clients)`);
   console.log(`client that disconnected and resumed:   ${resumed ? "resumed from its offset, same checksum" : "NO"}`);
   console.log(`fan-out, ${CLIENTS} clients (median):       ${inAll.toFixed(0)} MB/s in all, ${perClient.toFixed(1)} MB/s each (one client alone: ${alone.toFixed(1)} MB/s)`);
+  console.log(`the pipe (bare ws, ${CLIENTS} clients, median):  ${pipeInAll.toFixed(0)} MB/s in all (${AGENT_CHUNK / 1024} KiB frames; every byte: ${pipeExact ? "yes" : "NO"}); the fan-out is ${(inAll / pipeInAll).toFixed(2)}x of it`);
+  console.log(`CPU of the serving process per round (median): the runner ${runnerCpu.toFixed(2)} s with ${CLIENTS} clients (${aloneCpu.toFixed(2)} s with one), the pipe's server ${pipeCpu.toFixed(2)} s`);
   console.log(`time to first byte (median, start request + 3 s sleep → client): ${firstByte.toFixed(0)} ms`);
   console.log(`runner RSS: before ${(rssBefore / MB).toFixed(0)} MB, peak ${(peakRss / MB).toFixed(0)} MB, growth ${growthMb.toFixed(0)} MB (target < 100 MB)`);
   const peak = atPeak as Memory | null;
@@ -242,8 +304,9 @@ try {
   );
   for (const figure of [
     { figure: "every client got every byte in order", value: inOrder && resumed ? 1 : 0, unit: "", target: `1 (all ${CLIENTS} clients, resume included)`, ok: inOrder && resumed },
-    { figure: `live output in all, ${CLIENTS} clients`, value: inAll, unit: "MB/s", baseline: "one client alone", baselineValue: alone, target: "≥ 600 MB/s", ok: inAll >= 600 },
+    { figure: `live output in all, ${CLIENTS} clients`, value: inAll, unit: "MB/s", baseline: "bare ws broadcast, the pipe", baselineValue: pipeInAll, target: "≥ 600 MB/s", ok: inAll >= 600 },
     { figure: `live output per client, ${CLIENTS} clients`, value: perClient, unit: "MB/s", baseline: "one client alone", baselineValue: alone },
+    { figure: `runner CPU per 100 MB to ${CLIENTS} clients`, value: runnerCpu, unit: "s", baseline: "the pipe's server", baselineValue: pipeCpu },
     { figure: "time to first byte (median)", value: firstByte, unit: "ms" },
     { figure: "runner RSS growth", value: growthMb, unit: "MB", target: "< 100 MB", ok: growthMb < 100 },
     { figure: "runner heap + external retained after the rounds (after a GC)", value: retainedMb, unit: "MB" },
@@ -258,6 +321,7 @@ try {
   // The session's workspace is mounted while it lives: removed first, or the data folder cannot be.
   if (sessionId) await api("DELETE", `/api/sessions/${sessionId}`).catch(() => undefined);
   runner.kill("SIGTERM");
+  pipe.kill("SIGTERM");
   await new Promise((r) => runner.once("exit", r));
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
