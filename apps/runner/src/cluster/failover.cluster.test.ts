@@ -216,7 +216,7 @@ describe("failover between two runners", () => {
     expect(throughA.body.output).toContain("written through A");
   });
 
-  it("A killed again: B follows on a background process and a terminal where their logs end, a client of B gets every byte once, both end normally with receipts", async () => {
+  it("A killed again: B follows on a background process and a terminal where their logs end, a client of B gets every byte once, both end normally with receipts; what it cannot follow exactly ends interrupted with why", async () => {
     // A holds this new session (it was started again above).
     const session = (await a.api<{ id: string }>("POST", "/api/sessions", { autonomy: "trusted" })).body.id;
     const minted = await a.api<{ secret: string }>("POST", "/api/browser-sessions", { userAgent: "failover follow-on test" });
@@ -229,6 +229,19 @@ describe("failover between two runners", () => {
     expect(started.body.ok).toBe(true);
     const processRun = started.body.runId!;
     const processId = String(started.body.details?.["processId"]);
+    // Two that cannot be followed exactly: one masking a secret (a session's declared env; the runs' logs hold
+    // only its mask), one whose lines alternate stdout and stderr (where a line ends cannot be told from the
+    // agent's log).
+    const withEnv = (await a.api<{ id: string }>("POST", "/api/sessions", { autonomy: "trusted", env: { SECRET_ONE: "not-a-real-secret-0123456789" } })).body.id;
+    const unfollowable: Record<string, string> = {};
+    for (const [name, [inSession, command]] of Object.entries({
+      masked: [withEnv, "while :; do echo masked-$SECRET_ONE; sleep 0.05; done"],
+      mixed: [session, "while :; do echo out; echo err >&2; sleep 0.05; done"],
+    })) {
+      const reply = await a.api<ToolReply & { runId?: string }>("POST", `/api/sessions/${inSession}/tools/bash`, { args: { action: "start", command } });
+      expect(reply.body.ok).toBe(true);
+      unfollowable[name] = reply.body.runId!;
+    }
     // Followed through B from offset 0 before the kill (B mirrors A's log), and on after it.
     const watcher = await browserSocket(b.url, cookie);
     const shown = received();
@@ -264,7 +277,15 @@ describe("failover between two runners", () => {
     await a.kill();
     await waitFor("B took the session over", async () => (await b.api<ToolReply>("POST", `/api/sessions/${session}/tools/bash`, { args: { action: "exec", command: "true" } }).catch(() => null))?.body.ok === true, LEASE_MS + 20_000);
 
-    // Both runs are still running, now B's, and their logs grow past what A had stored.
+    // What could not be followed ended as before, the reason in its cause, sealed from its log as stored.
+    for (const [name, runId] of Object.entries(unfollowable)) {
+      await waitFor(`the ${name} run to be ended by the failover`, async () => (await runOf(runId)).status !== "running");
+      const run = await runOf(runId);
+      expect(run, name).toMatchObject({ status: "interrupted", outcome: "interrupted" });
+      expect(run.cause).toMatch(name === "masked" ? /^runner_failover: killed in its sandbox at failover from runner fo-a-.* \(not followed on: it masks secrets, so its stored log does not line up with its sandbox's\)$/ : /^runner_failover: killed in its sandbox at failover from runner fo-a-.* \(not followed on: stdout and stderr interleave at byte \d+/);
+      await expectSealed(run, await storedLog(runId));
+    }
+    // Both followed runs are still running, now B's, and their logs grow past what A had stored.
     const atTakeOver = { process: shown.state.offset, terminal: screen.state.offset };
     expect(await runOf(processRun)).toMatchObject({ status: "running" });
     expect(await runOf(terminal.runId)).toMatchObject({ status: "running" });
@@ -289,7 +310,9 @@ describe("failover between two runners", () => {
     expect(sha256(Buffer.concat(shown.state.bytes))).toBe(sha256(wrote));
     await expectSealed(ended, log);
     const processes = await b.api<ToolReply>("POST", `/api/sessions/${session}/tools/bash`, { args: { action: "list" } });
-    expect((processes.body.details?.["processes"] as { processId: string; status: string }[]).find((p) => p.processId === processId)?.status).toBe("EXITED");
+    const statuses = processes.body.details?.["processes"] as { processId: string; status: string }[];
+    expect(statuses.find((p) => p.processId === processId)?.status).toBe("EXITED");
+    expect(statuses.filter((p) => p.status === "RUNNING")).toEqual([]);
 
     // The terminal's shell exits: the run succeeded, the client got the whole transcript once, every tick once.
     await waitFor("the terminal's run to end", async () => (await runOf(terminal.runId)).status !== "running");

@@ -41,8 +41,8 @@ export class FollowOn {
   }
 
   private async followProcess(run: UnfinishedRun, processId: string): Promise<FollowOnOutcome> {
-    // The values a run masks are never stored: this runner could not mask what it prints next.
-    if (run.details.masked === true) return { followed: false, why: "it masks secrets this runner does not hold" };
+    // A masked log is not the bytes the agent counts offsets in: where it ends in the agent's log is unknown.
+    if (run.details.masked === true) return { followed: false, why: "it masks secrets, so its stored log does not line up with its sandbox's" };
     const stored = this.storedPosition(run.id);
     // From here its live output and status are held, so none falls between the log read below and the live stream.
     this.deps.runs.adopt(run, "process");

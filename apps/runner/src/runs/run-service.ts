@@ -119,8 +119,8 @@ export class RunService {
   /**
    * Failover (docs/scale-out.md): takes up a terminal's or a background process's run another runner started,
    * its logs continued after what they hold here (completed from the log store first). Only runs with nothing to
-   * mask: the secrets a run masks are never stored, so a run that had some is not taken up. A process's live
-   * output is held until `splice` gives what no runner saw.
+   * mask (follow-on.ts): its output is placed by the agent's offsets. A process's live output is held until
+   * `splice` gives what no runner saw.
    */
   adopt(run: UnfinishedRun, kind: "terminal" | "process"): void {
     const processId = typeof run.details.processId === "string" ? run.details.processId : undefined;
@@ -192,7 +192,7 @@ export class RunService {
     this.byProcess.set(processId, runId);
     // Stored at once so a reloaded page (or a restarted runner) finds the process's run.
     await run.created;
-    // `masked`: its secrets are not stored, so no other runner can take it up (failover follows on only unmasked runs).
+    // `masked`: its log is not the bytes the agent's offsets count, so failover cannot follow it on (follow-on.ts).
     await this.deps.repos.runs.setDetails(runId, { processId, ...(run.masks.stdout.active ? { masked: true } : {}) });
   }
 
