@@ -233,6 +233,9 @@ describe("DatabaseLogStore", () => {
     logs.append("stdout", Buffer.from("before\n"));
     await new Promise((resolve) => setTimeout(resolve, 30));
     await a.store.removeSession("ses_gone");
+    // Its own logs:removed heard back too, the draining run's files are still there to write to.
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(fs.existsSync(RunLogs.pathFor(a.dataDir, "run_draining", "stdout"))).toBe(true);
     logs.append("stderr", Buffer.from("after\n"));
     await logs.close();
     await expect.poll(() => chunks.rows.length).toBe(0);

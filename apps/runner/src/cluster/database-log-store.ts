@@ -139,9 +139,8 @@ export class DatabaseLogStore implements RunLogStore {
   async removeSession(sessionId: string): Promise<void> {
     const { runIds } = await this.deps.chunks.deleteForSession(sessionId);
     if (runIds.length === 0) return;
-    const draining = new Set(runIds.filter((runId) => RunLogs.writing(this.deps.dataDir, runId) && !this.copies.has(runId)));
-    for (const runId of draining) this.removedWhileWriting.set(runId, sessionId);
-    await this.dropCopies(runIds.filter((runId) => !draining.has(runId)));
+    for (const runId of runIds) if (this.writes(runId)) this.removedWhileWriting.set(runId, sessionId);
+    await this.dropCopies(runIds);
     await this.deps.bus.publish(REMOVED_CHANNEL, JSON.stringify({ runIds }));
   }
 
@@ -158,6 +157,8 @@ export class DatabaseLogStore implements RunLogStore {
   /** Stops following the runs and removes their files here: their logs were deleted with their session. */
   private async dropCopies(runIds: string[]): Promise<void> {
     for (const runId of runIds) {
+      // This runner's own run, still draining (its own logs:removed heard back too): removed once its log ends.
+      if (this.writes(runId)) continue;
       this.whole.delete(runId);
       const copying = this.copies.get(runId);
       if (copying) {
@@ -167,6 +168,11 @@ export class DatabaseLogStore implements RunLogStore {
       }
       await fs.promises.rm(RunLogs.dirFor(this.deps.dataDir, runId), { recursive: true, force: true }).catch((error: unknown) => this.deps.log(`run ${runId}: removing its log files failed: ${(error as Error).message}`));
     }
+  }
+
+  /** Whether this runner writes the run's log now (its own run, not a copy of another runner's). */
+  private writes(runId: string): boolean {
+    return RunLogs.writing(this.deps.dataDir, runId) && !this.copies.has(runId);
   }
 
   private copyOf(run: StoredRun): Copy {
