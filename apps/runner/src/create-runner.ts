@@ -230,7 +230,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   // Before failover: a taken session's terminals are followed on by this service.
   const terminals = new TerminalService({ repos, driver, sessions, runs, dataDir: env.dataDir });
   // What a dead runner's terminals and background processes still run is taken up where their logs end.
-  const followOn = new FollowOn({ dataDir: env.dataDir, driver, runs, terminals, completeLogs: recoveryDeps.completeLogs });
+  const followOn = new FollowOn({ dataDir: env.dataDir, driver, runs, terminals, completeLogs: recoveryDeps.completeLogs, sessionEnv: async (id) => (await repos.sessions.get(id))?.env ?? null });
   // A dead runner's sessions, once their lease lapses: taken over here, one compare-and-set each.
   const failover = new Failover({
     leases,

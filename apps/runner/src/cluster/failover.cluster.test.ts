@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { io as connect, type Socket } from "socket.io-client";
+import { REDACTED } from "@berth/protocol";
 import { ChildRunner } from "../testing/child-runner";
 import { TEST_ADMIN_TOKEN, startTestRunner, type TestRunner } from "../testing/runner-test-kit";
 import { createTestDatabase, type TestDatabase } from "../testing/test-database";
@@ -229,16 +230,18 @@ describe("failover between two runners", () => {
     expect(started.body.ok).toBe(true);
     const processRun = started.body.runId!;
     const processId = String(started.body.details?.["processId"]);
-    // Two that cannot be followed exactly: one masking a secret (a session's declared env; the runs' logs hold
-    // only its mask), one whose lines alternate stdout and stderr (where a line ends cannot be told from the
-    // agent's log).
+    // One in a session with a declared env, printing its secret: its logs hold the mask, never the value.
     const withEnv = (await a.api<{ id: string }>("POST", "/api/sessions", { autonomy: "trusted", env: { SECRET_ONE: "not-a-real-secret-0123456789" } })).body.id;
+    const maskedStart = await a.api<ToolReply & { runId?: string }>("POST", `/api/sessions/${withEnv}/tools/bash`, {
+      args: { action: "start", command: "i=0; while [ ! -e stop-masked ]; do echo masked-$SECRET_ONE-$i; i=$((i+1)); sleep 0.02; done" },
+    });
+    expect(maskedStart.body.ok).toBe(true);
+    const maskedRun = maskedStart.body.runId!;
+    // One that cannot be followed exactly: its lines alternate stdout and stderr (where a line ends cannot be told
+    // from the agent's log).
     const unfollowable: Record<string, string> = {};
-    for (const [name, [inSession, command]] of Object.entries({
-      masked: [withEnv, "while :; do echo masked-$SECRET_ONE; sleep 0.05; done"],
-      mixed: [session, "while :; do echo out; echo err >&2; sleep 0.05; done"],
-    })) {
-      const reply = await a.api<ToolReply & { runId?: string }>("POST", `/api/sessions/${inSession}/tools/bash`, { args: { action: "start", command } });
+    for (const [name, command] of Object.entries({ mixed: "while :; do echo out; echo err >&2; sleep 0.05; done" })) {
+      const reply = await a.api<ToolReply & { runId?: string }>("POST", `/api/sessions/${session}/tools/bash`, { args: { action: "start", command } });
       expect(reply.body.ok).toBe(true);
       unfollowable[name] = reply.body.runId!;
     }
@@ -282,7 +285,7 @@ describe("failover between two runners", () => {
       await waitFor(`the ${name} run to be ended by the failover`, async () => (await runOf(runId)).status !== "running");
       const run = await runOf(runId);
       expect(run, name).toMatchObject({ status: "interrupted", outcome: "interrupted" });
-      expect(run.cause).toMatch(name === "masked" ? /^runner_failover: killed in its sandbox at failover from runner fo-a-.* \(not followed on: it masks secrets, so its stored log does not line up with its sandbox's\)$/ : /^runner_failover: killed in its sandbox at failover from runner fo-a-.* \(not followed on: stdout and stderr interleave at byte \d+/);
+      expect(run.cause).toMatch(/^runner_failover: killed in its sandbox at failover from runner fo-a-.* \(not followed on: stdout and stderr interleave at byte \d+/);
       await expectSealed(run, await storedLog(runId));
     }
     // Both followed runs are still running, now B's, and their logs grow past what A had stored.
@@ -313,6 +316,18 @@ describe("failover between two runners", () => {
     const statuses = processes.body.details?.["processes"] as { processId: string; status: string }[];
     expect(statuses.find((p) => p.processId === processId)?.status).toBe("EXITED");
     expect(statuses.filter((p) => p.status === "RUNNING")).toEqual([]);
+
+    // The masked one was followed on too, masked as on A: every line once, in order, the value never in its log.
+    expect(await runOf(maskedRun)).toMatchObject({ status: "running" });
+    expect((await b.api<ToolReply>("POST", `/api/sessions/${withEnv}/tools/write_file`, { args: { path: "stop-masked", content: "" } })).body.ok).toBe(true);
+    await waitFor("the masked run to end", async () => (await runOf(maskedRun)).status !== "running");
+    const maskedEnded = await runOf(maskedRun);
+    expect(maskedEnded).toMatchObject({ status: "finished", outcome: "succeeded", exitCode: 0 });
+    const maskedLog = await storedLog(maskedRun);
+    const lines = maskedLog.toString().split("\n").slice(0, -1);
+    expect(lines.length).toBeGreaterThan(100);
+    expect(lines).toEqual(lines.map((_, i) => `masked-${REDACTED}-${i}`));
+    await expectSealed(maskedEnded, maskedLog);
 
     // The terminal's shell exits: the run succeeded, the client got the whole transcript once, every tick once.
     await waitFor("the terminal's run to end", async () => (await runOf(terminal.runId)).status !== "running");

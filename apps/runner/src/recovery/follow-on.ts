@@ -6,6 +6,7 @@ import { newId } from "../auth/tokens";
 import { combinedPieces } from "../runs/run-log-times";
 import { RunLogs } from "../runs/run-logs";
 import type { RunService } from "../runs/run-service";
+import { SecretMaskStream } from "../runs/secret-mask-stream";
 import { advance, logStart, splitUnseen, type ProcessLogPosition } from "./process-log-splice";
 
 /** Whether a run taken over at failover is followed on; why not, when it is not. */
@@ -27,6 +28,8 @@ export class FollowOn {
       driver: Pick<SandboxDriver, "call">;
       runs: Pick<RunService, "adopt" | "splice" | "release">;
       terminals: { adopt(run: UnfinishedRun): Promise<FollowOnOutcome> };
+      /** The session's declared env (what its runs mask), or null when the session is unknown. */
+      sessionEnv: (sessionId: string) => Promise<Record<string, string> | null>;
       /** Makes the run's local log files what the shared log store holds (another runner wrote them). */
       completeLogs: (runId: string) => Promise<void>;
     },
@@ -41,18 +44,47 @@ export class FollowOn {
   }
 
   private async followProcess(run: UnfinishedRun, processId: string): Promise<FollowOnOutcome> {
-    // A masked log is not the bytes the agent counts offsets in: where it ends in the agent's log is unknown.
-    if (run.details.masked === true) return { followed: false, why: "it masks secrets, so its stored log does not line up with its sandbox's" };
-    const stored = this.storedPosition(run.id);
+    // A background process has no env of its own: what its run masks is its session's declared env, kept on the row.
+    const secrets = run.details.masked === true ? await this.deps.sessionEnv(run.sessionId) : undefined;
+    if (secrets === null) return { followed: false, why: "its session's env is unknown" };
+    if (secrets && (run.args as { env?: unknown }).env !== undefined) return { followed: false, why: "it masks an env of its call's own, which is not stored" };
+    // A masked log is not the bytes the agent counts offsets in: the agent's whole log is read and masked again.
+    const stored = secrets ? logStart() : this.storedPosition(run.id);
     // From here its live output and status are held, so none falls between the log read below and the live stream.
     this.deps.runs.adopt(run, "process");
     const unseen = await this.readUnseen(run.sessionId, processId, stored).catch((error: unknown) => ({ ok: false as const, why: (error as Error).message }));
-    if (!unseen.ok) {
+    const remasked = unseen.ok && secrets ? this.remask(run.id, unseen.pieces, Object.values(secrets)) : undefined;
+    const refused = !unseen.ok ? unseen.why : remasked && !remasked.ok ? remasked.why : null;
+    if (refused !== null) {
       await this.deps.runs.release(run.id);
-      return { followed: false, why: unseen.why };
+      return { followed: false, why: refused };
     }
-    await this.deps.runs.splice(run.id, unseen.pieces);
+    if (remasked?.ok) await this.deps.runs.splice(run.id, remasked.unseen, { masks: remasked.masks, raw: remasked.raw });
+    else if (unseen.ok) await this.deps.runs.splice(run.id, unseen.pieces);
     return { followed: true };
+  }
+
+  /**
+   * A masked run: the agent's whole log masked as its first runner masked it as it came. The stored log must be
+   * the start of that; what follows is what no runner stored, and the masks go on from where they are.
+   */
+  private remask(runId: string, pieces: { stream: "stdout" | "stderr"; data: Buffer }[], secrets: string[]) {
+    const masks = { stdout: new SecretMaskStream(secrets), stderr: new SecretMaskStream(secrets) };
+    const raw = { stdout: 0, stderr: 0 };
+    const out: Record<"stdout" | "stderr", Buffer[]> = { stdout: [], stderr: [] };
+    for (const piece of pieces) {
+      out[piece.stream].push(masks[piece.stream].push(piece.data));
+      raw[piece.stream] += piece.data.length;
+    }
+    const unseen: { stream: "stdout" | "stderr"; data: Buffer }[] = [];
+    for (const stream of ["stdout", "stderr"] as const) {
+      const all = Buffer.concat(out[stream]);
+      const file = RunLogs.pathFor(this.deps.dataDir, runId, stream);
+      const stored = fs.existsSync(file) ? fs.readFileSync(file) : Buffer.alloc(0);
+      if (!all.subarray(0, stored.length).equals(stored)) return { ok: false as const, why: `its ${stream} as stored is not the start of its sandbox's log masked again` };
+      if (all.length > stored.length) unseen.push({ stream, data: all.subarray(stored.length) });
+    }
+    return { ok: true as const, masks, raw, unseen };
   }
 
   /** Where the run's stored logs end in the agent's log: the stored chunks replayed in arrival order. */

@@ -46,7 +46,11 @@ interface ActiveRun {
    * A background process taken up at failover: its output is placed by the agent's offsets (the stored log ends
    * at one, the agent's own log fills what no runner saw), and until that splice is done live events are held.
    */
-  adopted?: { held: (SessionOutputEvent | SessionProcessStatusEvent)[] | null };
+  adopted?: {
+    held: (SessionOutputEvent | SessionProcessStatusEvent)[] | null;
+    /** Bytes of each stream the agent has given this run so far, before masking: where its next offset should be. */
+    raw: { stdout: number; stderr: number };
+  };
 }
 
 /** What a finished tool result says about a run's outcome. */
@@ -118,16 +122,15 @@ export class RunService {
 
   /**
    * Failover (docs/scale-out.md): takes up a terminal's or a background process's run another runner started,
-   * its logs continued after what they hold here (completed from the log store first). Only runs with nothing to
-   * mask (follow-on.ts): its output is placed by the agent's offsets. A process's live output is held until
-   * `splice` gives what no runner saw.
+   * its logs continued after what they hold here (completed from the log store first). A process's live output
+   * is held until `splice` gives what no runner saw; its output is placed by the agent's offsets.
    */
   adopt(run: UnfinishedRun, kind: "terminal" | "process"): void {
     const processId = typeof run.details.processId === "string" ? run.details.processId : undefined;
     const logs = RunLogs.resume(RunLogs.dirFor(this.deps.dataDir, run.id), Date.now, this.deps.logSink?.(run.id, true));
     const input: StartRunInput = { sessionId: run.sessionId, userId: run.userId, tool: run.tool, kind, args: run.args, actionClass: run.actionClass, ...(run.caller ? { caller: run.caller as CallerKind } : {}) };
     const masks = { stdout: new SecretMaskStream([]), stderr: new SecretMaskStream([]) };
-    const adopted = kind === "process" ? { adopted: { held: [] } } : {};
+    const adopted = kind === "process" ? { adopted: { held: [], raw: { stdout: logs.size("stdout"), stderr: logs.size("stderr") } } } : {};
     this.active.set(run.id, { id: run.id, input, logs, masks, startedAt: run.startedAt, carry: new Map(), created: Promise.resolve(), ...(processId ? { processId } : {}), ...adopted });
     if (processId) this.byProcess.set(processId, run.id);
   }
@@ -135,12 +138,27 @@ export class RunService {
   /**
    * An adopted process's output that no runner saw (read from the agent's own log, after the stored end), then
    * the live events held meanwhile, each placed by its offset: no gap, no duplicate. Live events go straight on.
+   * `masked`: the unseen output is masked already, by masks that have taken every byte the agent gave so far
+   * (`raw` of each stream); they mask what comes next.
    */
-  async splice(runId: string, unseen: { stream: "stdout" | "stderr"; data: Buffer }[]): Promise<void> {
+  async splice(
+    runId: string,
+    unseen: { stream: "stdout" | "stderr"; data: Buffer }[],
+    masked?: { masks: Record<"stdout" | "stderr", SecretMaskStream>; raw: { stdout: number; stderr: number } },
+  ): Promise<void> {
     const run = this.active.get(runId);
     const held = run?.adopted?.held;
     if (!run?.adopted || !held) return;
-    for (const piece of unseen) this.appendOutput(runId, piece.stream, piece.data);
+    if (masked) {
+      run.masks = masked.masks;
+      run.adopted.raw = { ...masked.raw };
+      for (const piece of unseen) this.write(run, piece.stream, piece.data);
+    } else {
+      for (const piece of unseen) {
+        this.appendOutput(runId, piece.stream, piece.data);
+        run.adopted.raw[piece.stream] += piece.data.length;
+      }
+    }
     run.adopted.held = null;
     for (const event of held) {
       if ("data" in event) this.onOutput(event);
@@ -281,9 +299,12 @@ export class RunService {
     const run = this.active.get(runId);
     if (!run?.adopted) return this.appendOutput(runId, event.stream, event.data);
     if (run.adopted.held) return void run.adopted.held.push(event);
-    // Nothing masked here (adopt), so the log's size is the agent's offset: what it has already is skipped.
-    const skip = run.logs.size(event.stream) - event.offset;
-    if (skip < event.data.length) this.appendOutput(runId, event.stream, skip > 0 ? event.data.subarray(skip) : event.data);
+    // What it has already (by the agent's offset, before masking) is skipped.
+    const { raw } = run.adopted;
+    const skip = raw[event.stream] - event.offset;
+    if (skip >= event.data.length) return;
+    raw[event.stream] = event.offset + event.data.length;
+    this.appendOutput(runId, event.stream, skip > 0 ? event.data.subarray(skip) : event.data);
   }
 
   private async onProcessStatus(event: SessionProcessStatusEvent): Promise<void> {
