@@ -210,7 +210,7 @@ export class RunService {
     this.byProcess.set(processId, runId);
     // Stored at once so a reloaded page (or a restarted runner) finds the process's run.
     await run.created;
-    // `masked`: its log is not the bytes the agent's offsets count, so failover cannot follow it on (follow-on.ts).
+    // `masked`: its log is not the bytes the agent's offsets count; failover masks the agent's log again (follow-on.ts).
     await this.deps.repos.runs.setDetails(runId, { processId, ...(run.masks.stdout.active ? { masked: true } : {}) });
   }
 
