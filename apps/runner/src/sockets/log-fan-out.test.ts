@@ -101,6 +101,25 @@ describe.each(["text", "binary"] as const)("LogFanOut, %s output", (encoding) =>
     }
   });
 
+  it("sends live chunks pushed in one turn as one event, encoded once, every byte at its offset", async () => {
+    const t = (current = await setUp());
+    const clients = await Promise.all(Array.from({ length: 5 }, () => t.join(0, encoding)));
+    // On disk first (as the run service writes them), then announced together, as a busy runner reads a batch.
+    const chunks = Array.from({ length: 4 }, (_, i) => chunk(i));
+    const written: { offset: number; bytes: number }[] = [];
+    for (const data of chunks) t.logs.append("stdout", data, ({ offset }) => written.push({ offset, bytes: data.length }));
+    await until(() => written.length === chunks.length, "the chunks to be on disk");
+    const before = t.encoded();
+    for (const [i, { offset, bytes }] of written.entries()) t.fanOut.push(offset, chunks[i]!.toString("utf8"), bytes);
+    await until(() => clients.every((c) => c.next === 4 * CHUNK), "every client to get the batch");
+    expect(t.encoded() - before).toBe(1);
+    for (const client of clients) {
+      expect(client.errors).toEqual([]);
+      expect(client.received.length).toBe(1);
+      expect(Buffer.concat(client.received).equals(Buffer.concat(chunks))).toBe(true);
+    }
+  });
+
   it("replays a client from an old offset, then it follows live without a gap or a duplicate", async () => {
     const t = (current = await setUp());
     for (let i = 0; i < 40; i++) t.print(chunk(i));

@@ -27,6 +27,7 @@ import { SessionOwners, ownApprovalsRoom, ownRunsRoom } from "./session-owners";
 import type { LogStream } from "../runs/run-logs";
 import type { RunLogStore } from "../cluster/run-log-store";
 import { LogFanOut, type OutputTarget } from "./log-fan-out";
+import { corkFlushes } from "./cork-flushes";
 import type { LogFollower, OutputPayload } from "./log-follower";
 import { registerTerminalEvents, type TerminalService } from "../terminals";
 import { cancelRun, type CancelRunDeps } from "../runs/cancel-run";
@@ -143,7 +144,10 @@ export function createSocketServer(
     });
   }
 
-  io.on("connection", (socket) => handleConnection(io, socket, deps, followers));
+  io.on("connection", (socket) => {
+    corkFlushes(socket);
+    handleConnection(io, socket, deps, followers);
+  });
   deps.revocation.attach(io);
   return io;
 }
