@@ -35,6 +35,17 @@ export function postgresUrlOf(db: Database): string | undefined {
   return postgresUrls.get(db);
 }
 
+const sqliteWriters = new WeakMap<Database, SqliteAdapter>();
+
+/**
+ * For SQLite, a write with bound values (`?` placeholders) run at once on the client's own connection, past Prisma's
+ * query compiler (a repository's hot batch insert); undefined for PostgreSQL, which keeps going through Prisma.
+ */
+export function sqliteWriterOf(db: Database): ((sql: string, args: readonly unknown[]) => number) | undefined {
+  const adapter = sqliteWriters.get(db);
+  return adapter ? (sql, args) => adapter.writeNow(sql, args) : undefined;
+}
+
 export async function createDatabase(options: DatabaseOptions): Promise<Database> {
   if (databaseKind(options.databaseUrl) === "postgresql") {
     const [{ PrismaPg }, generated] = await Promise.all([
@@ -51,8 +62,10 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
   // synchronous=NORMAL is the WAL setting SQLite recommends: no fsync per commit (a tool call writes a
   // row), still never corrupt; a power cut may lose the last commits, never a log already on disk.
   const pragmas = { journal_mode: "WAL", synchronous: "NORMAL", busy_timeout: 5000 };
-  const client = new PrismaClient({ adapter: new SqliteAdapter({ url: `file:${sqlitePath(options.dataDir)}`, pragmas }) });
+  const adapter = new SqliteAdapter({ url: `file:${sqlitePath(options.dataDir)}`, pragmas });
+  const client = new PrismaClient({ adapter });
   await client.$connect();
+  sqliteWriters.set(client, adapter);
   // Once the WAL and SHM exist (SQLite gives them the database file's mode from then on).
   restrictDataDir(options.dataDir);
   return client;

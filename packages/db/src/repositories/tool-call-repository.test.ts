@@ -74,6 +74,21 @@ describe("ToolCallRepository.recordLater (written behind the reply)", () => {
     expect(row.argsJson).not.toContain("changed");
   });
 
+  it("stores a batched row as a row written through Prisma is stored (booleans, nulls, numbers, the date's text)", async () => {
+    const fields = { ...call, args: { path: "a.txt" }, secrets: [], runId: "run_1", trace: { steps: 1 }, ok: false, errorCode: "denied", durationMs: 7 };
+    await t.repos.toolCalls.record({ ...fields, id: "same_prisma" });
+    t.repos.toolCalls.recordLater({ ...fields, id: "same_batched" });
+    await t.repos.writes.settled();
+    const [viaPrisma, batched] = await Promise.all(["same_prisma", "same_batched"].map((id) => t.db.toolCall.findUniqueOrThrow({ where: { id } })));
+    const { id: _a, createdAt: prismaAt, ...prismaRow } = viaPrisma!;
+    const { id: _b, createdAt: batchedAt, ...batchedRow } = batched!;
+    expect(batchedRow).toEqual(prismaRow);
+    expect(batchedAt.getTime()).toBeGreaterThanOrEqual(prismaAt.getTime());
+    // On SQLite (these repositories' database) the batch is written past Prisma: the same stored text.
+    const stored = await t.db.$queryRawUnsafe<{ at: string; ok: number }[]>(`SELECT createdAt || '' AS at, ok FROM ToolCall WHERE id IN ('same_prisma', 'same_batched') ORDER BY id`);
+    expect(stored.map((row) => [/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/.test(row.at), Number(row.ok)])).toEqual([[true, 0], [true, 0]]);
+  });
+
   it("writes what it holds when the writes behind are settled (as close does before it disconnects)", async () => {
     t.repos.toolCalls.recordLater({ ...call, id: "later_3", args: {}, secrets: [], runId: null, trace: undefined });
     await t.repos.writes.settled();

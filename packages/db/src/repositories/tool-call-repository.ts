@@ -1,5 +1,5 @@
 import { redactSecrets, type ToolCallView } from "@berth/protocol";
-import type { Database } from "../create-database";
+import { sqliteWriterOf, type Database } from "../create-database";
 import { Prisma } from "../generated/sqlite/client";
 import { WriteBehind } from "./write-behind";
 
@@ -61,7 +61,8 @@ export class ToolCallRepository {
     if (this.batch.length === 0) return;
     const rows = this.batch;
     this.batch = [];
-    this.writes.track(this.db.$executeRaw(insertRows(rows)));
+    const writeNow = sqliteWriterOf(this.db);
+    this.writes.track(writeNow ? attempt(() => writeNow(insertSqlite(rows.length), rows.flatMap((row) => COLUMNS.map((column) => row[column])))) : this.db.$executeRaw(insertRows(rows)));
   }
 
   /** Oldest first. */
@@ -101,6 +102,21 @@ type Row = ReturnType<typeof toRow> & { createdAt: Date };
 function insertRows(rows: readonly Row[]): Prisma.Sql {
   const values = rows.map((row) => Prisma.sql`(${Prisma.join(COLUMNS.map((column) => row[column]))})`);
   return Prisma.sql`INSERT INTO "ToolCall" (${COLUMN_LIST}) VALUES ${Prisma.join(values)}`;
+}
+
+/** The same INSERT with `?` placeholders, for SQLite's direct write (the statement is prepared once per row count). */
+function insertSqlite(count: number): string {
+  const row = `(${COLUMNS.map(() => "?").join(", ")})`;
+  return `INSERT INTO "ToolCall" (${COLUMN_LIST.sql}) VALUES ${Array.from({ length: count }, () => row).join(", ")}`;
+}
+
+/** A synchronous write as the promise WriteBehind tracks: its failure is reported there, not thrown at the caller. */
+function attempt(write: () => unknown): Promise<unknown> {
+  try {
+    return Promise.resolve(write());
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
 }
 
 function toRow(input: ToolCallRecordInput) {
