@@ -11,6 +11,7 @@ import {
   ToolAbortResultSchema,
   ToolCallResultSchema,
   type AgentHelloResult,
+  type JsonRpcResponse,
   type AgentPingResult,
   type OutputChunkHeader,
   type ProcessStatusNotification,
@@ -69,6 +70,17 @@ interface PendingCall {
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
   cleanup: () => void;
+}
+
+/**
+ * A reply as almost every reply is (`jsonrpc` "2.0", an integer id, a result, no error) as JsonRpcResponseSchema would
+ * read it, without running it: the result is checked once, by the call's own schema. Anything else: undefined, and
+ * the schema decides.
+ */
+function successEnvelope(message: object): { success: true; data: JsonRpcResponse } | undefined {
+  const { jsonrpc, id, result } = message as { jsonrpc?: unknown; id?: unknown; result?: unknown };
+  if (jsonrpc !== "2.0" || !Number.isInteger(id) || "error" in message) return undefined;
+  return { success: true, data: { jsonrpc, id: id as number, result } };
 }
 
 const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -318,12 +330,15 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
       this.onNotification(message as { method: unknown; params?: unknown });
       return;
     }
-    const parsed = JsonRpcResponseSchema.safeParse(message);
-    if (!parsed.success) {
-      this.fault(`invalid JSON-RPC response: ${parsed.error.message}`);
+    const response = successEnvelope(message) ?? JsonRpcResponseSchema.safeParse(message);
+    if (!response.success) {
+      this.fault(`invalid JSON-RPC response: ${response.error.message}`);
       return;
     }
-    const response = parsed.data;
+    this.onResponse(response.data);
+  }
+
+  private onResponse(response: JsonRpcResponse): void {
     // id null: the agent could not read one of our lines; it names no call, so nothing to settle.
     if (typeof response.id !== "number") {
       if (response.error) this.fault(`agent error without call id: ${response.error.message}`);
