@@ -134,12 +134,13 @@ export class ReceiptService {
   /** The receipt's id at once; it is sealed and stored behind the reply, in the ledger's order. */
   sealLater(input: SealRunInput): string {
     const id = crypto.randomUUID();
-    this.options.writes.track(this.enqueue(input, id));
+    this.options.writes.track(this.enqueue(input, id, { behind: true }));
     return id;
   }
 
-  private enqueue(input: SealRunInput, id: string): Promise<string> {
-    const next = this.queue.then(() => this.sealNow(input, id));
+  private enqueue(input: SealRunInput, id: string, opts: { behind?: boolean } = {}): Promise<string> {
+    // Behind a reply its turn starts after the reply went out (WriteBehind.later): a signature and database writes.
+    const next = this.queue.then(() => (opts.behind ? this.options.writes.later(() => this.sealNow(input, id)) : this.sealNow(input, id)));
     this.queue = next.catch(() => undefined);
     return next;
   }

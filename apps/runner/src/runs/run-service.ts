@@ -101,8 +101,9 @@ export class RunService {
     const id = newId("run");
     const logs = new RunLogs(RunLogs.dirFor(this.deps.dataDir, id), Date.now, this.deps.logSink?.(id));
     const startedAt = new Date();
-    // Tracked, not awaited: reads of runs wait for it (WriteBehind), and so does everything else this run writes.
-    const created = this.deps.repos.runs.create({
+    // Written behind (WriteBehind.later): reads of runs wait for it, and so does everything else this run writes;
+    // it starts once the call's request is on its way to the agent.
+    const created = this.deps.repos.writes.later(() => this.deps.repos.runs.create({
       id,
       sessionId: input.sessionId,
       userId: input.userId,
@@ -112,8 +113,7 @@ export class RunService {
       secrets: knownSecrets(input),
       caller: input.caller ?? null,
       startedAt,
-    });
-    this.deps.repos.writes.track(created);
+    }));
     const masks = { stdout: new SecretMaskStream(knownSecrets(input)), stderr: new SecretMaskStream(knownSecrets(input)) };
     this.active.set(id, { id, input, logs, masks, startedAt, carry: new Map(), created });
     this.deps.events.emit("run:status", { runId: id, sessionId: input.sessionId, status: "running", outcome: null, exitCode: null });
@@ -260,7 +260,8 @@ export class RunService {
     const durationMs = endedAt.getTime() - run.startedAt.getTime();
     const logDigests = run.logs.digests();
     const logsClosed = run.logs.close();
-    const finished = run.created.then(() => this.deps.repos.runs.finish(run.id, {
+    // After the reply it ends (WriteBehind.later, which reports a failure): a read waits for it.
+    void this.deps.repos.writes.later(() => run.created.then(() => this.deps.repos.runs.finish(run.id, {
       status: end.outcome === "interrupted" ? "interrupted" : "finished",
       outcome: end.outcome,
       cause: end.cause,
@@ -270,8 +271,7 @@ export class RunService {
       stderrBytes: logDigests[1]?.bytes ?? 0,
       endedAt,
       durationMs,
-    }));
-    this.deps.repos.writes.track(finished);
+    })));
     const receiptId = this.deps.receipts.sealLater({
       run: { id: run.id, sessionId: run.input.sessionId, userId: run.input.userId, tool: run.input.tool, actionClass: run.input.actionClass, caller: run.input.caller ?? null },
       args: run.input.args,

@@ -19,6 +19,23 @@ describe("WriteBehind", () => {
     expect(t.repos.writes.idle).toBe(true);
   });
 
+  it("starts a write asked for `later` on a timer, not in the turn that asked, in the order asked, and at once for a reader", async () => {
+    const writes = new WriteBehind();
+    const started: string[] = [];
+    const first = writes.later(async () => void started.push("first"));
+    void writes.later(async () => void started.push("second"));
+    await Promise.resolve();
+    expect(started).toEqual([]);
+    expect(writes.idle).toBe(false);
+    await first;
+    expect(started).toEqual(["first", "second"]);
+    const third = writes.later(async () => void started.push("third"));
+    await writes.settled();
+    expect(started).toEqual(["first", "second", "third"]);
+    await third;
+    expect(writes.idle).toBe(true);
+  });
+
   it("reports a failed write to its handler and never throws it at a reader", async () => {
     const errors: unknown[] = [];
     const writes = new WriteBehind((error) => errors.push(error));

@@ -8,6 +8,9 @@
 export class WriteBehind {
   private readonly pending = new Set<Promise<unknown>>();
   private readonly flushes = new Set<() => void>();
+  /** Writes `later` holds back, in the order they were asked for, and the timer that starts them. */
+  private deferred: (() => void)[] = [];
+  private timer: NodeJS.Timeout | null = null;
 
   /** Where a failed write is reported (the runner's log); it is never thrown at a reader. */
   constructor(private readonly onError: (error: unknown) => void = () => undefined) {}
@@ -25,6 +28,27 @@ export class WriteBehind {
     void settled.finally(() => this.pending.delete(settled));
   }
 
+  /**
+   * Starts `write` after the reply it belongs to has gone out (a timer, so after the turns that answer: a call's
+   * last awaits are I/O), or at once when a reader calls settled(); tracked like `track`. A database write costs
+   * the runner's one thread a millisecond of CPU or more (Prisma's query compiler), which otherwise lands between
+   * the agent's answer and the caller's reply. Writes asked for in turn start in turn.
+   */
+  later<T>(write: () => Promise<T>): Promise<T> {
+    const started = new Promise<void>((resolve) => this.deferred.push(resolve)).then(write);
+    this.timer ??= setTimeout(this.startDeferred, 0);
+    this.track(started);
+    return started;
+  }
+
+  private readonly startDeferred = (): void => {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const starts = this.deferred;
+    this.deferred = [];
+    for (const start of starts) start();
+  };
+
   /** A buffer's "write what you hold now"; it tracks the write it starts. */
   onSettle(flush: () => void): void {
     this.flushes.add(flush);
@@ -32,6 +56,7 @@ export class WriteBehind {
 
   /** Resolves once every write tracked so far (and every row buffered so far) is written or has failed. */
   async settled(): Promise<void> {
+    this.startDeferred();
     for (const flush of this.flushes) flush();
     if (this.pending.size) await Promise.all([...this.pending]);
   }
