@@ -147,11 +147,12 @@ export function refusalBody(url: string | undefined, refusal: Refusal): unknown 
 
 /** Fastify onRequest hook: refuses before authentication, so a refused request never touches a token. */
 export function requestGuardHook(list: HostAllowList) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+  // Callback style: every request passes here, and a check with nothing to wait for needs no promise.
+  return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void => {
     const refusal = checkRequest(request.raw, list);
-    if (!refusal) return undefined;
-    // Returning the reply ends the request here (Fastify's rule for an async hook that answers).
-    return reply
+    if (!refusal) return done();
+    // Answering without calling done ends the request here (Fastify's rule for a callback hook).
+    void reply
       .status(refusal.status)
       .header("content-type", "application/json; charset=utf-8")
       .send(refusalBody(request.raw.url, refusal));
