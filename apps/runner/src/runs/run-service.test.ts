@@ -1,14 +1,12 @@
 import crypto from "node:crypto";
 import { EventEmitter } from "node:events";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { createDatabase, createRepositories, type Repositories, type UnfinishedRun } from "@berth/db";
+import type { Repositories, UnfinishedRun } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RunnerEvents } from "../events/runner-events";
 import { ReceiptService } from "../receipts/receipt-service";
-import { migrate } from "../testing/runner-test-kit";
+import { openSqliteRepos } from "../testing/sqlite-repos";
 import { RunLogs, readLog } from "./run-logs";
 import { RunService } from "./run-service";
 
@@ -16,18 +14,16 @@ import { RunService } from "./run-service";
 // real logs and receipts; the sandbox driver is a fake behind its interface (only its events are used).
 let dataDir: string;
 let repos: Repositories;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-run-service-"));
-  migrate(dataDir);
-  repos = createRepositories(await createDatabase({ dataDir }));
+  ({ dataDir, repos, close } = await openSqliteRepos("berth-run-service-"));
   await repos.users.create({ id: "user_a", name: "a", role: "developer" });
   await repos.sessions.create({ id: "ses_a", name: "adopt", ownerId: "user_a", autonomy: "default", network: "none", env: {} });
 }, 60_000);
 
 afterAll(async () => {
-  await repos?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await close?.();
 });
 
 describe("RunService.adopt", () => {
