@@ -57,8 +57,8 @@ export function editorStylesheet(): Promise<void> {
 /** The model the IDE's editor holds while no text file is active (it is hidden then). */
 export const NO_FILE_MODEL = "inmemory://berth/no-file";
 
-/** The IDE editor's options; `readOnly` is the IDE's to set once it shows a file. */
-const IDE_EDITOR_OPTIONS: monaco.editor.IStandaloneEditorConstructionOptions = {
+/** Berth's editors' options (the IDE's, the skill editor's); `readOnly` is each page's to set. */
+export const EDITOR_OPTIONS: monaco.editor.IStandaloneEditorConstructionOptions = {
   theme: "berth-dark",
   fontFamily: '"JetBrains Mono Variable", monospace',
   fontSize: 13,
@@ -85,7 +85,7 @@ export function ideEditorIn(host: HTMLElement): monaco.editor.IStandaloneCodeEdi
   ide?.editor.dispose();
   const uri = monaco.Uri.parse(NO_FILE_MODEL);
   const model = monaco.editor.getModel(uri) ?? monaco.editor.createModel("", "plaintext", uri);
-  const editor = monaco.editor.create(host, { ...IDE_EDITOR_OPTIONS, model, readOnly: true });
+  const editor = monaco.editor.create(host, { ...EDITOR_OPTIONS, model, readOnly: true });
   const created = { host, editor };
   ide = created;
   editor.onDidDispose(() => {

@@ -1,7 +1,7 @@
 "use client";
 import dynamic from "next/dynamic";
 import { ErrorState } from "@/components/ui/states";
-import { loadMonaco } from "./load-monaco";
+import { loadEditorModule } from "./load-monaco";
 import MonacoEditor, { type MonacoEditorProps } from "./monaco-editor";
 
 /**
@@ -9,17 +9,20 @@ import MonacoEditor, { type MonacoEditorProps } from "./monaco-editor";
  * small and comes with the page: as a chunk of its own it was one more fetch after hydration, when the
  * editor is created.
  */
-export const CodeEditor = dynamic<MonacoEditorProps>(
+export const CodeEditor = dynamic<Omit<MonacoEditorProps, "options">>(
   async () => {
+    let options: MonacoEditorProps["options"];
     try {
-      await loadMonaco();
+      ({ EDITOR_OPTIONS: options } = await loadEditorModule());
     } catch (error) {
       const message = `Could not load the editor: ${(error as Error).message}`;
       return function EditorUnavailable() {
         return <ErrorState message={message} onRetry={() => window.location.reload()} />;
       };
     }
-    return MonacoEditor;
+    return function BerthEditor(props: Omit<MonacoEditorProps, "options">) {
+      return <MonacoEditor {...props} options={options} />;
+    };
   },
   { ssr: false, loading: () => <div className="state loading">Loading editor…</div> },
 );

@@ -11,6 +11,7 @@ export type EditorModule = {
   editorStylesheet(): Promise<void>;
   ideEditorIn(host: HTMLElement): Monaco.editor.IStandaloneCodeEditor;
   NO_FILE_MODEL: string;
+  EDITOR_OPTIONS: Monaco.editor.IStandaloneEditorConstructionOptions;
 };
 
 /** Set by next.config.ts: the folder monaco/build.mjs wrote the editor bundle to. Never a CDN. */

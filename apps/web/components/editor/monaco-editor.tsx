@@ -1,6 +1,7 @@
 "use client";
 // Rendered only after loadMonaco() has handed our bundle to @monaco-editor/react (code-editor.tsx).
 import { Editor, type OnMount } from "@monaco-editor/react";
+import type { EditorModule } from "./load-monaco";
 
 export type MonacoEditorProps = {
   /** One model per path: switching tabs keeps each file's undo stack and cursor. */
@@ -10,9 +11,11 @@ export type MonacoEditorProps = {
   readOnly?: boolean;
   onChange?: (value: string) => void;
   onMount?: OnMount;
+  /** The bundle's EDITOR_OPTIONS (monaco/entry.ts), handed over by code-editor.tsx once it has loaded. */
+  options: EditorModule["EDITOR_OPTIONS"];
 };
 
-export default function MonacoEditor({ path, value, language, readOnly, onChange, onMount }: MonacoEditorProps) {
+export default function MonacoEditor({ path, value, language, readOnly, onChange, onMount, options }: MonacoEditorProps) {
   return (
     <Editor
       path={path}
@@ -26,19 +29,7 @@ export default function MonacoEditor({ path, value, language, readOnly, onChange
         onMount?.(editor, instance);
       }}
       loading={<div className="state loading">Loading editor…</div>}
-      options={{
-        readOnly,
-        fontFamily: '"JetBrains Mono Variable", monospace',
-        fontSize: 13,
-        fontLigatures: true,
-        minimap: { enabled: false },
-        scrollBeyondLastLine: false,
-        automaticLayout: true,
-        tabSize: 4,
-        renderWhitespace: "selection",
-        smoothScrolling: true,
-        padding: { top: 8 },
-      }}
+      options={{ ...options, readOnly }}
     />
   );
 }

@@ -1,5 +1,5 @@
 "use client";
-import type { RefObject } from "react";
+import { Suspense, type RefObject } from "react";
 import { Link } from "@/components/ui/link";
 import { OutputView } from "@/components/runs/run-output";
 import { ResultImages } from "@/components/runs/result-images";
@@ -29,7 +29,7 @@ type BottomPanelProps = {
  * The panel under the editor: terminals, the output of the run shown, the session's runs and the ports
  * listening in the container. Every pane stays mounted while hidden, so a terminal keeps its screen.
  */
-export function BottomPanel({ sessionId, tab, onTab, onShowTerminal, run, terminalRef, terminalDue, onParked }: BottomPanelProps) {
+function BottomPanelContent({ sessionId, tab, onTab, onShowTerminal, run, terminalRef, terminalDue, onParked }: BottomPanelProps) {
   const { stream, runId, runPending, runs } = run;
   const pane = (name: BottomTab, shown: string) => (tab === name ? shown : "hidden");
   return (
@@ -88,5 +88,18 @@ export function BottomPanel({ sessionId, tab, onTab, onShowTerminal, run, termin
         </div>
       </div>
     </section>
+  );
+}
+
+/**
+ * A Suspense boundary of its own: React hydrates it after the IDE's shell (each server-rendered boundary
+ * is hydrated on its own), so the editor is adopted (components/editor/ide-editor.tsx) as soon as the
+ * shell is, not after the panes and the file tree too. An update that reaches it first hydrates it then.
+ */
+export function BottomPanel(props: BottomPanelProps) {
+  return (
+    <Suspense>
+      <BottomPanelContent {...props} />
+    </Suspense>
   );
 }

@@ -1,5 +1,5 @@
 "use client";
-import { useCallback, useEffect, useRef, useState } from "react";
+import { Suspense, useCallback, useEffect, useRef, useState } from "react";
 import { GLOB_MAX_RESULTS } from "@berth/protocol";
 import { callTool } from "@/lib/api";
 import { getSocket, type FileChangedEvent } from "@/lib/socket";
@@ -19,7 +19,7 @@ type Palette = null | "" | ">";
  * Ctrl/Cmd+Shift+P commands. Quick open ranks its own listing of the whole workspace (up to glob's
  * limit, not the tree's), read when first opened and again after `file:changed`.
  */
-export function FilesSidebar({ tree, commands }: { tree: FileTreeProps & { sessionId: string }; commands: readonly PaletteCommand[] }) {
+function FilesSidebarContent({ tree, commands }: { tree: FileTreeProps & { sessionId: string }; commands: readonly PaletteCommand[] }) {
   const { sessionId, files, onOpen } = tree;
   const [view, setView] = useState<"files" | "search">("files");
   const [palette, setPalette] = useState<Palette>(null);
@@ -134,4 +134,13 @@ async function revealLine(sessionId: string, path: string, line: number) {
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** Hydrated as a Suspense boundary of its own, after the IDE's shell, so the editor is adopted sooner (see BottomPanel). */
+export function FilesSidebar(props: { tree: FileTreeProps & { sessionId: string }; commands: readonly PaletteCommand[] }) {
+  return (
+    <Suspense>
+      <FilesSidebarContent {...props} />
+    </Suspense>
+  );
 }
