@@ -48,16 +48,32 @@ async function ok<T>(reply: Promise<{ status: number; body: T }>, what: string):
 const tool = (runner: ChildRunner, sessionId: string, name: string, args: unknown) =>
   ok(runner.api<{ ok: boolean; runId?: string; error?: unknown }>("POST", `/api/sessions/${sessionId}/tools/${name}`, { args }), `${name} through ${runner.runnerId}`);
 
-/** Alternated rounds of CALLS read_file calls through the owner and through the other runner; medians of the p50s. */
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+/** A child runner's CPU time so far, user and system (ms), from /proc: less noisy than latency on a loaded machine. */
+function cpuMs(runner: ChildRunner): number {
+  const stat = fs.readFileSync(`/proc/${runner.pid()}/stat`, "utf8");
+  // Fields after the command's closing parenthesis, from the state (3rd): utime is the 14th, stime the 15th.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+/**
+ * Alternated rounds of CALLS read_file calls through the owner and through the other runner; medians of the p50s.
+ * And the CPU the forwarding runner spends per forwarded call (less what it spends per call while the owner is
+ * called directly: heartbeats, events from Redis) against the owner's per call, over all rounds.
+ */
 async function toolCallFigure(cluster: ChildCluster): Promise<void> {
   const session = await ok(cluster.a.api<{ id: string }>("POST", "/api/sessions", { name: "bench-tools", autonomy: "trusted" }), "create session");
   await tool(cluster.a, session.id, "write_file", { path: "bench.txt", content: "x".repeat(1024) });
   const p50s = { owner: [] as number[], other: [] as number[] };
+  const cpu = { forwarding: 0, idle: 0, owner: 0 };
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 ? (["other", "owner"] as const) : (["owner", "other"] as const);
     for (const which of order) {
       const runner = which === "owner" ? cluster.a : cluster.b;
       const samples: number[] = [];
+      const before = { a: cpuMs(cluster.a), b: cpuMs(cluster.b) };
       for (let i = 0; i < CALLS; i++) {
         const started = performance.now();
         const reply = await tool(runner, session.id, "read_file", { path: "bench.txt" });
@@ -65,11 +81,18 @@ async function toolCallFigure(cluster: ChildCluster): Promise<void> {
         if (!reply.ok) throw new Error(`read_file through ${which}: ${JSON.stringify(reply.error)}`);
       }
       p50s[which].push(percentile(samples, 50));
+      const spentB = cpuMs(cluster.b) - before.b;
+      if (which === "other") cpu.forwarding += spentB;
+      else [cpu.idle, cpu.owner] = [cpu.idle + spentB, cpu.owner + cpuMs(cluster.a) - before.a];
     }
   }
   const [owner, other] = [median(p50s.owner), median(p50s.other)];
   console.log(`tool call read_file 1 KiB: through the other runner p50 ${other.toFixed(2)} ms, through the owner ${owner.toFixed(2)} ms (${(other / owner).toFixed(2)}x; medians of ${ROUNDS} alternated rounds of ${CALLS}; load ${loadavg()})`);
   figure({ figure: "tool call p50 through the non-owner runner", value: other, unit: "ms", baseline: "through the owner", baselineValue: owner, target: "≤ 1.3x", ok: other / owner <= 1.3 });
+  const calls = ROUNDS * CALLS;
+  const [hop, own] = [(cpu.forwarding - cpu.idle) / calls, cpu.owner / calls];
+  console.log(`forwarding runner's CPU per forwarded call ${hop.toFixed(3)} ms (${(cpu.forwarding / calls).toFixed(3)} less ${(cpu.idle / calls).toFixed(3)} while idle); the owner's per direct call ${own.toFixed(3)} ms`);
+  figure({ figure: "forwarding runner's CPU per forwarded call", value: hop, unit: "ms", baseline: "the owner's CPU per direct call", baselineValue: own });
 }
 
 /** One session's container memory on its engine, as `docker stats` shows it (MiB). */
