@@ -44,9 +44,11 @@ export class FollowOn {
   }
 
   private async followProcess(run: UnfinishedRun, processId: string): Promise<FollowOnOutcome> {
-    // A background process has no env of its own: what its run masks is its session's declared env, kept on the row.
-    const secrets = run.details.masked === true ? await this.deps.sessionEnv(run.sessionId) : undefined;
-    if (secrets === null) return { followed: false, why: "its session's env is unknown" };
+    // A background process has no env of its own: what its run masks is its session's declared env, kept on the row
+    // (asked whatever the run's `masked` says: a run started by a runner from before it has none).
+    const env = await this.deps.sessionEnv(run.sessionId);
+    if (env === null) return { followed: false, why: "its session's env is unknown" };
+    const secrets = run.details.masked === true || Object.keys(env).length > 0 ? env : undefined;
     if (secrets && (run.args as { env?: unknown }).env !== undefined) return { followed: false, why: "it masks an env of its call's own, which is not stored" };
     // A masked log is not the bytes the agent counts offsets in: the agent's whole log is read and masked again.
     const stored = secrets ? logStart() : this.storedPosition(run.id);
