@@ -2,8 +2,8 @@ import { LogReader, type LogStream } from "../runs/run-logs";
 
 /** One read of the log, and the most a catch-up event carries: large frames cost each client less per byte. */
 export const LOG_BLOCK = 512 * 1024;
-/** Blocks kept for the followers catching up behind one another: 16 MiB per followed log at most. */
-export const KEPT_BLOCKS = 32;
+/** Blocks kept for the followers catching up behind one another: 8 MiB per followed log at most. */
+export const KEPT_BLOCKS = 16;
 
 interface Block {
   /** LOG_BLOCK bytes; the first `length` are the log's, the rest are filled as the log grows. */

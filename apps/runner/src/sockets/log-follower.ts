@@ -3,11 +3,11 @@ import { utf8Boundary, type OutputEncoding } from "@berth/protocol";
 import type { LogBlocks } from "./log-blocks";
 
 /**
- * Packets a caught-up client may have queued before it counts as behind. They are the room's broadcasts, one
- * string and one WebSocket frame shared by every follower, so a deep queue costs the runner one copy for all of
- * them (64 chunks of up to 64 KiB): a burst of chunks announced by one disk write sends no one to disk.
+ * Bytes a caught-up client may have queued before it counts as behind. They are the room's broadcasts, one
+ * Buffer shared by every follower, so the queue costs the runner one copy for all of them; counted in bytes
+ * because a broadcast is a turn's chunks coalesced (up to 512 KiB), and the runner's memory follows the bytes.
  */
-export const MAX_LIVE_QUEUED_PACKETS = 64;
+export const MAX_LIVE_QUEUED_BYTES = 2 * 1024 * 1024;
 /** A catch-up sends on while less than this is queued for its client (views of shared blocks: no copy each). */
 const CATCH_UP_QUEUED_BYTES = 128 * 1024;
 
@@ -68,7 +68,7 @@ export class LogFollower {
 
   /** Whether the next live chunk, at `offset`, can go to this follower through the room. */
   keepsUp(offset: number): boolean {
-    return offset === this.sent && queueOf(this.socket).length <= MAX_LIVE_QUEUED_PACKETS;
+    return offset === this.sent && queuedBytes(this.socket) <= MAX_LIVE_QUEUED_BYTES;
   }
 
   /** Out of the room; it catches up from disk when its connection drains (or at once if nothing is queued). */
