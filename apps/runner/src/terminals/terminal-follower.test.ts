@@ -1,14 +1,9 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { RunLogs } from "../runs/run-logs";
 import { TerminalFollower } from "./terminal-follower";
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
 
 /**
  * A terminal's transcript as the pump keeps it (terminal-service.ts): each chunk appended to the run's logs, which
@@ -16,7 +11,7 @@ afterEach(() => {
  */
 function terminal() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-follower-"));
-  dirs.push(dataDir);
+  onTestFinished(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const logs = new RunLogs(RunLogs.dirFor(dataDir, "run_t"));
   const followers: TerminalFollower[] = [];
   let logged = 0;
