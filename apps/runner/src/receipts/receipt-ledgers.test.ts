@@ -130,4 +130,37 @@ describe("receipt ledgers on a shared database", () => {
     const renamed = ReceiptService.open({ receipts: repos.receipts, runnerKeys: repos.runnerKeys, runnerId: "runner-i", dataDir: path.join(dataDir, "runner-h"), sandboxFacts: () => null, writes: repos.writes });
     await expect(renamed).rejects.toThrow(/is published for runner runner-h, not runner-i \(BERTH_RUNNER_ID\): each runner needs a data dir of its own; to rename a runner, move its receipt-signing-key.pem aside/);
   });
+
+  it("stores a receipt sealed behind the reply only once its run's row is written, however late that write is", async () => {
+    const receipts = await openReceipts("runner-j");
+    const startedAt = new Date();
+    let writeRun!: () => void;
+    // The run's row written behind the reply too, held back here until after the seal has had every chance to run.
+    const runStored = new Promise<void>((resolve) => (writeRun = resolve)).then(() =>
+      repos.runs.create({ id: "run_j1", sessionId: "ses_a", userId: "user_a", tool: "bash", kind: "bash", args: {}, secrets: [], caller: null, startedAt }),
+    );
+    const id = receipts.sealLater(
+      {
+        run: { id: "run_j1", sessionId: "ses_a", userId: "user_a", tool: "bash", actionClass: "execute" },
+        args: { action: "exec", command: "true" },
+        env: {},
+        details: {},
+        outcome: "succeeded",
+        exitCode: 0,
+        startedAt,
+        endedAt: new Date(),
+        durationMs: 1,
+        logs: ["stdout", "stderr"].map((name) => ({ name, bytes: 0, sha256: EMPTY_SHA256 })),
+        approvals: [],
+        approvalWaitMs: null,
+      },
+      runStored,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    writeRun();
+    await repos.writes.settled();
+    const stored = await repos.receipts.get(id);
+    expect(stored?.runId).toBe("run_j1");
+    expect(await receipts.verify(stored!.receipt)).toEqual({ valid: true });
+  });
 });

@@ -131,16 +131,21 @@ export class ReceiptService {
     return this.enqueue(input, crypto.randomUUID());
   }
 
-  /** The receipt's id at once; it is sealed and stored behind the reply, in the ledger's order. */
-  sealLater(input: SealRunInput): string {
+  /**
+   * The receipt's id at once; it is sealed and stored behind the reply, in the ledger's order. `runStored` is the
+   * write of the run's own row, itself behind the reply: the receipt row references it, and on PostgreSQL the two
+   * writes take different pooled connections, so the receipt waits for it (whether it landed or failed).
+   */
+  sealLater(input: SealRunInput, runStored?: Promise<unknown>): string {
     const id = crypto.randomUUID();
-    this.options.writes.track(this.enqueue(input, id, { behind: true }));
+    this.options.writes.track(this.enqueue(input, id, { behind: true, ...(runStored ? { after: runStored } : {}) }));
     return id;
   }
 
-  private enqueue(input: SealRunInput, id: string, opts: { behind?: boolean } = {}): Promise<string> {
+  private enqueue(input: SealRunInput, id: string, opts: { behind?: boolean; after?: Promise<unknown> } = {}): Promise<string> {
     // Behind a reply its turn starts after the reply went out (WriteBehind.later): a signature and database writes.
-    const next = this.queue.then(() => (opts.behind ? this.options.writes.later(() => this.sealNow(input, id)) : this.sealNow(input, id)));
+    const seal = () => (opts.behind ? this.options.writes.later(() => this.sealNow(input, id)) : this.sealNow(input, id));
+    const next = this.queue.then(() => (opts.after ? opts.after.then(seal, seal) : seal()));
     this.queue = next.catch(() => undefined);
     return next;
   }

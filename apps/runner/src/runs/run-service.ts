@@ -285,7 +285,7 @@ export class RunService {
       logs: logDigests,
       approvals: run.input.approvals ?? [],
       approvalWaitMs: run.input.approvalWaitMs ?? null,
-    });
+    }, run.created);
     // After the last output event: that follows the last write.
     void logsClosed.then(() =>
       this.deps.events.emit("run:status", { runId: run.id, sessionId: run.input.sessionId, status: "finished", outcome: end.outcome, exitCode: end.exitCode }),
