@@ -275,6 +275,7 @@ describe("failover between two runners", () => {
     };
     // Through B while A holds the session: forwarded to A.
     const before = await attach(0);
+    const relayLost = new Promise<string>((resolve) => before.once("disconnect", resolve));
     await waitFor("both running through A", () => Buffer.concat(shown.state.bytes).includes("count-50\n") && Buffer.concat(screen.state.bytes).includes("tick-20\r\n"));
 
     await a.kill();
@@ -293,9 +294,10 @@ describe("failover between two runners", () => {
     expect(await runOf(processRun)).toMatchObject({ status: "running" });
     expect(await runOf(terminal.runId)).toMatchObject({ status: "running" });
     await waitFor("the process's output after the take-over", () => shown.state.offset > atTakeOver.process + 200);
-    // The browser's connection was relayed to A: it reconnects (to B, which holds the session now) and attaches
-    // again from the offset it has, as the IDE does.
-    before.disconnect();
+    // The browser's connection was relayed to A: B closes it as a lost transport, the reason a socket.io client (the
+    // IDE's) reconnects on by itself; it reconnects (to B, which holds the session now) and attaches again from the
+    // offset it has, as the IDE does.
+    expect(await relayLost).toBe("transport close");
     await attach(screen.state.offset);
     await waitFor("the terminal's output after the take-over", () => screen.state.offset > atTakeOver.terminal + 100);
     expect((await b.api<ToolReply>("POST", `/api/sessions/${session}/tools/bash`, { args: { action: "exec", command: "touch stop-counter stop-ticks" } })).body.ok).toBe(true);

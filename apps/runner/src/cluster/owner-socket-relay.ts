@@ -168,11 +168,13 @@ class ClientRelay {
     return new Promise((resolve, reject) => {
       upstream.once("connect", () => {
         // The owner went away (killed, or it revoked the credential): a client following a terminal through
-        // it reconnects and attaches again from its offset, wherever the session is then.
+        // it reconnects and attaches again from its offset, wherever the session is then. Closed as a lost
+        // transport, which a socket.io client reconnects from by itself; after a server-side disconnect() it would
+        // wait for someone to call connect() (a revoked credential is refused at that reconnect's handshake).
         upstream.once("disconnect", (reason) => {
           if (this.closed || reason === "io client disconnect") return;
           this.owners.delete(`${owner.runnerId} ${owner.url}`);
-          this.client.disconnect(true);
+          this.client.conn.close();
         });
         resolve(upstream);
       });
