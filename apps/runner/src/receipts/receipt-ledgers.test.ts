@@ -7,7 +7,7 @@ import { createReceiptSigner, generateSigningKeyPem, Ledger, SIGNING_KEY_FILE } 
 import { sampleReceiptInput } from "@berth/receipts/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate } from "../testing/runner-test-kit";
-import { ReceiptService } from "./receipt-service";
+import { ReceiptService, type SealRunInput } from "./receipt-service";
 
 // Two runners on one database (PostgreSQL scale-out) each keep their own hash chain, under their own key.
 // Real SQLite with the real migrations; no Docker.
@@ -33,23 +33,26 @@ const openReceipts = (runnerId: string) =>
 
 const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
+/** What a `bash true` run's end hands the receipt service. */
+const bashTrueSeal = (runId: string, startedAt: Date): SealRunInput => ({
+  run: { id: runId, sessionId: "ses_a", userId: "user_a", tool: "bash", actionClass: "execute" },
+  args: { action: "exec", command: "true" },
+  env: {},
+  details: {},
+  outcome: "succeeded",
+  exitCode: 0,
+  startedAt,
+  endedAt: new Date(),
+  durationMs: 1,
+  logs: ["stdout", "stderr"].map((name) => ({ name, bytes: 0, sha256: EMPTY_SHA256 })),
+  approvals: [],
+  approvalWaitMs: null,
+});
+
 async function sealOne(receipts: ReceiptService, runId: string): Promise<{ seq: number; keyId: string; prevDigest: string | null; receipt: Receipt }> {
   const startedAt = new Date();
   await repos.runs.create({ id: runId, sessionId: "ses_a", userId: "user_a", tool: "bash", kind: "bash", args: {}, secrets: [], caller: null, startedAt });
-  const id = await receipts.sealRun({
-    run: { id: runId, sessionId: "ses_a", userId: "user_a", tool: "bash", actionClass: "execute" },
-    args: { action: "exec", command: "true" },
-    env: {},
-    details: {},
-    outcome: "succeeded",
-    exitCode: 0,
-    startedAt,
-    endedAt: new Date(),
-    durationMs: 1,
-    logs: ["stdout", "stderr"].map((name) => ({ name, bytes: 0, sha256: EMPTY_SHA256 })),
-    approvals: [],
-    approvalWaitMs: null,
-  });
+  const id = await receipts.sealRun(bashTrueSeal(runId, startedAt));
   const { receipt } = (await repos.receipts.get(id))!;
   return { seq: receipt.body.seq, keyId: receipt.signature.keyId, prevDigest: receipt.body.prevDigest, receipt };
 }
@@ -139,23 +142,7 @@ describe("receipt ledgers on a shared database", () => {
     const runStored = new Promise<void>((resolve) => (writeRun = resolve)).then(() =>
       repos.runs.create({ id: "run_j1", sessionId: "ses_a", userId: "user_a", tool: "bash", kind: "bash", args: {}, secrets: [], caller: null, startedAt }),
     );
-    const id = receipts.sealLater(
-      {
-        run: { id: "run_j1", sessionId: "ses_a", userId: "user_a", tool: "bash", actionClass: "execute" },
-        args: { action: "exec", command: "true" },
-        env: {},
-        details: {},
-        outcome: "succeeded",
-        exitCode: 0,
-        startedAt,
-        endedAt: new Date(),
-        durationMs: 1,
-        logs: ["stdout", "stderr"].map((name) => ({ name, bytes: 0, sha256: EMPTY_SHA256 })),
-        approvals: [],
-        approvalWaitMs: null,
-      },
-      runStored,
-    );
+    const id = receipts.sealLater(bashTrueSeal("run_j1", startedAt), runStored);
     await new Promise((resolve) => setTimeout(resolve, 50));
     writeRun();
     await repos.writes.settled();
