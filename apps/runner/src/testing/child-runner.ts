@@ -44,7 +44,9 @@ export class ChildRunner {
   /** Starts a runner process on the data dir and waits for its ready line. */
   async start(): Promise<void> {
     this.port = await freePort();
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
+    // BERTH_CHILD_CPU_PROF_DIR: each child runner writes a V8 CPU profile there when it exits (NODE_OPTIONS cannot carry --cpu-prof).
+    const profile = process.env.BERTH_CHILD_CPU_PROF_DIR ? ["--cpu-prof", "--cpu-prof-dir", process.env.BERTH_CHILD_CPU_PROF_DIR] : [];
+    const child = spawn(process.execPath, [...profile, "--import", "tsx", MAIN], {
       cwd: ROOT,
       env: {
         ...process.env,
