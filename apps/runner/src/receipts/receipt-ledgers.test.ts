@@ -6,24 +6,27 @@ import type { Receipt } from "@berth/protocol";
 import { createReceiptSigner, generateSigningKeyPem, Ledger, SIGNING_KEY_FILE } from "@berth/receipts";
 import { sampleReceiptInput } from "@berth/receipts/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate } from "../testing/runner-test-kit";
+import { createTestDatabase, type TestDatabase } from "../testing/test-database";
 import { ReceiptService, type SealRunInput } from "./receipt-service";
 
 // Two runners on one database (PostgreSQL scale-out) each keep their own hash chain, under their own key.
-// Real SQLite with the real migrations; no Docker.
+// Real SQLite with the real migrations, or PostgreSQL with BERTH_TEST_POSTGRES_URL set (where a run's row and its
+// receipt, both written behind the reply, take different pooled connections); no Docker.
 let dataDir: string;
+let database: TestDatabase;
 let repos: Repositories;
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-ledgers-"));
-  migrate(dataDir);
-  repos = createRepositories(await createDatabase({ dataDir }));
+  database = createTestDatabase(dataDir);
+  repos = createRepositories(await createDatabase({ dataDir, databaseUrl: database.url }));
   await repos.users.create({ id: "user_a", name: "a", role: "developer" });
   await repos.sessions.create({ id: "ses_a", name: "ledgers", ownerId: "user_a", autonomy: "default", network: "none", env: {} });
 }, 60_000);
 
 afterAll(async () => {
   await repos?.close();
+  database?.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -138,11 +141,14 @@ describe("receipt ledgers on a shared database", () => {
     const receipts = await openReceipts("runner-j");
     const startedAt = new Date();
     let writeRun!: () => void;
-    // The run's row written behind the reply too, held back here until after the seal has had every chance to run.
-    const runStored = new Promise<void>((resolve) => (writeRun = resolve)).then(() =>
-      repos.runs.create({ id: "run_j1", sessionId: "ses_a", userId: "user_a", tool: "bash", kind: "bash", args: {}, secrets: [], caller: null, startedAt }),
+    // The run's row written behind the reply too (as RunService does), held back here until after the seal has had
+    // every chance to run.
+    const held = new Promise<void>((resolve) => (writeRun = resolve));
+    void repos.writes.later(
+      () => held.then(() => repos.runs.create({ id: "run_j1", sessionId: "ses_a", userId: "user_a", tool: "bash", kind: "bash", args: {}, secrets: [], caller: null, startedAt })),
+      { after: "run_j1" },
     );
-    const id = receipts.sealLater(bashTrueSeal("run_j1", startedAt), runStored);
+    const id = receipts.sealLater(bashTrueSeal("run_j1", startedAt));
     await new Promise((resolve) => setTimeout(resolve, 50));
     writeRun();
     await repos.writes.settled();

@@ -132,20 +132,19 @@ export class ReceiptService {
   }
 
   /**
-   * The receipt's id at once; it is sealed and stored behind the reply, in the ledger's order. `runStored` is the
-   * write of the run's own row, itself behind the reply: the receipt row references it, and on PostgreSQL the two
-   * writes take different pooled connections, so the receipt waits for it (whether it landed or failed).
+   * The receipt's id at once; it is sealed and stored behind the reply, in the ledger's order, and after the run's
+   * own writes behind the reply (its row, its end: WriteBehind's `after`), since the receipt row references the run's.
    */
-  sealLater(input: SealRunInput, runStored?: Promise<unknown>): string {
+  sealLater(input: SealRunInput): string {
     const id = crypto.randomUUID();
-    this.options.writes.track(this.enqueue(input, id, { behind: true, ...(runStored ? { after: runStored } : {}) }));
+    this.options.writes.track(this.enqueue(input, id, { behind: true }));
     return id;
   }
 
-  private enqueue(input: SealRunInput, id: string, opts: { behind?: boolean; after?: Promise<unknown> } = {}): Promise<string> {
+  private enqueue(input: SealRunInput, id: string, opts: { behind?: boolean } = {}): Promise<string> {
     // Behind a reply its turn starts after the reply went out (WriteBehind.later): a signature and database writes.
-    const seal = () => (opts.behind ? this.options.writes.later(() => this.sealNow(input, id)) : this.sealNow(input, id));
-    const next = this.queue.then(() => (opts.after ? opts.after.then(seal, seal) : seal()));
+    const seal = () => (opts.behind ? this.options.writes.later(() => this.sealNow(input, id), { after: input.run.id }) : this.sealNow(input, id));
+    const next = this.queue.then(seal);
     this.queue = next.catch(() => undefined);
     return next;
   }

@@ -40,7 +40,7 @@ interface ActiveRun {
   masks: Record<"stdout" | "stderr", SecretMaskStream>;
   startedAt: Date;
   processId?: string;
-  /** The row's insert, which runs beside the tool instead of before it; the run's later writes wait for it. */
+  /** The row's insert, which runs beside the tool instead of before it; bindProcess waits for it, the writes behind the reply go `after` it. */
   created: Promise<void>;
   /**
    * A background process taken up at failover: its output is placed by the agent's offsets (the stored log ends
@@ -101,8 +101,8 @@ export class RunService {
     const id = newId("run");
     const logs = new RunLogs(RunLogs.dirFor(this.deps.dataDir, id), Date.now, this.deps.logSink?.(id));
     const startedAt = new Date();
-    // Written behind (WriteBehind.later): reads of runs wait for it, and so does everything else this run writes;
-    // it starts once the call's request is on its way to the agent.
+    // Written behind (WriteBehind.later): reads of runs wait for it, and so does everything else this run writes
+    // behind (`after` its id); it starts once the call's request is on its way to the agent.
     const created = this.deps.repos.writes.later(() => this.deps.repos.runs.create({
       id,
       sessionId: input.sessionId,
@@ -113,7 +113,7 @@ export class RunService {
       secrets: knownSecrets(input),
       caller: input.caller ?? null,
       startedAt,
-    }));
+    }), { after: id });
     const masks = { stdout: new SecretMaskStream(knownSecrets(input)), stderr: new SecretMaskStream(knownSecrets(input)) };
     this.active.set(id, { id, input, logs, masks, startedAt, carry: new Map(), created });
     this.deps.events.emit("run:status", { runId: id, sessionId: input.sessionId, status: "running", outcome: null, exitCode: null });
@@ -260,8 +260,8 @@ export class RunService {
     const durationMs = endedAt.getTime() - run.startedAt.getTime();
     const logDigests = run.logs.digests();
     const logsClosed = run.logs.close();
-    // After the reply it ends (WriteBehind.later, which reports a failure): a read waits for it.
-    void this.deps.repos.writes.later(() => run.created.then(() => this.deps.repos.runs.finish(run.id, {
+    // After the reply and the run's row it ends (WriteBehind.later, which reports a failure): a read waits for it.
+    void this.deps.repos.writes.later(() => this.deps.repos.runs.finish(run.id, {
       status: end.outcome === "interrupted" ? "interrupted" : "finished",
       outcome: end.outcome,
       cause: end.cause,
@@ -271,7 +271,7 @@ export class RunService {
       stderrBytes: logDigests[1]?.bytes ?? 0,
       endedAt,
       durationMs,
-    })));
+    }), { after: run.id });
     const receiptId = this.deps.receipts.sealLater({
       run: { id: run.id, sessionId: run.input.sessionId, userId: run.input.userId, tool: run.input.tool, actionClass: run.input.actionClass, caller: run.input.caller ?? null },
       args: run.input.args,
@@ -285,7 +285,7 @@ export class RunService {
       logs: logDigests,
       approvals: run.input.approvals ?? [],
       approvalWaitMs: run.input.approvalWaitMs ?? null,
-    }, run.created);
+    });
     // After the last output event: that follows the last write.
     void logsClosed.then(() =>
       this.deps.events.emit("run:status", { runId: run.id, sessionId: run.input.sessionId, status: "finished", outcome: end.outcome, exitCode: end.exitCode }),

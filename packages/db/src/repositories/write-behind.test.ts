@@ -36,6 +36,31 @@ describe("WriteBehind", () => {
     expect(writes.idle).toBe(true);
   });
 
+  it("starts a write `after` a name only once the one asked for before it under that name has landed or failed, holding up no other", async () => {
+    const errors: unknown[] = [];
+    const writes = new WriteBehind((error) => errors.push(error));
+    const started: string[] = [];
+    let landRow!: () => void;
+    const row = writes.later(() => new Promise<void>((resolve) => (landRow = resolve)).then(() => void started.push("row")), { after: "run_1" });
+    const failed = writes.later(async () => {
+      started.push("end");
+      throw new Error("row locked");
+    }, { after: "run_1" });
+    const receipt = writes.later(async () => void started.push("receipt"), { after: "run_1" });
+    const other = writes.later(async () => void started.push("other run"), { after: "run_2" });
+    const plain = writes.later(async () => void started.push("plain"));
+    await Promise.all([other, plain]);
+    expect(started).toEqual(["other run", "plain"]);
+    landRow();
+    await row;
+    await expect(failed).rejects.toThrow("row locked");
+    await receipt;
+    expect(started).toEqual(["other run", "plain", "row", "end", "receipt"]);
+    await writes.settled();
+    expect(errors.map((e) => (e as Error).message)).toEqual(["row locked"]);
+    expect(writes.idle).toBe(true);
+  });
+
   it("reports a failed write to its handler and never throws it at a reader", async () => {
     const errors: unknown[] = [];
     const writes = new WriteBehind((error) => errors.push(error));

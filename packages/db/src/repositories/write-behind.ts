@@ -11,6 +11,8 @@ export class WriteBehind {
   /** Writes `later` holds back, in the order they were asked for, and the timer that starts them. */
   private deferred: (() => void)[] = [];
   private timer: NodeJS.Timeout | null = null;
+  /** Per `after` name, the last write asked for under it, settled whether it landed or failed. */
+  private readonly chains = new Map<string, Promise<void>>();
 
   /** Where a failed write is reported (the runner's log); it is never thrown at a reader. */
   constructor(private readonly onError: (error: unknown) => void = () => undefined) {}
@@ -33,9 +35,27 @@ export class WriteBehind {
    * last awaits are I/O), or at once when a reader calls settled(); tracked like `track`. A database write costs
    * the runner's one thread a millisecond of CPU or more (Prisma's query compiler), which otherwise lands between
    * the agent's answer and the caller's reply. Writes asked for in turn start in turn.
+   *
+   * `after` names the row a write depends on (a run's id for its row, its end and its receipt): the write starts
+   * only once the one asked for before it under that name has landed or failed. Without it, on PostgreSQL two
+   * writes take different pooled connections, so a receipt could reach the database before its run's row and fail
+   * the foreign key.
    */
-  later<T>(write: () => Promise<T>): Promise<T> {
-    const started = new Promise<void>((resolve) => this.deferred.push(resolve)).then(write);
+  later<T>(write: () => Promise<T>, options: { after?: string } = {}): Promise<T> {
+    const turn = new Promise<void>((resolve) => this.deferred.push(resolve));
+    const key = options.after;
+    const before = key === undefined ? undefined : this.chains.get(key);
+    const started = (before ? Promise.all([turn, before]) : turn).then(write);
+    if (key !== undefined) {
+      const done = started.then(
+        () => undefined,
+        () => undefined,
+      );
+      this.chains.set(key, done);
+      void done.then(() => {
+        if (this.chains.get(key) === done) this.chains.delete(key);
+      });
+    }
     this.timer ??= setTimeout(this.startDeferred, 0);
     this.track(started);
     return started;
