@@ -2,7 +2,8 @@
 // (the local one and a dockerd in a network namespace over mutual TLS), as apps/runner/src/testing/child-cluster.ts
 // starts them. Each figure against a baseline measured in the same run (docs/benchmarks.md, docs/scale-out.md):
 //   - a tool call through the runner that does not hold the session (forwarded) against through its owner: p50s of
-//     alternated rounds, their median (target ≤ 1.3x);
+//     alternated rounds, their median (target ≤ 1.3x); beside them, through a bare node:http proxy in front of the
+//     owner (bare-http-proxy.mjs): what one hop costs on this machine at the least;
 //   - sessions per host by memory: an idle sandbox's memory on each engine, and the sessions the machine's memory
 //     holds at that figure (and at the 1 GiB a working session may use);
 //   - 100 MB of live output to 50 clients split across the two runners against all 50 on the owner (sha256 of what
@@ -58,40 +59,76 @@ function cpuMs(runner: ChildRunner): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
+/** The bare proxy (bare-http-proxy.mjs) in its own process in front of `runner`; resolves with its URL once it listens. */
+async function bareProxyInFrontOf(runner: ChildRunner): Promise<{ url: string; stop: () => void }> {
+  // Profiled beside the runners when they are (BERTH_CHILD_CPU_PROF_DIR, testing/child-runner.ts).
+  const profile = process.env.BERTH_CHILD_CPU_PROF_DIR ? ["--cpu-prof", "--cpu-prof-dir", process.env.BERTH_CHILD_CPU_PROF_DIR] : [];
+  const child = spawn(process.execPath, [...profile, path.join(import.meta.dirname, "bare-http-proxy.mjs"), runner.url], { stdio: ["ignore", "pipe", "inherit"] });
+  const port = await new Promise<string>((resolve, reject) => {
+    child.stdout.on("data", (chunk: Buffer) => {
+      const match = /listening (\d+)/.exec(String(chunk));
+      if (match) resolve(match[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`bare-http-proxy.mjs exited with ${code}`)));
+  });
+  // On SIGINT the proxy exits through process.exit, which writes a profile it was started with.
+  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill("SIGINT") };
+}
+
 /**
- * Alternated rounds of CALLS read_file calls through the owner and through the other runner; medians of the p50s.
- * And the CPU the forwarding runner spends per forwarded call (less what it spends per call while the owner is
- * called directly: heartbeats, events from Redis) against the owner's per call, over all rounds.
+ * Alternated rounds of CALLS read_file calls through the owner, through the other runner and through a bare
+ * node:http proxy in front of the owner (the floor of any one hop on this machine); medians of the p50s. And the
+ * CPU the forwarding runner spends per forwarded call (less what it spends per call while the owner is called
+ * directly: heartbeats, events from Redis) against the owner's per call, over all rounds.
  */
 async function toolCallFigure(cluster: ChildCluster): Promise<void> {
   const session = await ok(cluster.a.api<{ id: string }>("POST", "/api/sessions", { name: "bench-tools", autonomy: "trusted" }), "create session");
   await tool(cluster.a, session.id, "write_file", { path: "bench.txt", content: "x".repeat(1024) });
-  const p50s = { owner: [] as number[], other: [] as number[] };
-  const cpu = { forwarding: 0, idle: 0, owner: 0 };
-  for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 ? (["other", "owner"] as const) : (["owner", "other"] as const);
-    for (const which of order) {
-      const runner = which === "owner" ? cluster.a : cluster.b;
-      const samples: number[] = [];
-      const before = { a: cpuMs(cluster.a), b: cpuMs(cluster.b) };
-      for (let i = 0; i < CALLS; i++) {
-        const started = performance.now();
-        const reply = await tool(runner, session.id, "read_file", { path: "bench.txt" });
-        samples.push(performance.now() - started);
-        if (!reply.ok) throw new Error(`read_file through ${which}: ${JSON.stringify(reply.error)}`);
+  const proxy = await bareProxyInFrontOf(cluster.a);
+  const { apiCall } = await import("../testing/child-runner");
+  const paths = {
+    owner: () => tool(cluster.a, session.id, "read_file", { path: "bench.txt" }),
+    other: () => tool(cluster.b, session.id, "read_file", { path: "bench.txt" }),
+    proxy: () => ok(apiCall<{ ok: boolean; error?: unknown }>(proxy.url, "POST", `/api/sessions/${session.id}/tools/read_file`, { args: { path: "bench.txt" } }, adminToken), "read_file through the bare proxy"),
+  };
+  const kinds = ["owner", "other", "proxy"] as const;
+  const p50s = { owner: [] as number[], other: [] as number[], proxy: [] as number[] };
+  const cpu = { forwarding: 0, idle: 0, owner: 0, ownerForwarded: 0 };
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      // Each kind goes first, second and third in turn.
+      const order = kinds.map((_, i) => kinds[(i + round) % kinds.length]!);
+      for (const which of order) {
+        const samples: number[] = [];
+        const before = { a: cpuMs(cluster.a), b: cpuMs(cluster.b) };
+        for (let i = 0; i < CALLS; i++) {
+          const started = performance.now();
+          const reply = await paths[which]();
+          samples.push(performance.now() - started);
+          if (!reply.ok) throw new Error(`read_file through ${which}: ${JSON.stringify(reply.error)}`);
+        }
+        p50s[which].push(percentile(samples, 50));
+        const [spentA, spentB] = [cpuMs(cluster.a) - before.a, cpuMs(cluster.b) - before.b];
+        if (which === "other") [cpu.forwarding, cpu.ownerForwarded] = [cpu.forwarding + spentB, cpu.ownerForwarded + spentA];
+        else if (which === "owner") [cpu.idle, cpu.owner] = [cpu.idle + spentB, cpu.owner + spentA];
       }
-      p50s[which].push(percentile(samples, 50));
-      const spentB = cpuMs(cluster.b) - before.b;
-      if (which === "other") cpu.forwarding += spentB;
-      else [cpu.idle, cpu.owner] = [cpu.idle + spentB, cpu.owner + cpuMs(cluster.a) - before.a];
     }
+  } finally {
+    proxy.stop();
   }
-  const [owner, other] = [median(p50s.owner), median(p50s.other)];
-  console.log(`tool call read_file 1 KiB: through the other runner p50 ${other.toFixed(2)} ms, through the owner ${owner.toFixed(2)} ms (${(other / owner).toFixed(2)}x; medians of ${ROUNDS} alternated rounds of ${CALLS}; load ${loadavg()})`);
+  const [owner, other, floor] = [median(p50s.owner), median(p50s.other), median(p50s.proxy)];
+  console.log(
+    `tool call read_file 1 KiB: through the other runner p50 ${other.toFixed(2)} ms, through the owner ${owner.toFixed(2)} ms (${(other / owner).toFixed(2)}x), ` +
+      `through a bare node:http proxy in front of the owner ${floor.toFixed(2)} ms (${(floor / owner).toFixed(2)}x: the floor of one hop); medians of ${ROUNDS} alternated rounds of ${CALLS}; load ${loadavg()}`,
+  );
   figure({ figure: "tool call p50 through the non-owner runner", value: other, unit: "ms", baseline: "through the owner", baselineValue: owner, target: "≤ 1.3x", ok: other / owner <= 1.3 });
+  figure({ figure: "tool call p50 through a bare node:http proxy", value: floor, unit: "ms", baseline: "through the owner", baselineValue: owner });
   const calls = ROUNDS * CALLS;
   const [hop, own] = [(cpu.forwarding - cpu.idle) / calls, cpu.owner / calls];
-  console.log(`forwarding runner's CPU per forwarded call ${hop.toFixed(3)} ms (${(cpu.forwarding / calls).toFixed(3)} less ${(cpu.idle / calls).toFixed(3)} while idle); the owner's per direct call ${own.toFixed(3)} ms`);
+  console.log(
+    `forwarding runner's CPU per forwarded call ${hop.toFixed(3)} ms (${(cpu.forwarding / calls).toFixed(3)} less ${(cpu.idle / calls).toFixed(3)} while idle); ` +
+      `the owner's per direct call ${own.toFixed(3)} ms, per forwarded call ${(cpu.ownerForwarded / calls).toFixed(3)} ms`,
+  );
   figure({ figure: "forwarding runner's CPU per forwarded call", value: hop, unit: "ms", baseline: "the owner's CPU per direct call", baselineValue: own });
 }
 

@@ -24,6 +24,17 @@ describe("ForwardMarker", () => {
     expect(b.verify(undefined, "/mcp/s1")).toBeNull();
   });
 
+  it("reuses a path's marker for a second, then signs it anew; another path gets its own", () => {
+    const at = 1_700_000_000_000;
+    const first = a.sign("/api/sessions/s9/tools/read_file", at);
+    expect(a.sign("/api/sessions/s9/tools/read_file?x=1", at + 999)).toBe(first);
+    expect(b.verify(first, "/api/sessions/s9/tools/read_file", at + 999)).toBe("runner-a");
+    const later = a.sign("/api/sessions/s9/tools/read_file", at + 1_000);
+    expect(later).not.toBe(first);
+    expect(later.split(" ")[1]).toBe(String(at + 1_000));
+    expect(a.sign("/api/sessions/s8/tools/read_file", at + 1_000)).not.toBe(later);
+  });
+
   it("without a secret signs nothing and believes nothing", () => {
     const alone = new ForwardMarker("runner-a", undefined);
     expect(alone.canSign).toBe(false);

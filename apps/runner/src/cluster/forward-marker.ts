@@ -5,6 +5,12 @@ export const FORWARD_MARKER_HEADER = "x-berth-forwarded-by";
 
 /** How far a marker's clock may be from ours: runners share NTP, a replay later than this is refused. */
 const MARKER_SKEW_MS = 60_000;
+/**
+ * A path's marker is signed once and reused this long: a burst of calls to one session's tools pays one HMAC, and
+ * a reused marker is as good as a replay within MARKER_SKEW_MS, which the marker allows anyway.
+ */
+const SIGNED_REUSE_MS = 1_000;
+const SIGNED_MAX = 1_000;
 
 /**
  * Proves "another runner of this deployment sent this" with the cluster secret (BERTH_CLUSTER_SECRET), which
@@ -15,6 +21,8 @@ const MARKER_SKEW_MS = 60_000;
 export class ForwardMarker {
   /** The secret as a key object once: each request's HMAC then skips preparing it again. */
   private readonly secret: crypto.KeyObject | undefined;
+  /** Markers signed lately, by signed path (the query left out). */
+  private readonly signed = new Map<string, { at: number; value: string }>();
 
   constructor(
     private readonly runnerId: string,
@@ -31,7 +39,13 @@ export class ForwardMarker {
   /** The header value for a request to `path` (query included or not: only the path is signed). */
   sign(path: string, now = Date.now()): string {
     if (!this.secret) throw new Error("BERTH_CLUSTER_SECRET is not set: this runner cannot forward to another");
-    return `${this.runnerId} ${now} ${mac(this.secret, this.runnerId, now, path)}`;
+    const signedPath = pathOf(path);
+    const recent = this.signed.get(signedPath);
+    if (recent && now >= recent.at && now - recent.at < SIGNED_REUSE_MS) return recent.value;
+    const value = `${this.runnerId} ${now} ${mac(this.secret, this.runnerId, now, signedPath)}`;
+    if (this.signed.size >= SIGNED_MAX) this.signed.clear();
+    this.signed.set(signedPath, { at: now, value });
+    return value;
   }
 
   /** The sending runner's id when `value` is a marker signed with our secret for `path` lately; else null. */
@@ -47,7 +61,12 @@ export class ForwardMarker {
   }
 }
 
+/** What a marker signs of a request's path: the path without its query. */
+function pathOf(path: string): string {
+  const query = path.indexOf("?");
+  return query === -1 ? path : path.slice(0, query);
+}
+
 function mac(secret: crypto.KeyObject, runnerId: string, at: number, path: string): string {
-  const signedPath = path.split("?")[0] ?? "";
-  return crypto.createHmac("sha256", secret).update(`berth-forward-v1\n${runnerId}\n${at}\n${signedPath}`).digest("hex");
+  return crypto.createHmac("sha256", secret).update(`berth-forward-v1\n${runnerId}\n${at}\n${pathOf(path)}`).digest("hex");
 }

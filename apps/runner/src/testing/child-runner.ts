@@ -126,16 +126,7 @@ export class ChildRunner {
     body?: unknown,
     token = TEST_ADMIN_TOKEN,
   ): Promise<{ status: number; body: T }> {
-    const response = await fetch(`${this.url}${route}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: (text ? JSON.parse(text) : null) as T };
+    return apiCall<T>(this.url, method, route, body, token);
   }
 
   async socket(token = TEST_ADMIN_TOKEN): Promise<Socket> {
@@ -183,4 +174,18 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** One JSON API call to `baseUrl` with a bearer token: a runner's, or a proxy's in front of one (bench:cluster). */
+export async function apiCall<T = unknown>(baseUrl: string, method: string, route: string, body?: unknown, token = TEST_ADMIN_TOKEN): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${baseUrl}${route}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : null) as T };
 }
