@@ -6,6 +6,8 @@ import { hashToken, type Principal } from "./tokens";
 /** Resolves a presented API token to its principal. */
 export interface TokenAuthenticator {
   authenticate(token: string): Promise<Principal | null>;
+  /** The token's principal when it is known without a lookup; undefined when `authenticate` must ask. */
+  cached?(token: string): Principal | undefined;
 }
 
 /**
@@ -18,6 +20,10 @@ export class ApiTokens implements TokenAuthenticator {
 
   constructor(private readonly deps: { users: Pick<UserRepository, "findTokenByHash" | "touchToken">; invalidation: InvalidationBus }) {
     this.cache = new CredentialCache({ invalidation: deps.invalidation, touch: (id) => deps.users.touchToken(id) });
+  }
+
+  cached(token: string): Principal | undefined {
+    return this.cache.cached(hashToken(token));
   }
 
   async authenticate(token: string): Promise<Principal | null> {

@@ -74,6 +74,11 @@ export class BrowserSessions {
     return { session: view(row, principal.name, row.id), secret };
   }
 
+  /** The secret's user when memory holds them (a sign-in resolved before and not invalidated); undefined otherwise. */
+  cached(secret: string): Principal | undefined {
+    return secret.startsWith(SECRET_PREFIX) ? this.cache.cached(hashToken(secret)) : undefined;
+  }
+
   /** Resolves a cookie's secret to its user, or null (unknown, expired, revoked, or the user disabled). */
   async authenticate(secret: string): Promise<Principal | null> {
     if (!secret.startsWith(SECRET_PREFIX)) return null;

@@ -38,13 +38,18 @@ export class CredentialCache {
     });
   }
 
+  /** The principal for `hash` if memory holds it (a use, like `principal`); undefined when only `resolve` can tell. */
+  cached(hash: string): Principal | undefined {
+    const cached = this.cache.get(hash);
+    if (!cached) return undefined;
+    this.touch(cached);
+    return cached.principal;
+  }
+
   /** The principal for `hash`: from memory, or from `resolve` (null: refused, and not kept). */
   async principal(hash: string, resolve: () => Promise<ResolvedCredential | null>): Promise<Principal | null> {
-    const cached = this.cache.get(hash);
-    if (cached) {
-      this.touch(cached);
-      return cached.principal;
-    }
+    const cached = this.cached(hash);
+    if (cached) return cached;
     const epoch = this.cache.epoch;
     const resolved = await resolve();
     if (!resolved) return null;

@@ -6,9 +6,9 @@ import type { Principal } from "../auth/tokens";
 import type { BrowserSessions } from "../auth/browser-sessions";
 import type { TokenAuthenticator } from "../auth/api-tokens";
 import { authorize } from "../auth/authorize";
-import { createRequestAuthenticator } from "../auth/authenticate-request";
+import { createRequestAuthenticator, type Authentication } from "../auth/authenticate-request";
 import { requestGuardHook, type HostAllowList } from "./request-guard";
-import { loneSurrogateIssue, unstorableParamIssue } from "./validate";
+import { loneSurrogateIssue, mayEscapeSurrogate, unstorableParamIssue } from "./validate";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -87,8 +87,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     if (text === "") return done(null, undefined);
     void parseJson(request, text, (error: Error | null, value?: unknown) => {
       if (error) return done(error, undefined);
-      // JSON may spell a lone surrogate (\ud800) that no database column can store: a 400 naming the field.
-      const issue = loneSurrogateIssue(value);
+      // JSON may spell a lone surrogate (\ud800) that no database column can store: a 400 naming the field. Only
+      // an escape can spell one (decoded UTF-8 holds none), so a body without such an escape needs no walk.
+      const issue = mayEscapeSurrogate(text) ? loneSurrogateIssue(value) : null;
       if (issue) return done(new AppError({ code: "bad_request", message: `Invalid body: ${issue}` }), undefined);
       done(null, value);
     });
@@ -96,19 +97,25 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
 
   app.addHook("onRequest", requestGuardHook(deps.hosts));
   // Route parameters and the query reach database lookups as text: refuse what a database cannot store (a 400).
-  app.addHook("preValidation", async (request) => {
+  // Callback-style hooks (here and below): every request passes them, and an async hook costs a promise and a
+  // microtask hop each even when nothing is awaited.
+  app.addHook("preValidation", (request, _reply, done) => {
     const issue = unstorableParamIssue(request.params) ?? unstorableParamIssue(request.query);
-    if (issue) throw new AppError({ code: "bad_request", message: `Invalid request: ${issue}` });
+    done(issue ? new AppError({ code: "bad_request", message: `Invalid request: ${issue}` }) : undefined);
   });
 
   const authenticateRequest = createRequestAuthenticator(deps.apiTokens, deps.browserSessions);
-  app.addHook("onRequest", async (request) => {
-    const { principal, presented } = await authenticateRequest(request.headers);
-    request.principal = principal;
-    const url = request.url.split("?")[0] ?? "";
-    if (!request.principal && !PUBLIC_ROUTES.some((route) => route.test(url))) {
-      throw new AppError({ code: "unauthorized", message: presented ? "Invalid, expired or revoked credential" : "Missing bearer token (Authorization: Bearer <token>)" });
-    }
+  app.addHook("onRequest", (request, _reply, done) => {
+    const admitted = ({ principal, presented }: Authentication) => {
+      request.principal = principal;
+      const url = request.url.split("?")[0] ?? "";
+      if (request.principal || PUBLIC_ROUTES.some((route) => route.test(url))) return done();
+      done(new AppError({ code: "unauthorized", message: presented ? "Invalid, expired or revoked credential" : "Missing bearer token (Authorization: Bearer <token>)" }));
+    };
+    // A credential resolved before answers from memory in this turn; only a first sight waits for its lookup.
+    const known = authenticateRequest.fromMemory(request.headers);
+    if (known) return admitted(known);
+    authenticateRequest(request.headers).then(admitted, done);
   });
   // After the Host/Origin guard and authentication, before the body is read: the owner gets the stream as sent.
   if (deps.forward) app.addHook("onRequest", deps.forward);

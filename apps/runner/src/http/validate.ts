@@ -26,6 +26,16 @@ export function loneSurrogateIssue(value: unknown, path: string[] = []): string 
   return null;
 }
 
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/**
+ * False when JSON text cannot hold a lone surrogate once parsed: text decoded from UTF-8 has none of its own, so
+ * only a `\uD800`–`\uDFFF` escape can make one. True means "walk the value" (loneSurrogateIssue), not "found".
+ */
+export function mayEscapeSurrogate(json: string): boolean {
+  return SURROGATE_ESCAPE.test(json);
+}
+
 /**
  * The first route parameter or query value no database can store as text, as "name: why", or null: a lone
  * surrogate, or NUL, which PostgreSQL's text refuses (SQLite keeps it), so an id holding one was a 500 there.
