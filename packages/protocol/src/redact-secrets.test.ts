@@ -49,4 +49,28 @@ describe("redactSecrets", () => {
     expect(redactSecrets(args)).toEqual({ script: "a.py", env: ["API_TOKEN", "MODE"], token: REDACTED });
     expect(redactSecrets(args, [], { envValueMask: "***" })).toEqual({ script: "a.py", env: { API_TOKEN: "***", MODE: "***" }, token: REDACTED });
   });
+
+  it("masks every secret shape it knows, whatever the case of its marker, while text without one comes back as it was", () => {
+    const shapes = [
+      "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----",
+      "authorization: basic dXNlcjpwYXNz",
+      "bearer abcdefgh12345678",
+      "berthb_Zm9vYmFyYmF6cXV4cXV1eHF1",
+      "ghp_abcdefghijklmnopqrstuvwxyz",
+      "github_pat_abcdefghijklmnopqrstuvwxyz",
+      "AKIAABCDEFGHIJKLMNOP",
+      "xoxb-1234567890-abc",
+      "sk-abcdefghijklmnopqrstuvwxyz",
+      "eyJhbGciOiJIUzI1.eyJzdWIiOiIx.c2lnbmF0dXJl",
+      "https://bob:hunter22@example.com/",
+      "--api-key=hunter22",
+    ];
+    for (const shape of shapes) {
+      const redacted = redactString(`run ${shape} now`);
+      expect(redacted, shape).toContain(REDACTED);
+      expect(redacted, shape).not.toContain(shape);
+    }
+    for (const plain of ["src/one.txt", "npm test -- --run", "utf8", "ls -la /workspace"]) expect(redactString(plain)).toBe(plain);
+    expect(redactSecrets({ path: "one.txt", maxChars: 50000, apiKey: "x", nested: { Password: "y" } })).toEqual({ path: "one.txt", maxChars: 50000, apiKey: REDACTED, nested: { Password: REDACTED } });
+  });
 });

@@ -31,15 +31,27 @@ const SECRET_KEY_PARTS = [
 const SECRET_KEY_SUFFIXES = ["token", "pwd", "auth"];
 const ENV_KEYS = new Set(["env", "environment", "envvars"]);
 
-/** True for keys whose values must never be stored (api_key, GITHUB_TOKEN, password, Authorization…). */
-export function isSecretKey(key: string): boolean {
+/** What a key is, for short keys seen before: the same few argument names (path, command, env) come with every call. */
+const keyAnswers = new Map<string, { normalized: string; secret: boolean }>();
+const REMEMBERED_KEYS = 4096;
+const REMEMBERED_KEY_CHARS = 64;
+
+function keyAnswer(key: string): { normalized: string; secret: boolean } {
+  const known = keyAnswers.get(key);
+  if (known) return known;
   const k = key.toLowerCase().replace(/[^a-z0-9]/g, "");
-  return (
-    k === "pass" || SECRET_KEY_PARTS.some((part) => k.includes(part)) || SECRET_KEY_SUFFIXES.some((s) => k.endsWith(s))
-  );
+  const secret =
+    k === "pass" || SECRET_KEY_PARTS.some((part) => k.includes(part)) || SECRET_KEY_SUFFIXES.some((s) => k.endsWith(s));
+  const answer = { normalized: k, secret };
+  if (key.length <= REMEMBERED_KEY_CHARS && keyAnswers.size < REMEMBERED_KEYS) keyAnswers.set(key, answer);
+  return answer;
 }
 
-// Well-known secret shapes that show up inside ordinary strings (a bash command, a URL, a script).
+/** True for keys whose values must never be stored (api_key, GITHUB_TOKEN, password, Authorization…). */
+export function isSecretKey(key: string): boolean {
+  return keyAnswer(key).secret;
+}
+
 const SECRET_VALUE_PATTERNS: ReadonlyArray<[RegExp, string]> = [
   [/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----/g, REDACTED],
   [/(\bAuthorization:\s*[A-Za-z]+\s+)[^\s"']+/gi, `$1${REDACTED}`],
@@ -69,9 +81,18 @@ function maskable(knownSecrets: Iterable<string>): string[] {
   return [...values].sort((a, b) => b.length - a.length);
 }
 
+/**
+ * Text that holds none of these can match no SECRET_VALUE_PATTERNS entry: each pattern needs one of them (`-----BEGIN`,
+ * `Authorization`, `Bearer`, `berth`, `gh?_`/`github_pat_`, `AKIA`/`ASIA`, `xox`, `sk-`, `eyJ`, `://`, `=`), matched
+ * here without case, so this is a superset. Most strings (paths, commands, file text) hold none: one scan instead of
+ * eleven replaces. A pattern added above needs its literal here.
+ */
+const MAY_HOLD_SECRET_SHAPE = /-----BEGIN|authorization|bearer|berth|gh[pousr]_|github_pat_|AKIA|ASIA|xox|sk-|eyJ|:\/\/|=/i;
+
 function redactText(value: string, known: readonly string[]): string {
   let out = value;
   for (const secret of known) out = out.split(secret).join(REDACTED);
+  if (!MAY_HOLD_SECRET_SHAPE.test(out)) return out;
   for (const [pattern, replacement] of SECRET_VALUE_PATTERNS) out = out.replace(pattern, replacement);
   return out;
 }
@@ -167,9 +188,9 @@ function redactValue(value: unknown, known: readonly string[], seen: Set<object>
     const out: { [key: string]: JsonValue } = {};
     for (const [key, item] of Object.entries(value)) {
       if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
-      const k = key.toLowerCase().replace(/[^a-z0-9]/g, "");
-      if (ENV_KEYS.has(k) && typeof item === "object" && item !== null) out[key] = shownEnv(item, options);
-      else if (isSecretKey(key) && item !== null) out[key] = REDACTED;
+      const { normalized, secret } = keyAnswer(key);
+      if (ENV_KEYS.has(normalized) && typeof item === "object" && item !== null) out[key] = shownEnv(item, options);
+      else if (secret && item !== null) out[key] = REDACTED;
       else out[key] = redactValue(item, known, seen, options);
     }
     return out;

@@ -32,7 +32,8 @@ export class Liveness<S extends SessionState = SessionState> {
     state.lastActivity = Date.now();
     // A terminated sandbox has nothing left to stop (a call's finally runs after its death too).
     if (this.opts.idleTimeoutMs <= 0 || state.status !== "ready") return;
-    if (state.idleTimer) clearTimeout(state.idleTimer);
+    // Every call marks twice: restarting the one timer costs no new timer object or list entry.
+    if (state.idleTimer) return void state.idleTimer.refresh();
     state.idleTimer = setTimeout(() => {
       state.idleTimer = null;
       if (state.inFlight > 0) return this.markActive(state);
