@@ -1,11 +1,13 @@
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { toApiError } from "@berth/protocol";
 import type { Principal } from "../auth/tokens";
 import { FORWARD_MARKER_HEADER, ForwardMarker } from "./forward-marker";
 import { ForwardToOwner, forwardTargetOf, type SessionOwner } from "./forward-to-owner";
+import { buildServer, type ServerDeps } from "../http/build-server";
+import { hostAllowList } from "../http/request-guard";
 
 const SECRET = "cluster-secret-0123456789abcdef0123456789";
 
@@ -72,53 +74,81 @@ afterEach(async () => {
   seen.length = 0;
 });
 
-/** Which way the front forwards: the Fastify hook alone, or first on the raw request (as build-server.ts wires it). */
-type Way = "hook" | "early";
-let way: Way = "hook";
+/** What a front's owner lookup does: answer from `owners`, or fail as a lost database does. */
+type Owners = Record<string, SessionOwner | null> | "lookup fails";
 
-/**
- * A runner's front: a principal for every request (authentication is tested elsewhere), then the hook; the
- * early way admits every request before Fastify (what it admits is create-forwarding's and tested there).
- */
-async function front(opts: { owners: Record<string, SessionOwner | null>; secret?: string | undefined; held?: string[]; lookups?: string[] }) {
-  const forward = new ForwardToOwner({
+function forwardToOwner(opts: { owners: Owners; secret?: string | undefined; held?: string[]; lookups?: string[]; logged?: string[] }) {
+  return new ForwardToOwner({
     runnerId: "runner-b",
     marker: new ForwardMarker("runner-b", "secret" in opts ? opts.secret : SECRET),
     ownerOf: async (sessionId) => {
       opts.lookups?.push(sessionId);
+      if (opts.owners === "lookup fails") throw new Error("connection to the database lost");
       return opts.owners[sessionId] ?? null;
     },
     holdsLocally: (sessionId) => opts.held?.includes(sessionId) ?? false,
     sessionOfRun: async (runId) => (runId === "r1" ? "s1" : null),
     sessionOfApproval: async () => null,
-    log: () => undefined,
-    ...(way === "early" ? { admitsEarly: () => true } : {}),
+    log: (line) => opts.logged?.push(line),
+    // What it admits is create-forwarding's, and tested there.
+    admitsEarly: () => true,
   });
+}
+
+/** A runner's front: `early` on the raw request before Fastify routes it (as build-server.ts wires it), then Fastify. */
+async function front(opts: Parameters<typeof forwardToOwner>[0]) {
+  const forward = forwardToOwner(opts);
   const app = Fastify();
-  app.decorateRequest("principal", null);
-  app.addHook("onRequest", async (request) => {
-    request.principal = { userId: "u1" } as Principal;
-  });
-  app.addHook("onRequest", forward.hook);
   app.setErrorHandler((error, _request, reply) => {
     const { status, body } = toApiError(error);
     return reply.status(status).send(body);
   });
   app.all("/*", async () => ({ answeredBy: "front" }));
-  if (way === "early") {
-    const [routed] = app.server.listeners("request") as ((req: http.IncomingMessage, res: http.ServerResponse) => void)[];
-    app.server.removeAllListeners("request").on("request", (req: http.IncomingMessage, res: http.ServerResponse) => forward.early(req, res, () => routed!(req, res)));
-  }
+  const [routed] = app.server.listeners("request") as ((req: http.IncomingMessage, res: http.ServerResponse) => void)[];
+  app.server.removeAllListeners("request").on("request", (req: http.IncomingMessage, res: http.ServerResponse) => forward.early(req, res, () => routed!(req, res)));
   await app.listen({ port: 0, host: "127.0.0.1" });
   fronts.push(app);
   return { url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, forward };
 }
 
-describe.each(["hook", "early"] as const)("ForwardToOwner (%s)", (chosen) => {
-  beforeAll(() => {
-    way = chosen;
+/** build-server.ts's server, a principal for every token (authentication is tested elsewhere), listening. */
+async function runnerServer(forwardEarly?: ServerDeps["forwardEarly"], refuse?: Error): Promise<string> {
+  let port = 0;
+  const app = buildServer({
+    repos: { users: {}, ping: async () => ({ ok: true }) } as unknown as ServerDeps["repos"],
+    dockerHealth: async () => ({ ok: true }),
+    logLevel: "silent",
+    apiTokens: { authenticate: async () => ({ userId: "u1", role: "developer", caller: "api" }) as unknown as Principal },
+    hosts: hostAllowList({ allowedHosts: [], ports: () => [port] }),
+    ...(forwardEarly ? { forwardEarly } : {}),
   });
+  // The reference: the same error thrown where a Fastify hook would meet it, answered by build-server's handler.
+  if (refuse) app.addHook("onRequest", async () => Promise.reject(refuse));
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  fronts.push(app);
+  port = (app.server.address() as AddressInfo).port;
+  return `http://127.0.0.1:${port}`;
+}
 
+/** One request's response as its bytes came, its Date header blanked. */
+function rawResponse(url: string, request: (host: string) => string): Promise<string> {
+  const { host, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), "127.0.0.1", () => socket.write(request(host)));
+    let got = "";
+    socket.on("data", (data: Buffer) => {
+      got += data.toString();
+      const head = got.indexOf("\r\n\r\n");
+      const length = /^content-length: (\d+)$/im.exec(got);
+      if (head < 0 || !length || got.length - head - 4 < Number(length[1])) return;
+      socket.destroy();
+      resolve(got.replace(/^date: .*$/im, "date: -"));
+    });
+    socket.on("error", reject);
+  });
+}
+
+describe("ForwardToOwner.early", () => {
   it("proxies a request for another runner's session: body, status and headers both ways, the credential as sent, a marker the owner can verify", async () => {
     const { url } = await front({ owners: { s1: { runnerId: "runner-a", url: ownerUrl } } });
     const response = await fetch(`${url}/api/sessions/s1/tools/write_file?wait=5`, {
@@ -212,14 +242,8 @@ describe.each(["hook", "early"] as const)("ForwardToOwner (%s)", (chosen) => {
     expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/runner runner-b cannot forward to it: BERTH_CLUSTER_SECRET is not set/);
     expect(seen).toHaveLength(0);
   });
-});
 
-describe("ForwardToOwner.early", () => {
-  beforeAll(() => {
-    way = "early";
-  });
-
-  it("asks once about a request it leaves to Fastify: the hook does not look the session up again", async () => {
+  it("asks once about a request it leaves to Fastify", async () => {
     const lookups: string[] = [];
     const { url } = await front({ owners: { s2: null }, lookups });
     expect(await (await fetch(`${url}/api/sessions/s2/tools/bash`, { method: "POST" })).json()).toEqual({ answeredBy: "front" });
@@ -240,5 +264,26 @@ describe("ForwardToOwner.early", () => {
     const streamed = await fetch(`${url}/api/sessions/s1/tools/write_file`, { method: "POST", body: pieces, duplex: "half" } as RequestInit);
     expect(await streamed.text()).toBe(`echo:${"a".repeat(70_000)}b`);
     expect(seen.map((s) => s.headers["transfer-encoding"] ?? s.headers["content-length"])).toEqual(["1000", "chunked"]);
+  });
+
+  it.each([
+    ["a lookup that failed", { owners: "lookup fails" as const }, null],
+    ["a marker's 'now held by'", { owners: { s1: { runnerId: "runner-c", url: "http://127.0.0.1:9" } } }, "runner-a"],
+    ["no BERTH_CLUSTER_SECRET", { owners: { s1: { runnerId: "runner-c", url: "http://127.0.0.1:9" } }, secret: undefined }, null],
+  ])("answers %s itself, byte for byte as build-server's error handler answers the same error, asking once", async (_case, opts, markedBy) => {
+    for (const path of ["/api/sessions/s1/tools/bash", "/mcp/s1"]) {
+      const lookups: string[] = [];
+      const logged: string[] = [];
+      const marker = markedBy ? new ForwardMarker(markedBy, SECRET).sign(path) : undefined;
+      const error = await forwardToOwner(opts).ownerFor(forwardTargetOf("POST", path), marker, path).then(() => new Error("ownerFor did not refuse"), (refused: Error) => refused);
+      const forward = forwardToOwner({ ...opts, lookups, logged });
+      const request = (host: string) =>
+        `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer tok\r\n${marker ? `${FORWARD_MARKER_HEADER}: ${marker}\r\n` : ""}Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`;
+      const answered = await rawResponse(await runnerServer(forward.early), request);
+      expect(answered).toBe(await rawResponse(await runnerServer(undefined, error), request));
+      expect(answered).toMatch(/^HTTP\/1\.1 50[03] /);
+      expect(lookups).toEqual(["s1"]);
+      expect(logged).toEqual([`deciding where POST ${path} goes failed: ${error.message}`]);
+    }
   });
 });

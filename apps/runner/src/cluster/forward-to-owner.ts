@@ -1,8 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { Duplex } from "node:stream";
-import type { FastifyReply, FastifyRequest } from "fastify";
-import { AppError } from "@berth/protocol";
+import { AppError, toApiError } from "@berth/protocol";
 import { FORWARD_MARKER_HEADER, type ForwardMarker } from "./forward-marker";
 
 /** The runner holding a session's container, as the runner directory knows it (its Runner row). */
@@ -27,10 +26,10 @@ export interface ForwardToOwnerDeps {
   /** Whether this runner has the session's container attached: then it is this runner's, with no lookup. */
   holdsLocally?: (sessionId: string) => boolean;
   /**
-   * Whether a raw request may be forwarded before Fastify sees it (`early`): it passes this runner's Host/Origin
-   * guard and presents a credential. Unset: only the hook forwards.
+   * Whether a raw request may be forwarded (`early`): it passes this runner's Host/Origin guard and presents a
+   * credential. One it does not admit is Fastify's to answer (its 421/403, its 401).
    */
-  admitsEarly?: (req: http.IncomingMessage) => boolean;
+  admitsEarly: (req: http.IncomingMessage) => boolean;
   /** Operator log: the owner's URL is named here, never to the client. */
   log: (message: string) => void;
 }
@@ -97,8 +96,6 @@ export class ForwardToOwner {
   private readonly owners = new Map<string, { owner: SessionOwner; until: number }>();
   /** Owner URLs parsed once: host, port and scheme for http.request. */
   private readonly targets = new Map<string, { secure: boolean; hostname: string; port: string; host: string }>();
-  /** Requests `early` found to be answered here: the hook does not ask again. */
-  private readonly answeredHere = new WeakSet<http.IncomingMessage>();
 
   constructor(private readonly deps: ForwardToOwnerDeps) {}
 
@@ -121,34 +118,19 @@ export class ForwardToOwner {
   }
 
   /**
-   * Fastify onRequest hook, after authentication: a request for another runner's session is hijacked and
-   * proxied before its body is read. A request without a credential is answered here (401, or a port's 404).
-   */
-  readonly hook = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (!request.principal || this.answeredHere.has(request.raw)) return;
-    const found = await this.ownerFor(forwardTargetOf(request.method, request.url), request.headers[FORWARD_MARKER_HEADER], request.url);
-    if (!found) return;
-    reply.hijack();
-    this.proxy(request.raw, reply.raw, found.owner, found.sessionId);
-  };
-
-  /**
-   * The raw request, before Fastify routes it (http/build-server.ts): one for another runner's session that
-   * `admitsEarly` lets through is proxied at once, so this runner spends on it only the proxying; the owner
-   * authenticates it. Everything else goes to `next` (Fastify), whose hooks answer it as before: a request
-   * with no credential its 401, a Host/Origin refusal its 403/421, a lookup that failed or the marker's
-   * refusal its 503 (the hook meets it again).
+   * The raw request, before Fastify routes it (http/build-server.ts), and the one place the forwarding decision is
+   * made: one for another runner's session that `admitsEarly` lets through is proxied at once, so this runner spends
+   * on it only the proxying; the owner authenticates it. When it must be forwarded and cannot be (a lookup that
+   * failed, the marker's or the secret's 503) it is answered here as Fastify's error handler would answer the same
+   * error. Everything else goes to `next` (Fastify): a request with no credential gets its 401, a Host/Origin
+   * refusal its 403/421, a session this runner or nobody holds its route.
    */
   readonly early = (req: http.IncomingMessage, res: http.ServerResponse, next: () => void): void => {
     const target = req.url && req.method ? forwardTargetOf(req.method, req.url) : null;
-    if (!target || !this.deps.admitsEarly?.(req)) return next();
+    if (!target || !this.deps.admitsEarly(req)) return next();
     this.ownerFor(target, req.headers[FORWARD_MARKER_HEADER], req.url!).then(
-      (found) => {
-        if (found) return this.proxy(req, res, found.owner, found.sessionId);
-        this.answeredHere.add(req);
-        next();
-      },
-      () => next(),
+      (found) => (found ? this.proxy(req, res, found.owner, found.sessionId) : next()),
+      (error: unknown) => this.refuse(req, res, error),
     );
   };
 
@@ -268,6 +250,17 @@ export class ForwardToOwner {
       this.targets.set(ownerUrl, target);
     }
     return target;
+  }
+
+  /**
+   * The answer build-server.ts's error handler gives the same error, byte for byte (status, its content-type, the
+   * `{error:{code,message}}` body; a lookup's own failure is a 500 "Internal error"); a 5xx is logged, as there.
+   */
+  private refuse(req: http.IncomingMessage, res: http.ServerResponse, error: unknown): void {
+    const { status, body } = toApiError(error);
+    if (status >= 500) this.deps.log(`deciding where ${req.method} ${(req.url ?? "").split("?")[0]} goes failed: ${(error as Error).message}`);
+    const text = JSON.stringify(body);
+    res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) }).end(text);
   }
 
   private unreachable(owner: SessionOwner, sessionId: string, error: Error): string {

@@ -38,9 +38,10 @@ export type ServerDeps = {
   bodyLimitBytes?: number;
   /** Several runners: the Redis connection, shown by /healthz (undefined for one runner). */
   redisHealth?: () => { ok: boolean; status: "up" | "down" } | undefined;
-  /** Several runners: a request for another runner's session is proxied there (cluster/forward-to-owner.ts). */
-  forward?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-  /** The same, on the raw request before Fastify routes it; `next` hands it to Fastify (and `forward`). */
+  /**
+   * Several runners: on the raw request before Fastify routes it, a request for another runner's session is proxied
+   * there or refused (cluster/forward-to-owner.ts); `next` hands the rest to Fastify.
+   */
   forwardEarly?: (req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => void;
 };
 
@@ -117,8 +118,6 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     if (known) return admitted(known);
     authenticateRequest(request.headers).then(admitted, done);
   });
-  // After the Host/Origin guard and authentication, before the body is read: the owner gets the stream as sent.
-  if (deps.forward) app.addHook("onRequest", deps.forward);
   // Before Fastify's routing, hooks and reply objects: a forwarded call costs this runner only the proxying.
   if (deps.forwardEarly) {
     const forwardEarly = deps.forwardEarly;

@@ -26,7 +26,7 @@ export interface PortRouteDeps {
   browserSessions?: BrowserSessions;
   apiTokens: TokenAuthenticator;
   hosts: HostAllowList;
-  /** Several runners: an upgrade for another runner's session goes to it (HTTP requests do in an onRequest hook). */
+  /** Several runners: an upgrade for another runner's session goes to it (HTTP requests do before Fastify: ForwardToOwner.early). */
   forward?: Pick<ForwardToOwner, "upgrade">;
 }
 
