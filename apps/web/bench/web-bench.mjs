@@ -17,7 +17,9 @@
 // user waits for; "as Playwright sees it" keeps that figure for comparison with earlier notes.
 //   dom content loaded   DOMContentLoaded
 //   interactive IDE      the file tree listed and the live socket connected
-//   Monaco ready         the editor mounted, able to show and edit a file
+//   Monaco ready         the editor created, a file asked for from then on opening in it (data-monaco-ready:
+//                        set by the page's early script, which keeps a tree click made before hydration)
+//   editor adopted       the React editor has taken it over (data-editor-adopted)
 //   file open            click on main.py → its text on screen in the editor
 //   all, as Playwright sees it   navigation → interactive seen → click → text seen by Playwright
 //
@@ -110,6 +112,7 @@ function recordMilestones() {
     const live = document.querySelector('[data-testid="socket-status"]')?.textContent?.includes("live");
     if (file && live) seen.interactive ??= now();
     if (document.querySelector("[data-monaco-ready]")) seen.monaco ??= now();
+    if (document.querySelector("[data-editor-adopted]")) seen.adopted ??= now();
     if (seen.click && document.querySelector(".monaco-editor .view-lines")?.textContent?.includes("print")) seen.text ??= now();
     settle();
   }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
@@ -129,6 +132,7 @@ async function visit(context) {
   await until(page, "interactive");
   await page.locator('[data-testid="tree-file"][data-path="main.py"]').click();
   await until(page, "monaco");
+  await until(page, "adopted");
   await until(page, "text");
   const playwright = await page.evaluate(() => performance.now());
   const seen = await page.evaluate(() => window.__berthMilestones.seen);
@@ -138,7 +142,7 @@ async function visit(context) {
     [...document.querySelectorAll('link[rel="modulepreload"][href*="/_next/static/monaco/"]')].map((link) => link.href).sort((a, b) => b.endsWith("/editor.js") - a.endsWith("/editor.js")),
   );
   await page.close();
-  return { dcl, interactive: seen.interactive, monaco: seen.monaco, open: seen.text - seen.click, playwright, editorFiles };
+  return { dcl, interactive: seen.interactive, monaco: seen.monaco, adopted: seen.adopted, open: seen.text - seen.click, playwright, editorFiles };
 }
 
 /** The baseline: milliseconds from asking for Monaco's files to an editor showing text, on an empty page. */
@@ -168,7 +172,7 @@ async function signedInContext() {
   return context;
 }
 
-const figures = () => ({ dcl: [], interactive: [], monaco: [], open: [], playwright: [] });
+const figures = () => ({ dcl: [], interactive: [], monaco: [], adopted: [], open: [], playwright: [] });
 const first = figures();
 const returning = figures();
 const alone = [];
@@ -212,6 +216,7 @@ const table = (title, samples) => {
   console.log(row("dom content loaded", samples.dcl));
   console.log(row("interactive IDE", samples.interactive));
   console.log(row("Monaco ready", samples.monaco));
+  console.log(row("editor adopted by React", samples.adopted));
   console.log(row("file open", samples.open));
   console.log(row("all, as Playwright sees it", samples.playwright));
 };
@@ -220,6 +225,7 @@ table(`IDE page load, first visit: ${runs} fresh contexts (after one warm-up), D
 table(`IDE page load, returning visit: ${runs} visits in one context (after two warm-ups)`, returning);
 console.log(`baseline, Monaco alone on an empty page (fresh context): median ${fmt(median(alone)).trim()}, min ${fmt(Math.min(...alone)).trim()}, max ${fmt(Math.max(...alone)).trim()}`);
 console.log(`Monaco ready in the IDE / Monaco alone: first visit ${(median(first.monaco) / median(alone)).toFixed(2)}x, returning ${(median(returning.monaco) / median(alone)).toFixed(2)}x`);
+console.log(`editor adopted by React / Monaco alone: first visit ${(median(first.adopted) / median(alone)).toFixed(2)}x, returning ${(median(returning.adopted) / median(alone)).toFixed(2)}x`);
 console.log(`load average ${loadBefore.toFixed(1)} → ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs`);
 console.log(`requests outside ${url.hostname}: ${external.size === 0 ? "none" : [...external].join(", ")}`);
 for (const [visit, samples] of [["first", first], ["returning", returning]]) {

@@ -54,7 +54,9 @@ export function editorPreloads(): string[] {
  * For a page that opens Monaco: <link rel=modulepreload> elements, which React places in the <head>, so the
  * browser fetches and parses the files off the main thread while the page loads (measured against React
  * preload hints, which the browser sees only once React starts: the editor was ready about 0.1 s sooner),
- * and the editor's stylesheet, so linking it when Monaco loads does not wait on the network.
+ * and the editor's stylesheet, linked with the page's own CSS (React puts it in the <head>): loaded before
+ * Monaco is, so the editor is created as soon as Monaco has evaluated (monaco/entry.ts `editorStylesheet`)
+ * instead of after a load event that hydration's tasks run ahead of.
  */
 export function EditorPreload() {
   const files = editorPreloads();
@@ -63,7 +65,7 @@ export function EditorPreload() {
       {files.map((href) => (
         <link key={href} rel="modulepreload" href={href} />
       ))}
-      {files[0] ? <link rel="preload" as="style" href={`${MONACO_URL}/editor.css`} /> : null}
+      {files[0] ? <link rel="stylesheet" href={`${MONACO_URL}/editor.css`} precedence="editor" /> : null}
     </>
   );
 }
@@ -71,8 +73,9 @@ export function EditorPreload() {
 /**
  * The IDE page's early editor: a module script in the server HTML, after the editor's slot, that
  * evaluates Monaco's bundle as soon as it has loaded and creates the editor in the slot
- * (monaco/entry.ts `startIdeEditor`), alongside React's hydration instead of after it; the React editor
- * then adopts it (components/editor/ide-editor.tsx). Evaluating the bundle inside React (session 7) only
+ * (monaco/entry.ts `startIdeEditor`), alongside React's hydration instead of after it, ready at once: a
+ * file the tree is clicked for before hydration is kept and opened when the React editor adopts the
+ * editor (components/editor/ide-editor.tsx). Evaluating the bundle inside React (session 7) only
  * pushed hydration back, since the editor was still created after it. `async`: it runs when the bundle is
  * ready, not after the whole page is parsed. The browser runs it only from the server HTML; after a
  * client-side navigation React creates the editor itself. It carries the nonce of the page's CSP

@@ -37,17 +37,23 @@ monaco.editor.defineTheme("berth-dark", {
 
 let stylesheet: Promise<void> | null = null;
 
-/** Links editor.css once per page (preloaded with the page, so this waits on no network); a failed link can be retried. */
+/**
+ * Links editor.css once per page, or takes the link the IDE page's server HTML already carries
+ * (lib/preloads.tsx) once it has loaded with the page's own CSS: the early editor is then created in the
+ * same task as Monaco's evaluation instead of after a load event, which hydration's tasks would run ahead
+ * of. A link still loading or failed is linked again (from the HTTP cache). A failed link can be retried.
+ */
 export function editorStylesheet(): Promise<void> {
   stylesheet ??= new Promise<void>((resolve, reject) => {
-    const link = document.createElement("link");
-    link.rel = "stylesheet";
-    link.href = new URL("./editor.css", import.meta.url).href;
+    const href = new URL("./editor.css", import.meta.url).href;
+    const carried = [...document.querySelectorAll<HTMLLinkElement>('link[rel="stylesheet"]')].find((link) => link.href === href);
+    if (carried?.sheet) return resolve();
+    const link = Object.assign(document.createElement("link"), { rel: "stylesheet", href });
     link.onload = () => resolve();
     link.onerror = () => {
       link.remove();
       stylesheet = null;
-      reject(new Error(`could not load ${link.href}`));
+      reject(new Error(`could not load ${href}`));
     };
     document.head.appendChild(link);
   });
@@ -76,11 +82,11 @@ let ide: { host: HTMLElement; editor: monaco.editor.IStandaloneCodeEditor } | nu
 
 /**
  * The IDE's one editor, in `host`: the one already there, or a new one holding the empty, read-only
- * no-file model. Called by the page's early script (startIdeEditor) and by the React editor that adopts
- * it (components/editor/ide-editor.tsx), whichever comes first; the same module serves both, so they
- * share the instance. Read-only until the IDE shows a file in it, so nothing typed early is lost.
+ * no-file model. The same module serves the page's early script (startIdeEditor) and the React editor
+ * (adoptIdeEditor), whichever comes first, so they share the instance. Read-only until the IDE shows a
+ * file in it, so nothing typed early is lost.
  */
-export function ideEditorIn(host: HTMLElement): monaco.editor.IStandaloneCodeEditor {
+function ideEditorIn(host: HTMLElement): monaco.editor.IStandaloneCodeEditor {
   if (ide?.host === host) return ide.editor;
   ide?.editor.dispose();
   const uri = monaco.Uri.parse(NO_FILE_MODEL);
@@ -94,18 +100,50 @@ export function ideEditorIn(host: HTMLElement): monaco.editor.IStandaloneCodeEdi
   return editor;
 }
 
+/** The file the tree was last asked for between the early editor's creation and React's adoption. */
+let asked: string | null = null;
+let adopted = false;
+
+// Before React has hydrated the tree, a click on a file reaches no handler of React's: it is kept here and
+// opened when React adopts the editor. After hydration React opens it too; opening an open file only
+// activates its tab, and the last click is the one kept, so the file shown is the one asked for last.
+function keepTreeClick(event: MouseEvent): void {
+  const file = (event.target as Element | null)?.closest?.<HTMLElement>('[data-testid="tree-file"]');
+  if (file?.dataset.path) asked = file.dataset.path;
+}
+
 /**
  * Run by the IDE page's early script (lib/preloads.tsx) as soon as this bundle has loaded, before or
- * while React hydrates: the editor is created in the server-rendered slot instead of after hydration.
+ * while React hydrates: the editor is created in the server-rendered slot and is ready at once, since a
+ * file the tree asks for before React takes over is kept for it (keepTreeClick).
  */
 export function startIdeEditor(): void {
   const slot = document.querySelector<HTMLElement>("[data-editor-slot]");
-  if (!slot) return;
+  if (!slot || adopted) return;
   // A failed stylesheet is reported by the React side, which loads it again.
   editorStylesheet().then(
-    () => (slot.isConnected ? void ideEditorIn(slot) : undefined),
+    () => {
+      if (!slot.isConnected || adopted) return;
+      const editor = ideEditorIn(slot);
+      document.addEventListener("click", keepTreeClick, true);
+      // What tests and bench:web wait for: the editor exists and a file asked for from now on opens in it.
+      editor.getContainerDomNode().setAttribute("data-monaco-ready", "true");
+    },
     () => undefined,
   );
+}
+
+/**
+ * The React editor (components/editor/ide-editor.tsx) takes the IDE's editor in `host` (the early one,
+ * or a new one after a client-side navigation) and the file the tree asked for before it did, to open.
+ */
+export function adoptIdeEditor(host: HTMLElement): { editor: monaco.editor.IStandaloneCodeEditor; asked: string | null } {
+  const editor = ideEditorIn(host);
+  adopted = true;
+  document.removeEventListener("click", keepTreeClick, true);
+  const path = asked;
+  asked = null;
+  return { editor, asked: path };
 }
 
 export default monaco;

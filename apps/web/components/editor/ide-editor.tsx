@@ -16,21 +16,23 @@ export type IdeEditorProps = {
   language: string;
   readOnly: boolean;
   onChange: (value: string) => void;
-  onMount: (editor: IdeEditorInstance, monaco: MonacoApi) => void;
+  /** `asked`: a file the tree was clicked for before React had hydrated it (monaco/entry.ts), to open now. */
+  onMount: (editor: IdeEditorInstance, monaco: MonacoApi, asked: string | null) => void;
 };
 
 /**
  * The IDE's one editor. The server HTML carries an empty slot (never hydrated: React leaves the
  * children of a `dangerouslySetInnerHTML` element alone) and an early script (lib/preloads.tsx) that
- * creates the editor in it as soon as Monaco's bundle has loaded, before or while React hydrates; this
- * component adopts that instance (monaco/entry.ts `ideEditorIn`), or creates it when the page came
- * without the script (a client-side navigation). Then it shows one model per path, as
+ * creates the editor in it as soon as Monaco's bundle has loaded, before or while React hydrates, and
+ * keeps a file the tree is clicked for meanwhile; this component adopts that instance and that file
+ * (monaco/entry.ts `adoptIdeEditor`), or creates the editor when the page came without the script (a
+ * client-side navigation). Then it shows one model per path, as
  * @monaco-editor/react did: a path's model is created with `value` on first show, and each path's view
  * state (cursor, scroll, folds) is kept across switches.
  */
 export function IdeEditor({ path, value, language, readOnly, onChange, onMount }: IdeEditorProps) {
   const slot = useRef<HTMLDivElement>(null);
-  const [ready, setReady] = useState<{ editor: IdeEditorInstance; monaco: MonacoApi } | null>(null);
+  const [ready, setReady] = useState<{ editor: IdeEditorInstance; monaco: MonacoApi; asked: string | null } | null>(null);
   const [failed, setFailed] = useState<string | null>(null);
   const latest = useRef({ path, value, language, onChange, onMount });
   latest.current = { path, value, language, onChange, onMount };
@@ -43,10 +45,11 @@ export function IdeEditor({ path, value, language, readOnly, onChange, onMount }
     loadEditorModule().then(
       (module) => {
         if (!live || !slot.current) return;
-        editor = module.ideEditorIn(slot.current);
+        const adopted = module.adoptIdeEditor(slot.current);
+        editor = adopted.editor;
         // setValue on a model (a re-read, a reload) is a change too: the tab's draft follows the model.
         editor.onDidChangeModelContent(() => latest.current.onChange(editor!.getValue()));
-        setReady({ editor, monaco: module.default });
+        setReady({ editor, monaco: module.default, asked: adopted.asked });
       },
       (error: unknown) => live && setFailed(`Could not load the editor: ${(error as Error).message}`),
     );
@@ -82,11 +85,15 @@ export function IdeEditor({ path, value, language, readOnly, onChange, onMount }
     ready?.editor.updateOptions({ readOnly });
   }, [ready, readOnly]);
 
-  // Mounted once it shows the right model: the attribute is what tests and bench:web wait for.
+  // Mounted once it shows the right model: the attribute is what tests and bench:web wait for (the early
+  // script has set it already when it created the editor).
   useEffect(() => {
     if (!ready) return;
-    ready.editor.getContainerDomNode().setAttribute("data-monaco-ready", "true");
-    latest.current.onMount(ready.editor, ready.monaco);
+    const node = ready.editor.getContainerDomNode();
+    node.setAttribute("data-monaco-ready", "true");
+    // bench:web times React's adoption apart from the early editor's readiness.
+    node.setAttribute("data-editor-adopted", "true");
+    latest.current.onMount(ready.editor, ready.monaco, ready.asked);
   }, [ready]);
 
   if (failed) return <ErrorState message={failed} onRetry={() => window.location.reload()} />;

@@ -9,7 +9,7 @@ export type MonacoApi = typeof Monaco;
 export type EditorModule = {
   default: MonacoApi;
   editorStylesheet(): Promise<void>;
-  ideEditorIn(host: HTMLElement): Monaco.editor.IStandaloneCodeEditor;
+  adoptIdeEditor(host: HTMLElement): { editor: Monaco.editor.IStandaloneCodeEditor; asked: string | null };
   NO_FILE_MODEL: string;
   EDITOR_OPTIONS: Monaco.editor.IStandaloneEditorConstructionOptions;
 };

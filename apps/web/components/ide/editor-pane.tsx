@@ -75,8 +75,9 @@ export function EditorPane({ editor, save, onEditorMounted }: EditorPaneProps) {
             onChange={(value) => {
               if (textTab) editor.setDraft(textTab.path, value);
             }}
-            onMount={(mounted, monaco) => {
+            onMount={(mounted, monaco, asked) => {
               editor.onEditorMount(mounted, monaco);
+              if (asked) editor.openFile(asked);
               onEditorMounted();
             }}
           />

@@ -1,0 +1,46 @@
+import { expect, test } from "@playwright/test";
+import { api, signInContext, watchExternalRequests } from "./support";
+
+test.afterEach(async ({ request }) => api.cleanup(request));
+
+test.use({ viewport: { width: 1440, height: 1000 } });
+
+// The IDE page's early script (lib/preloads.tsx, monaco/entry.ts) creates the editor before React hydrates
+// and marks it ready then; a file clicked in the server-rendered tree meanwhile must open once React adopts
+// the editor. React's own chunks are held back here so the click surely comes before hydration.
+test("the early editor is ready before hydration and opens a file clicked before React took over", async ({ page, context, request }) => {
+  const requests = watchExternalRequests(page);
+  await signInContext(context);
+  const { id: sessionId } = await api.createSession(request, { name: `early-${Date.now()}`, autonomy: "trusted" });
+  await api.tool(request, sessionId, "write_file", { path: "main.py", content: "print('early')\n" });
+
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/_next\/static\/chunks\/[^/]+\.js$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(`/sessions/${sessionId}`, { waitUntil: "commit" });
+
+  await expect(page.locator("[data-monaco-ready]")).toHaveCount(1);
+  await expect(page.locator("[data-editor-adopted]")).toHaveCount(0);
+  // The stylesheet the server HTML carries is the one the editor uses: not linked a second time.
+  await expect(page.locator('link[rel="stylesheet"][href$="/editor.css"]')).toHaveCount(1);
+  await page.locator('[data-testid="tree-file"][data-path="main.py"]').click();
+
+  release();
+  await expect(page.locator("[data-editor-adopted]")).toHaveCount(1);
+  await expect(page.locator('[data-testid="editor-tab"][data-path="main.py"]')).toHaveAttribute("aria-selected", "true");
+  await expect(page.getByTestId("editor").locator(".monaco-editor .view-lines")).toContainText("print('early')");
+
+  // Adopted, it edits as ever: typing marks the tab dirty, Ctrl+S saves.
+  await page.getByTestId("editor").locator(".monaco-editor").click();
+  await page.keyboard.press("ControlOrMeta+End");
+  await page.keyboard.insertText("print('late')\n");
+  await expect(page.locator('[data-testid="editor-tab"][data-path="main.py"]')).toHaveAttribute("data-dirty", "true");
+  await page.keyboard.press("ControlOrMeta+s");
+  await expect(page.locator('[data-testid="editor-tab"][data-path="main.py"]')).toHaveAttribute("data-dirty", "false");
+  const saved = await api.tool(request, sessionId, "read_file", { path: "main.py" });
+  expect(saved.body.details?.content).toBe("print('early')\nprint('late')\n");
+  requests.assertNone();
+});
