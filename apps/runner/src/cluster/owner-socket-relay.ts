@@ -104,6 +104,8 @@ class ClientRelay {
 
   async call(owner: SessionOwner, sessionId: string, event: string, payload: unknown): Promise<unknown> {
     const upstream = await this.connection(owner, sessionId);
+    // A socket.io client buffers what is emitted while it is disconnected: to a dead owner that is an answer never given.
+    if (!upstream.connected) throw unreachable(owner, sessionId, "the connection to it has closed");
     return new Promise((resolve, reject) => {
       const lost = () => reject(unreachable(owner, sessionId, "the connection to it closed before it answered"));
       upstream.once("disconnect", lost);
