@@ -54,9 +54,7 @@ export function editorPreloads(): string[] {
  * For a page that opens Monaco: <link rel=modulepreload> elements, which React places in the <head>, so the
  * browser fetches and parses the files off the main thread while the page loads (measured against React
  * preload hints, which the browser sees only once React starts: the editor was ready about 0.1 s sooner),
- * and the editor's stylesheet, linked with the page's own CSS (React puts it in the <head>): loaded before
- * Monaco is, so the editor is created as soon as Monaco has evaluated (monaco/entry.ts `editorStylesheet`)
- * instead of after a load event that hydration's tasks run ahead of.
+ * and the editor's stylesheet, so linking it when Monaco loads does not wait on the network.
  */
 export function EditorPreload() {
   const files = editorPreloads();
@@ -65,7 +63,7 @@ export function EditorPreload() {
       {files.map((href) => (
         <link key={href} rel="modulepreload" href={href} />
       ))}
-      {files[0] ? <link rel="stylesheet" href={`${MONACO_URL}/editor.css`} precedence="editor" /> : null}
+      {files[0] ? <link rel="preload" as="style" href={`${MONACO_URL}/editor.css`} /> : null}
     </>
   );
 }
@@ -75,7 +73,11 @@ export function EditorPreload() {
  * evaluates Monaco's bundle as soon as it has loaded and creates the editor in the slot
  * (monaco/entry.ts `startIdeEditor`), alongside React's hydration instead of after it, ready at once: a
  * file the tree is clicked for before hydration is kept and opened when the React editor adopts the
- * editor (components/editor/ide-editor.tsx). Evaluating the bundle inside React (session 7) only
+ * editor (components/editor/ide-editor.tsx). It links the editor's stylesheet first, so that it has
+ * loaded by the time Monaco has evaluated and the editor is created in the same task (monaco/entry.ts
+ * `editorStylesheet`), not after a load event that hydration's tasks would run ahead of; linked from a
+ * script, it holds up neither the page's first paint nor its inline scripts, as a stylesheet in the
+ * HTML would (175 KB). Evaluating the bundle inside React (session 7) only
  * pushed hydration back, since the editor was still created after it. `async`: it runs when the bundle is
  * ready, not after the whole page is parsed. The browser runs it only from the server HTML; after a
  * client-side navigation React creates the editor itself. It carries the nonce of the page's CSP
@@ -85,6 +87,14 @@ export async function EarlyEditorScript() {
   const files = editorPreloads();
   if (!files[0]) return null;
   const nonce = (await headers()).get("content-security-policy")?.match(/'nonce-([^']+)'/)?.[1];
-  const source = `import { startIdeEditor } from ${JSON.stringify(files[0])}; startIdeEditor();`;
+  const css = JSON.stringify(`${MONACO_URL}/editor.css`);
+  const source = [
+    `const link = Object.assign(document.createElement("link"), { rel: "stylesheet", href: ${css} });`,
+    `link.dataset.editorCss = "loading";`,
+    `link.onload = () => (link.dataset.editorCss = "loaded");`,
+    `link.onerror = () => (link.dataset.editorCss = "failed");`,
+    `document.head.append(link);`,
+    `import(${JSON.stringify(files[0])}).then((editor) => editor.startIdeEditor());`,
+  ].join("\n");
   return <script type="module" async nonce={nonce} dangerouslySetInnerHTML={{ __html: source }} />;
 }

@@ -38,24 +38,27 @@ monaco.editor.defineTheme("berth-dark", {
 let stylesheet: Promise<void> | null = null;
 
 /**
- * Links editor.css once per page, or takes the link the IDE page's server HTML already carries
- * (lib/preloads.tsx) once it has loaded with the page's own CSS: the early editor is then created in the
- * same task as Monaco's evaluation instead of after a load event, which hydration's tasks would run ahead
- * of. A link still loading or failed is linked again (from the HTTP cache). A failed link can be retried.
+ * Links editor.css once per page, or takes the link the IDE page's early script made (lib/preloads.tsx,
+ * `data-editor-css`): that one has loaded by the time Monaco has evaluated, so the early editor is
+ * created in the same task as the evaluation, not after a load event that hydration's tasks would run
+ * ahead of. A failed link can be retried.
  */
 export function editorStylesheet(): Promise<void> {
   stylesheet ??= new Promise<void>((resolve, reject) => {
-    const href = new URL("./editor.css", import.meta.url).href;
-    const carried = [...document.querySelectorAll<HTMLLinkElement>('link[rel="stylesheet"]')].find((link) => link.href === href);
-    if (carried?.sheet) return resolve();
-    const link = Object.assign(document.createElement("link"), { rel: "stylesheet", href });
-    link.onload = () => resolve();
-    link.onerror = () => {
-      link.remove();
-      stylesheet = null;
-      reject(new Error(`could not load ${href}`));
-    };
-    document.head.appendChild(link);
+    const carried = document.querySelector<HTMLLinkElement>("link[data-editor-css]");
+    if (carried?.dataset.editorCss === "loaded") return resolve();
+    const link = carried?.dataset.editorCss === "loading" ? carried : document.head.appendChild(Object.assign(document.createElement("link"), { rel: "stylesheet", href: new URL("./editor.css", import.meta.url).href }));
+    if (link !== carried) carried?.remove();
+    link.addEventListener("load", () => resolve(), { once: true });
+    link.addEventListener(
+      "error",
+      () => {
+        link.remove();
+        stylesheet = null;
+        reject(new Error(`could not load ${link.href}`));
+      },
+      { once: true },
+    );
   });
   return stylesheet;
 }
