@@ -219,7 +219,7 @@ export class RunService {
   }
 
   /**
-   * Ends a run with the tool's result: logs closed, then the row updated and the receipt sealed behind the reply
+   * Ends a run with the tool's result: logs written out, then the row updated and the receipt sealed behind the reply
    * (the receipt's id is fixed now; reads of runs and receipts wait for both).
    */
   async finish(runId: string, result: ToolResult): Promise<{ receiptId: string | null }> {
@@ -242,8 +242,10 @@ export class RunService {
     }
     const { outcome, exitCode } = outcomeOf(run.input.kind, result);
     const { receiptId } = this.close(run, { outcome, exitCode, details, cause: result.ok ? null : (result.error?.code ?? null) });
-    // Every byte on disk before the reply: a log read after it is whole.
-    await run.logs.closed;
+    // Every byte on disk and announced before the reply, so a log read after it is whole (a reader of a log still
+    // closing reads what was announced: all of it). Closing the files waits for nobody, unless a sink stores the log
+    // elsewhere too: its end is what readers on other runners wait for, so the reply waits for that.
+    await (this.deps.logSink ? run.logs.closed : run.logs.flushed());
     return { receiptId };
   }
 
@@ -251,7 +253,7 @@ export class RunService {
   private close(
     run: ActiveRun,
     end: { outcome: RunOutcome; exitCode: number | null; details: Record<string, unknown>; cause: string | null },
-  ): { receiptId: string; written: Promise<void> } {
+  ): { receiptId: string; written: () => Promise<void> } {
     // What the masks held back (a possible secret's start) is written before the logs are sealed.
     for (const stream of ["stdout", "stderr"] as const) this.write(run, stream, run.masks[stream].flush());
     this.active.delete(run.id);
@@ -290,7 +292,9 @@ export class RunService {
     void logsClosed.then(() =>
       this.deps.events.emit("run:status", { runId: run.id, sessionId: run.input.sessionId, status: "finished", outcome: end.outcome, exitCode: end.exitCode }),
     );
-    return { receiptId, written: Promise.all([logsClosed, this.deps.repos.writes.settled()]).then(() => undefined) };
+    // Asked for, not made here: settled() starts every write held behind a reply at once, which on a call's reply path
+    // (finish) would put the run's row, its end and its receipt back before the reply.
+    return { receiptId, written: () => Promise.all([logsClosed, this.deps.repos.writes.settled()]).then(() => undefined) };
   }
 
   private onOutput(event: SessionOutputEvent): void {
@@ -316,7 +320,7 @@ export class RunService {
     const run = runId ? this.active.get(runId) : undefined;
     if (!run) return;
     const outcome: RunOutcome = event.status === "STOPPED" ? "aborted" : event.exitCode === 0 ? "succeeded" : "failed";
-    const closed = this.close(run, { outcome, exitCode: event.exitCode, details: { processId: event.processId, status: event.status }, cause: null }).written;
+    const closed = this.close(run, { outcome, exitCode: event.exitCode, details: { processId: event.processId, status: event.status }, cause: null }).written();
     if (outcome === "aborted") this.noteStopped(event.sessionId, run.id, closed);
     await closed;
   }
@@ -339,7 +343,7 @@ export class RunService {
     }
     for (const run of [...this.active.values()]) {
       if (run.input.sessionId !== sessionId) continue;
-      await this.close(run, { outcome: "interrupted", exitCode: null, details: {}, cause: why }).written;
+      await this.close(run, { outcome: "interrupted", exitCode: null, details: {}, cause: why }).written();
     }
   }
 
@@ -356,7 +360,7 @@ export class RunService {
 
   /** Ends every active run as interrupted (runner shutdown). */
   async interruptAll(cause: string): Promise<void> {
-    for (const run of [...this.active.values()]) await this.close(run, { outcome: "interrupted", exitCode: null, details: {}, cause }).written;
+    for (const run of [...this.active.values()]) await this.close(run, { outcome: "interrupted", exitCode: null, details: {}, cause }).written();
   }
 }
 
