@@ -5,9 +5,11 @@
 // workerData: {base, token, runId, bytes, clients, dropAt, encoding, pipe}. With `dropAt`, the first client disconnects once it
 // has that many bytes and resumes from its offset on a new connection, into the same hash. With `pipe` ({url, total, file, chunk}), the
 // clients are bare ws clients of the bench's ceiling (stream-pipe-server.mjs) instead, hashing every message the same way.
-// Messages to the bench: {type: "done", clients: [{digest, firstByteAt, resumedAt}]} or {type: "error", message}.
+// Messages to the bench: {type: "done", clients: [{digest, firstByteAt, resumedAt, events}], cpu, gcMs} or {type: "error", message}:
+// `events`, the output events (or pipe messages) a client got; `cpu`, the CPU seconds this thread used; `gcMs`, its GC pauses.
 import crypto from "node:crypto";
-import { performance } from "node:perf_hooks";
+import fs from "node:fs";
+import { PerformanceObserver, performance } from "node:perf_hooks";
 import { parentPort, workerData } from "node:worker_threads";
 import { io as connect } from "socket.io-client";
 import WebSocket from "ws";
@@ -15,6 +17,17 @@ import WebSocket from "ws";
 const { base, token, runId, bytes, clients, dropAt, encoding, pipe } = workerData;
 /** The time origin of the whole process, so the bench can compare times taken in different threads. */
 const now = () => performance.timeOrigin + performance.now();
+
+/** CPU seconds this thread has used (utime + stime of /proc/thread-self/stat, fields 14 and 15, in 1/100 s). */
+const threadCpu = () => {
+  const fields = fs.readFileSync("/proc/thread-self/stat", "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+const cpuBefore = threadCpu();
+let gcMs = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcMs += entry.duration;
+}).observe({ entryTypes: ["gc"] });
 
 /** The event's bytes: the runner sends them as binary to a client that asks (`encoding: "binary"`), as text otherwise. */
 const bytesOf = (data) => (typeof data === "string" ? Buffer.from(data) : Buffer.isBuffer(data) ? data : Buffer.from(data));
@@ -31,6 +44,7 @@ function follow(watcher, stopAt) {
         return reject(new Error(`gap or duplicate: got offset ${event.offset}, expected ${watcher.received}`));
       }
       const chunk = bytesOf(event.data);
+      watcher.events++;
       watcher.firstByteAt ??= now();
       watcher.hash.update(chunk);
       watcher.received += chunk.length;
@@ -51,6 +65,7 @@ function pipeFollow(watcher) {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(`${pipe.url}/?clients=${pipe.total}&file=${encodeURIComponent(pipe.file)}&chunk=${pipe.chunk}`, { perMessageDeflate: false });
     socket.on("message", (chunk) => {
+      watcher.events++;
       watcher.firstByteAt ??= now();
       watcher.hash.update(chunk);
       watcher.received += chunk.length;
@@ -64,11 +79,11 @@ function pipeFollow(watcher) {
 }
 
 async function client(index) {
-  const watcher = { hash: crypto.createHash("sha256"), received: 0, firstByteAt: undefined };
+  const watcher = { hash: crypto.createHash("sha256"), received: 0, firstByteAt: undefined, events: 0 };
   let resumedAt = 0;
   if (pipe) {
     await pipeFollow(watcher);
-    return { digest: watcher.hash.digest("hex"), firstByteAt: watcher.firstByteAt, resumedAt };
+    return { digest: watcher.hash.digest("hex"), firstByteAt: watcher.firstByteAt, resumedAt, events: watcher.events };
   }
   if (index === 0 && dropAt) {
     await follow(watcher, dropAt);
@@ -76,10 +91,10 @@ async function client(index) {
     resumedAt = watcher.received;
   }
   await follow(watcher, bytes);
-  return { digest: watcher.hash.digest("hex"), firstByteAt: watcher.firstByteAt, resumedAt };
+  return { digest: watcher.hash.digest("hex"), firstByteAt: watcher.firstByteAt, resumedAt, events: watcher.events };
 }
 
 Promise.all(Array.from({ length: clients }, (_, i) => client(i))).then(
-  (results) => parentPort.postMessage({ type: "done", clients: results }),
+  (results) => parentPort.postMessage({ type: "done", clients: results, cpu: threadCpu() - cpuBefore, gcMs }),
   (error) => parentPort.postMessage({ type: "error", message: String(error?.message ?? error) }),
 );

@@ -6,13 +6,17 @@
 // threads (stream-bench-clients.mjs), so the bench's own JSON, hashing and sockets do not share one thread. The
 // ceiling, in alternated rounds of its own: a bare ws server in its own process (stream-pipe-server.mjs) sending the
 // same stored 100 MB in the agent's chunk size to 50 bare ws clients in the same worker threads, hashed the same way.
+// Each round also says where the machine's CPU went (CPU seconds, which the load moves less than times): the serving
+// process, the client threads, the run's container with its shim and dockerd (the output's way into the runner), and
+// the rest (the bench's own thread, and whatever else the machine runs); the GC pauses of the runner and the clients
+// (wall time, so longer on a loaded machine); and how many output events a client got.
 //
 //   BENCH_ROUNDS          fan-out rounds of each kind (default 3)
 //   BENCH_CLIENT_THREADS  worker threads the clients are spread over (default: the number of CPUs)
 //   BENCH_RUNNER          the runner bundle to start (default apps/runner/dist/main.mjs; another build for a before/after)
 //   BENCH_ENCODING        how the clients subscribe: binary (default, as the IDE does) or text
 //   BENCH_RUNNER_ARGS     node options for the runner's process, space-separated (e.g. --cpu-prof --cpu-prof-dir=/tmp/p)
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -53,6 +57,51 @@ function cpuOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** CPU seconds the whole machine has used (every process: the container, dockerd, the clients), from /proc/stat. */
+function machineCpu(): number {
+  // The first line sums every CPU: user nice system idle iowait irq softirq steal, in clock ticks; all but idle and iowait.
+  const [user, nice, system, , , irq, softirq, steal] = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.split(/\s+/).slice(1).map(Number);
+  return (user! + nice! + system! + irq! + softirq! + steal!) / 100;
+}
+
+/** A process's stat fields after its name: ppid is [1], utime/stime [11]/[12], cutime/cstime (its reaped children) [13]/[14]. */
+function statOf(pid: number): string[] | null {
+  try {
+    return fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  } catch {
+    return null;
+  }
+}
+
+/** The process tree under `root` (its own CPU and its reaped children's, and each live descendant's), in CPU seconds. */
+function treeCpu(root: number): number {
+  const children = new Map<number, number[]>();
+  for (const entry of fs.readdirSync("/proc")) {
+    const pid = Number(entry);
+    const ppid = pid ? Number(statOf(pid)?.[1]) : NaN;
+    if (ppid) children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+  }
+  let ticks = 0;
+  for (const stack = [root]; stack.length > 0; ) {
+    const pid = stack.pop()!;
+    const fields = statOf(pid);
+    if (fields) ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return ticks / 100;
+}
+
+/**
+ * What moving the run's output into the runner costs outside it: the session's container (the command, the agent),
+ * its containerd shim (which copies its stdout) and dockerd (which copies it again into the attach stream), in CPU
+ * seconds so far. dockerd is found through /var/run/docker.pid; 0 for what cannot be read.
+ */
+function ingestionCpuOf(containerPid: number): () => number {
+  const shim = Number(statOf(containerPid)?.[1]);
+  const dockerd = Number(fs.existsSync("/var/run/docker.pid") ? fs.readFileSync("/var/run/docker.pid", "utf8") : 0);
+  return () => treeCpu(containerPid) + (shim ? cpuOf(shim) : 0) + (dockerd ? cpuOf(dockerd) : 0);
+}
+
 function rssOf(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
@@ -76,7 +125,8 @@ const runner = spawn(process.execPath, [...RUNNER_ARGS, "--expose-gc", "--import
 });
 const pipe = spawn(process.execPath, [path.join(import.meta.dirname, "stream-pipe-server.mjs"), String(PIPE_PORT)], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
 const pipeListening = new Promise<void>((resolve) => pipe.once("message", () => resolve()));
-type Memory = { rss: number; heapTotal: number; heapUsed: number; external: number; arrayBuffers: number };
+/** `gcMs`: the runner's GC pauses since it started. */
+type Memory = { rss: number; heapTotal: number; heapUsed: number; external: number; arrayBuffers: number; gcMs: number };
 let probes = 0;
 const probing = new Map<number, (memory: Memory) => void>();
 runner.on("message", (message: Memory & { type?: string; id?: number }) => {
@@ -107,10 +157,32 @@ const api = async <T>(method: string, route: string, body?: unknown): Promise<T>
   return (text ? JSON.parse(text) : undefined) as T;
 };
 
-/** `cpu`: the CPU seconds the serving process (the runner, or the pipe's server) used in the round. */
-type Round = { clients: number; seconds: number; inOrder: boolean; resumed: boolean; firstByteMs: number; runId: string; cpu: number };
+/**
+ * CPU seconds of the round: `cpu` the serving process's (the runner, or the pipe's server), `clientCpu` the client
+ * threads', `machineCpu` every process's (the run's container and dockerd too). `gcMs`: the serving process's GC
+ * pauses (the runner's; none taken for the pipe's server), `clientGcMs` the client threads'. `events`: output
+ * events (pipe messages) a client got, the median.
+ */
+type Round = {
+  clients: number;
+  seconds: number;
+  inOrder: boolean;
+  resumed: boolean;
+  firstByteMs: number;
+  runId: string;
+  cpu: number;
+  clientCpu: number;
+  machineCpu: number;
+  /** The run's container, its shim and dockerd (ingestionCpuOf); 0 in the pipe's rounds. */
+  ingestionCpu: number;
+  gcMs: number;
+  clientGcMs: number;
+  events: number;
+};
 /** `resumedAt`: the offset a client that dropped out resumed from (0 for the others). */
-type ClientResult = { digest: string; firstByteAt?: number; resumedAt: number };
+type ClientResult = { digest: string; firstByteAt?: number; resumedAt: number; events: number };
+/** One worker thread's clients, with the CPU seconds and GC pauses of the thread. */
+type ThreadResult = { clients: ClientResult[]; cpu: number; gcMs: number };
 
 type Pipe = { url: string; total: number; file: string; chunk: number };
 
@@ -118,13 +190,13 @@ type Pipe = { url: string; total: number; file: string; chunk: number };
  * `clients` socket.io clients in one worker thread, following `runId`'s stdout from 0; the first drops and resumes
  * at `dropAt`. With `pipe`, bare ws clients of the ceiling instead.
  */
-function clientThread(runId: string, clients: number, dropAt: number, pipe?: Pipe): Promise<ClientResult[]> {
+function clientThread(runId: string, clients: number, dropAt: number, pipe?: Pipe): Promise<ThreadResult> {
   const worker = new Worker(new URL("./stream-bench-clients.mjs", import.meta.url), {
     workerData: { base, token: TOKEN, runId, bytes: BYTES, clients, dropAt, encoding: ENCODING, pipe },
   });
-  return new Promise<ClientResult[]>((resolve, reject) => {
-    worker.once("message", (message: { type: "done"; clients: ClientResult[] } | { type: "error"; message: string }) =>
-      message.type === "done" ? resolve(message.clients) : reject(new Error(message.message)),
+  return new Promise<ThreadResult>((resolve, reject) => {
+    worker.once("message", (message: ({ type: "done" } & ThreadResult) | { type: "error"; message: string }) =>
+      message.type === "done" ? resolve(message) : reject(new Error(message.message)),
     );
     worker.once("error", reject);
   }).finally(() => void worker.terminate());
@@ -137,13 +209,20 @@ function clientThread(runId: string, clients: number, dropAt: number, pipe?: Pip
 async function fanOutRound(sessionId: string, clients: number): Promise<Round> {
   // The command waits for the watchers to subscribe, then prints 100 MB.
   const cpuBefore = cpuOf(runner.pid!);
+  const machineBefore = machineCpu();
+  const ingestionBefore = ingestionCpu();
+  const gcBefore = (await memoryOf(false)).gcMs;
   const requestedAt = performance.timeOrigin + performance.now();
   const { runId } = await api<{ runId: string }>("POST", `/api/sessions/${sessionId}/tools/bash`, {
     args: { action: "start", command: `sleep 3; yes 0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU | head -c ${BYTES}` },
   });
-  const results = (await Promise.all(sharesOf(clients).map((share, i) => clientThread(runId, share, i === 0 && clients > 1 ? 20 * MB : 0)))).flat();
+  const threads = await Promise.all(sharesOf(clients).map((share, i) => clientThread(runId, share, i === 0 && clients > 1 ? 20 * MB : 0)));
   const finishedAt = performance.timeOrigin + performance.now();
   const cpu = cpuOf(runner.pid!) - cpuBefore;
+  const machine = machineCpu() - machineBefore;
+  const ingestion = ingestionCpu() - ingestionBefore;
+  const gcMs = (await memoryOf(false)).gcMs - gcBefore;
+  const results = threads.flatMap((t) => t.clients);
   const stored = crypto.createHash("sha256").update(fs.readFileSync(path.join(dataDir, "runs", runId, "stdout.log"))).digest("hex");
   const digests = new Set(results.map((r) => r.digest));
   // The command sleeps 3 s before printing, so a first byte is due 3 s after the start request.
@@ -151,8 +230,15 @@ async function fanOutRound(sessionId: string, clients: number): Promise<Round> {
   const inOrder = results.length === clients && digests.size === 1 && digests.has(stored);
   // The client that dropped out is one of those checked: resumed means it came back mid-log and still matched.
   const resumed = clients === 1 || (inOrder && results.some((r) => r.resumedAt > 0));
-  return { clients, runId, seconds: (finishedAt - requestedAt - 3000) / 1000, inOrder, resumed, firstByteMs: median(firstBytes), cpu };
+  return { clients, runId, seconds: (finishedAt - requestedAt - 3000) / 1000, inOrder, resumed, firstByteMs: median(firstBytes), cpu, machineCpu: machine, ingestionCpu: ingestion, gcMs, ...ofThreads(threads) };
 }
+
+/** The client threads' CPU seconds and GC pauses in all, and the median of their clients' event counts. */
+const ofThreads = (threads: ThreadResult[]) => ({
+  clientCpu: threads.reduce((n, t) => n + t.cpu, 0),
+  clientGcMs: threads.reduce((n, t) => n + t.gcMs, 0),
+  events: median(threads.flatMap((t) => t.clients.map((c) => c.events))),
+});
 
 const sharesOf = (clients: number) => {
   const threads = Math.min(CLIENT_THREADS, clients);
@@ -165,14 +251,17 @@ async function pipeRound(runId: string): Promise<Round> {
   const started = new Promise<number>((resolve) => pipe.once("message", (message: { at: number }) => resolve(message.at)));
   const spec: Pipe = { url: `ws://127.0.0.1:${PIPE_PORT}`, total: CLIENTS, file, chunk: AGENT_CHUNK };
   const cpuBefore = cpuOf(pipe.pid!);
-  const results = (await Promise.all(sharesOf(CLIENTS).map((share) => clientThread(runId, share, 0, spec)))).flat();
+  const machineBefore = machineCpu();
+  const threads = await Promise.all(sharesOf(CLIENTS).map((share) => clientThread(runId, share, 0, spec)));
   const cpu = cpuOf(pipe.pid!) - cpuBefore;
+  const machine = machineCpu() - machineBefore;
+  const results = threads.flatMap((t) => t.clients);
   const finishedAt = performance.timeOrigin + performance.now();
   const startedAt = await started;
   const stored = crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex");
   const inOrder = results.length === CLIENTS && results.every((r) => r.digest === stored);
   const firstBytes = results.map((r) => (r.firstByteAt ?? finishedAt) - startedAt);
-  return { clients: CLIENTS, runId, seconds: (finishedAt - startedAt) / 1000, inOrder, resumed: true, firstByteMs: median(firstBytes), cpu };
+  return { clients: CLIENTS, runId, seconds: (finishedAt - startedAt) / 1000, inOrder, resumed: true, firstByteMs: median(firstBytes), cpu, machineCpu: machine, ingestionCpu: 0, gcMs: 0, ...ofThreads(threads) };
 }
 
 /** The whole body of a response, hashed as it streams in. */
@@ -221,7 +310,12 @@ async function logReadRounds(runId: string): Promise<{ ide: number; download: nu
   return { ide: median(ide), download: median(plain), exact };
 }
 
+/** A round's CPU seconds as a line: the serving process's, the clients', the rest of the machine's (the run's container, dockerd, the bench's own thread). */
+const cpuLine = (r: Round) =>
+  `CPU s: serving ${r.cpu.toFixed(2)}${r.gcMs ? ` (GC ${(r.gcMs / 1000).toFixed(2)})` : ""}, clients ${r.clientCpu.toFixed(2)} (GC ${(r.clientGcMs / 1000).toFixed(2)}), ${r.ingestionCpu ? `container + shim + dockerd ${r.ingestionCpu.toFixed(2)}, ` : ""}rest ${(r.machineCpu - r.cpu - r.clientCpu - r.ingestionCpu).toFixed(2)}; ${r.events} events a client`;
+
 let sessionId: string | null = null;
+let ingestionCpu: () => number = () => 0;
 let sampler: NodeJS.Timeout | undefined;
 try {
   for (let i = 0; i < 100; i++) {
@@ -235,6 +329,10 @@ try {
   await pipeListening;
   const session = await api<{ id: string }>("POST", "/api/sessions", { autonomy: "yolo" });
   sessionId = session.id;
+  // The session's container, by the label the runner puts on it; its first process is the one docker-init runs.
+  const containerId = execFileSync("docker", ["ps", "-q", "--filter", `label=berth.session=${session.id}`], { encoding: "utf8" }).trim();
+  if (containerId) ingestionCpu = ingestionCpuOf(Number(execFileSync("docker", ["inspect", "--format", "{{.State.Pid}}", containerId], { encoding: "utf8" }).trim()));
+  else console.error(`• the session's container was not found (label berth.session=${session.id}): its CPU is counted in the rest`);
   const loadBefore = loadavg();
   const memoryBefore = await memoryOf(true);
   console.error(`• runner before the rounds (after a GC): ${memoryLine(memoryBefore)}`);
@@ -257,13 +355,13 @@ try {
       if (kind === "pipe") {
         const result = await pipeRound(rounds[0]!.runId);
         pipeRounds.push(result);
-        console.error(`• round ${round + 1}, the pipe (bare ws), ${CLIENTS} clients: ${((BYTES / MB) / result.seconds).toFixed(1)} MB/s each, server CPU ${result.cpu.toFixed(2)} s, load ${loadavg()}`);
+        console.error(`• round ${round + 1}, the pipe (bare ws), ${CLIENTS} clients: ${((BYTES / MB) / result.seconds).toFixed(1)} MB/s each, ${cpuLine(result)}, load ${loadavg()}`);
         continue;
       }
       const result = await fanOutRound(session.id, kind);
       rounds.push(result);
       const [live, collected] = [await memoryOf(false), await memoryOf(true)];
-      console.error(`• round ${round + 1}, ${kind} client(s): ${((BYTES / MB) / result.seconds).toFixed(1)} MB/s each, runner CPU ${result.cpu.toFixed(2)} s, load ${loadavg()}; runner ${memoryLine(live)}; after a GC ${memoryLine(collected)}`);
+      console.error(`• round ${round + 1}, ${kind} client(s): ${((BYTES / MB) / result.seconds).toFixed(1)} MB/s each, ${cpuLine(result)}, load ${loadavg()}; runner ${memoryLine(live)}; after a GC ${memoryLine(collected)}`);
     }
   }
   clearInterval(sampler);
@@ -277,6 +375,8 @@ try {
   const runnerCpu = median(many.map((r) => r.cpu));
   const aloneCpu = median(single.map((r) => r.cpu));
   const pipeCpu = median(pipeRounds.map((r) => r.cpu));
+  const medianOf = (rs: Round[], f: (r: Round) => number) => median(rs.map(f));
+  const machineOf = (rs: Round[]) => `${medianOf(rs, (r) => r.machineCpu).toFixed(2)} s in all: serving ${medianOf(rs, (r) => r.cpu).toFixed(2)}, clients ${medianOf(rs, (r) => r.clientCpu).toFixed(2)}, container + shim + dockerd ${medianOf(rs, (r) => r.ingestionCpu).toFixed(2)}, rest ${medianOf(rs, (r) => r.machineCpu - r.cpu - r.clientCpu - r.ingestionCpu).toFixed(2)}`;
   const inOrder = rounds.every((r) => r.inOrder);
   const resumed = many.every((r) => r.resumed);
   const firstByte = median(many.map((r) => r.firstByteMs));
@@ -294,6 +394,9 @@ try {
   console.log(`fan-out, ${CLIENTS} clients (median):       ${inAll.toFixed(0)} MB/s in all, ${perClient.toFixed(1)} MB/s each (one client alone: ${alone.toFixed(1)} MB/s)`);
   console.log(`the pipe (bare ws, ${CLIENTS} clients, median):  ${pipeInAll.toFixed(0)} MB/s in all (${AGENT_CHUNK / 1024} KiB frames; every byte: ${pipeExact ? "yes" : "NO"}); the fan-out is ${(inAll / pipeInAll).toFixed(2)}x of it`);
   console.log(`CPU of the serving process per round (median): the runner ${runnerCpu.toFixed(2)} s with ${CLIENTS} clients (${aloneCpu.toFixed(2)} s with one), the pipe's server ${pipeCpu.toFixed(2)} s`);
+  console.log(`CPU of the whole machine per round (median): ${CLIENTS} clients ${machineOf(many)}; the pipe ${machineOf(pipeRounds)}; one client ${machineOf(single)}`);
+  console.log(`GC per round (median): the runner ${(medianOf(many, (r) => r.gcMs) / 1000).toFixed(2)} s with ${CLIENTS} clients (${(medianOf(single, (r) => r.gcMs) / 1000).toFixed(2)} s with one); the client threads ${(medianOf(many, (r) => r.clientGcMs) / 1000).toFixed(2)} s (the pipe's ${(medianOf(pipeRounds, (r) => r.clientGcMs) / 1000).toFixed(2)} s)`);
+  console.log(`events a client got (median): ${medianOf(many, (r) => r.events)} (${(BYTES / 1024 / medianOf(many, (r) => r.events)).toFixed(0)} KiB each); the pipe's ${medianOf(pipeRounds, (r) => r.events)} messages`);
   console.log(`time to first byte (median, start request + 3 s sleep → client): ${firstByte.toFixed(0)} ms`);
   console.log(`runner RSS: before ${(rssBefore / MB).toFixed(0)} MB, peak ${(peakRss / MB).toFixed(0)} MB, growth ${growthMb.toFixed(0)} MB (target < 100 MB)`);
   const peak = atPeak as Memory | null;
@@ -307,6 +410,7 @@ try {
     { figure: `live output in all, ${CLIENTS} clients`, value: inAll, unit: "MB/s", baseline: "bare ws broadcast, the pipe", baselineValue: pipeInAll, target: "≥ 600 MB/s", ok: inAll >= 600 },
     { figure: `live output per client, ${CLIENTS} clients`, value: perClient, unit: "MB/s", baseline: "one client alone", baselineValue: alone },
     { figure: `runner CPU per 100 MB to ${CLIENTS} clients`, value: runnerCpu, unit: "s", baseline: "the pipe's server", baselineValue: pipeCpu },
+    { figure: `client threads' CPU per 100 MB to ${CLIENTS} clients`, value: medianOf(many, (r) => r.clientCpu), unit: "s", baseline: "the pipe's clients", baselineValue: medianOf(pipeRounds, (r) => r.clientCpu) },
     { figure: "time to first byte (median)", value: firstByte, unit: "ms" },
     { figure: "runner RSS growth", value: growthMb, unit: "MB", target: "< 100 MB", ok: growthMb < 100 },
     { figure: "runner heap + external retained after the rounds (after a GC)", value: retainedMb, unit: "MB" },
