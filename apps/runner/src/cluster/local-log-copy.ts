@@ -55,11 +55,11 @@ export class LocalLogCopy {
   }
 
   /** The chunk (after the carried bytes) cut to whole characters; what is cut off is carried to the next. */
-  private whole(stream: CarriedStream, offset: number, data: Buffer): { offset: number; data: string; bytes: number } {
+  private whole(stream: CarriedStream, offset: number, data: Buffer): { offset: number; data: string; bytes: number; raw: Buffer } {
     const pending = this.carry.get(stream);
     const full = pending?.length ? Buffer.concat([pending, data]) : data;
     const end = utf8Boundary(full);
     this.carry.set(stream, Buffer.from(full.subarray(end)));
-    return { offset: offset - (pending?.length ?? 0), data: full.toString("utf8", 0, end), bytes: end };
+    return { offset: offset - (pending?.length ?? 0), data: full.toString("utf8", 0, end), bytes: end, raw: full.subarray(0, end) };
   }
 }

@@ -14,10 +14,13 @@ import type {
  * socket events of the same names (packages/protocol socket-events.ts), plus what only the runner needs.
  */
 export type RunnerEventMap = {
-  /** `data` is whole UTF-8 characters; `bytes` is its length in the log, so offsets stay exact. */
-  "run:output": [RunOutputEvent & { sessionId: string; bytes: number }];
+  /**
+   * `data` is whole UTF-8 characters; `bytes` is its length in the log, so offsets stay exact; `raw`, those bytes
+   * as written (what a binary follower is sent, with no encode of `data` again).
+   */
+  "run:output": [RunOutputEvent & { sessionId: string; bytes: number; raw?: Buffer }];
   "run:status": [RunStatusEvent];
-  "process:output": [ProcessOutputEvent & { bytes: number }];
+  "process:output": [ProcessOutputEvent & { bytes: number; raw?: Buffer }];
   "process:status": [ProcessStatusEvent];
   "file:changed": [FileChangedEvent];
   "session:status": [SessionStatusEvent];

@@ -376,13 +376,14 @@ export function sandboxStoppedCause(terminationCause: string): string {
 }
 
 /** Splits a chunk (with any carried bytes before it) into whole UTF-8 characters and a new carry. */
-function wholeCharacters(run: ActiveRun, stream: "stdout" | "stderr" | "combined", offset: number, data: Buffer): { offset: number; data: string; bytes: number } {
+function wholeCharacters(run: ActiveRun, stream: "stdout" | "stderr" | "combined", offset: number, data: Buffer): { offset: number; data: string; bytes: number; raw: Buffer } {
   const pending = run.carry.get(stream);
   const full = pending?.length ? Buffer.concat([pending, data]) : data;
   const start = offset - (pending?.length ?? 0);
   const end = utf8Boundary(full);
   run.carry.set(stream, Buffer.from(full.subarray(end)));
-  return { offset: start, data: full.subarray(0, end).toString("utf8"), bytes: end };
+  const raw = full.subarray(0, end);
+  return { offset: start, data: raw.toString("utf8"), bytes: end, raw };
 }
 
 /** What a run knows is secret: its env values and any secrets its caller named. */

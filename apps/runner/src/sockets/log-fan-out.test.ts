@@ -210,4 +210,19 @@ describe("LogFanOut, text and binary followers of one log", () => {
     await until(() => replayed.next === total.length, "the replayed client to reach the end");
     expect(Buffer.concat(replayed.received).equals(total)).toBe(true);
   });
+
+  it("a live chunk pushed with its bytes as logged goes to every binary follower as those bytes, encoded once, UTF-8 or not", async () => {
+    const t = (current = await setUp());
+    const binaries = await Promise.all(Array.from({ length: 3 }, () => t.join(0, "binary")));
+    const data = Buffer.from([0x61, 0xff, 0x62, 0x0a]);
+    const before = t.encoded();
+    // Without the bytes, the text's U+FFFD would not encode back to them: each follower would read the file instead.
+    t.logs.append("stdout", data, ({ offset }) => t.fanOut.push(offset, data.toString("utf8"), data.length, data));
+    await until(() => binaries.every((c) => c.next === data.length), "every binary client to get the chunk");
+    expect(t.encoded() - before).toBe(1);
+    for (const client of binaries) {
+      expect(client.errors).toEqual([]);
+      expect(Buffer.concat(client.received).equals(data)).toBe(true);
+    }
+  });
 });

@@ -118,8 +118,8 @@ export function createSocketServer(
   // Fan-out through rooms: socket.io encodes a broadcast packet once for all its sockets (and the
   // Redis adapter carries rooms across runners), instead of once per listening socket.
   // Log output too, to the room of a log's caught-up followers, with backpressure (LogFanOut).
-  deps.events.on("run:output", (e) => followers.get(`run:${e.runId}:${e.stream}`)?.push(e.offset, e.data, e.bytes));
-  deps.events.on("process:output", (e) => followers.get(`process:${e.sessionId}:${e.processId}`)?.push(e.offset, e.data, e.bytes));
+  deps.events.on("run:output", (e) => followers.get(`run:${e.runId}:${e.stream}`)?.push(e.offset, e.data, e.bytes, e.raw));
+  deps.events.on("process:output", (e) => followers.get(`process:${e.sessionId}:${e.processId}`)?.push(e.offset, e.data, e.bytes, e.raw));
   deps.events.on("file:changed", (payload) => io.to(`session:${payload.sessionId}`).emit("file:changed", payload));
   deps.events.on("session:status", (payload) => io.to(`session:${payload.sessionId}`).emit("session:status", payload));
   deps.events.on("process:status", (payload) => io.to(`session:${payload.sessionId}`).emit("process:status", payload));
