@@ -52,12 +52,12 @@ export class RunnerDirectory {
    * or when its holder has no row: then the session is served here or not at all.
    */
   async ownerOf(sessionId: string): Promise<RunnerLocation | null> {
-    const lease = await this.deps.repos.leases.of(sessionId);
+    // The lease and its holder's row in one query, read each time: a runner restarted on another port has
+    // re-registered its row.
+    const lease = await this.deps.repos.leases.withHolder(sessionId);
     if (!lease?.runnerId || lease.runnerId === this.deps.runnerId) return null;
     if (!lease.expiresAt || lease.expiresAt.getTime() < this.now()) return null;
-    // Read each time (a primary-key lookup): a runner restarted on another port has re-registered its row.
-    const owner = await this.deps.repos.runners.get(lease.runnerId);
-    return owner ? { runnerId: owner.id, url: owner.url } : null;
+    return lease.holderUrl === null ? null : { runnerId: lease.runnerId, url: lease.holderUrl };
   }
 
   close(): void {

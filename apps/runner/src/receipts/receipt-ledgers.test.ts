@@ -1,34 +1,27 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { createDatabase, createRepositories, type Repositories } from "@berth/db";
+import type { Repositories } from "@berth/db";
 import type { Receipt } from "@berth/protocol";
 import { createReceiptSigner, generateSigningKeyPem, Ledger, SIGNING_KEY_FILE } from "@berth/receipts";
 import { sampleReceiptInput } from "@berth/receipts/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../testing/test-database";
+import { openTestRepos } from "../testing/open-test-repos";
 import { ReceiptService, type SealRunInput } from "./receipt-service";
 
 // Two runners on one database (PostgreSQL scale-out) each keep their own hash chain, under their own key.
 // Real SQLite with the real migrations, or PostgreSQL with BERTH_TEST_POSTGRES_URL set (where a run's row and its
 // receipt, both written behind the reply, take different pooled connections); no Docker.
 let dataDir: string;
-let database: TestDatabase;
 let repos: Repositories;
+let close = async () => undefined as void;
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-ledgers-"));
-  database = createTestDatabase(dataDir);
-  repos = createRepositories(await createDatabase({ dataDir, databaseUrl: database.url }));
+  ({ dataDir, repos, close } = await openTestRepos("berth-ledgers-"));
   await repos.users.create({ id: "user_a", name: "a", role: "developer" });
   await repos.sessions.create({ id: "ses_a", name: "ledgers", ownerId: "user_a", autonomy: "default", network: "none", env: {} });
 }, 60_000);
 
-afterAll(async () => {
-  await repos?.close();
-  database?.drop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => close());
 
 /** A runner's receipts as it opens them at start: its own data dir and runner id, one shared database. */
 const openReceipts = (runnerId: string) =>

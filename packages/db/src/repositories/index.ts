@@ -16,4 +16,4 @@ export { ToolCallRepository, type ToolCallRecordInput } from "./tool-call-reposi
 export { UserRepository, type ApiTokenMatch, type UserRecord } from "./user-repository";
 export { SessionSkillRepository, type SessionSkillRecord } from "./session-skill-repository";
 export { RunnerRepository, type RunnerRecord } from "./runner-repository";
-export { SessionLeaseRepository, type LeasedSession, type SessionLease } from "./session-lease-repository";
+export { SessionLeaseRepository, type HeldLease, type LeasedSession, type SessionLease } from "./session-lease-repository";

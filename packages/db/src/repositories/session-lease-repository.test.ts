@@ -12,6 +12,21 @@ async function hold(sessionId: string, runnerId: string | null, expiresAt: Date 
 }
 
 describe("SessionLeaseRepository", () => {
+  it("reads a lease with its holder's URL in one query: null URL for a holder with no row, null for a deleted or unknown session", async () => {
+    await t.repos.sessions.create({ id: "ses_held", name: "h", ownerId: "user_a", autonomy: "default", network: "none", env: {}, ownerRunnerId: "r_row", leaseExpiresAt: at(5_000) });
+    await t.repos.sessions.create({ id: "ses_ghost", name: "g", ownerId: "user_a", autonomy: "default", network: "none", env: {}, ownerRunnerId: "r_none", leaseExpiresAt: at(5_000) });
+    await t.repos.sessions.create({ id: "ses_ended", name: "e", ownerId: "user_a", autonomy: "default", network: "none", env: {}, ownerRunnerId: "r_row", leaseExpiresAt: at(5_000) });
+    await t.repos.sessions.markEnded("ses_ended", "deleted", "deleted");
+    await t.repos.runners.register({ id: "r_row", url: "http://10.0.0.2:4000", at: at(0) });
+    expect(await t.repos.leases.withHolder("ses_held")).toEqual({ sessionId: "ses_held", runnerId: "r_row", expiresAt: at(5_000), holderUrl: "http://10.0.0.2:4000" });
+    expect(await t.repos.leases.withHolder("ses_ghost")).toEqual({ sessionId: "ses_ghost", runnerId: "r_none", expiresAt: at(5_000), holderUrl: null });
+    expect(await t.repos.leases.withHolder("ses_ended")).toBeNull();
+    expect(await t.repos.leases.withHolder("ses_unknown")).toBeNull();
+    // The other tests here count every session and runner row.
+    await t.db.session.deleteMany({ where: { id: { in: ["ses_held", "ses_ghost", "ses_ended"] } } });
+    await t.db.runner.delete({ where: { id: "r_row" } });
+  });
+
   it("creates a session held by the runner that made it", async () => {
     await t.repos.sessions.create({ id: "ses_new", name: "n", ownerId: "user_a", autonomy: "default", network: "none", env: {}, ownerRunnerId: "r1", leaseExpiresAt: at(15_000) });
     expect(await t.repos.leases.of("ses_new")).toEqual({ sessionId: "ses_new", runnerId: "r1", expiresAt: at(15_000) });

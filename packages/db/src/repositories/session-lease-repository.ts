@@ -8,6 +8,11 @@ export interface SessionLease {
   expiresAt: Date | null;
 }
 
+/** A session's lease with where its holder is reached: the holder's Runner row URL, null when it has no row. */
+export interface HeldLease extends SessionLease {
+  holderUrl: string | null;
+}
+
 /** A live session as reconcile and failover see it. */
 export interface LeasedSession extends SessionLease {
   status: string;
@@ -38,6 +43,21 @@ export class SessionLeaseRepository {
   async of(sessionId: string): Promise<SessionLease | null> {
     const row = await this.db.session.findFirst({ where: { id: sessionId, ...LIVE }, select: { id: true, ownerRunnerId: true, leaseExpiresAt: true } });
     return row ? { sessionId: row.id, runnerId: row.ownerRunnerId, expiresAt: row.leaseExpiresAt } : null;
+  }
+
+  /**
+   * The lease joined to its holder's Runner row, in one query (the forwarding decision's lookup on a cache miss);
+   * null for a session that does not exist or is deleted. Session has no relation to Runner in the schema (a
+   * lease may name a runner that never registered), so this is one raw LEFT JOIN that SQLite and PostgreSQL both run.
+   */
+  async withHolder(sessionId: string): Promise<HeldLease | null> {
+    // Both engines give the DATETIME / TIMESTAMP(3) column back as a Date, as Prisma's own reads do.
+    const rows = await this.db.$queryRaw<{ runnerId: string | null; expiresAt: Date | null; holderUrl: string | null }[]>`
+      SELECT s."ownerRunnerId" AS "runnerId", s."leaseExpiresAt" AS "expiresAt", r."url" AS "holderUrl"
+      FROM "Session" s LEFT JOIN "Runner" r ON r."id" = s."ownerRunnerId"
+      WHERE s."id" = ${sessionId} AND s."status" <> 'deleted'`;
+    const row = rows[0];
+    return row ? { sessionId, ...row } : null;
   }
 
   /** Extends every live session `runnerId` holds to `expiresAt`, in one UPDATE; the count renewed. */
