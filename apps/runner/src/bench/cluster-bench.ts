@@ -1,9 +1,9 @@
 // npm run bench:cluster — two runners (child processes) on one PostgreSQL database and one Redis, two Docker engines
 // (the local one and a dockerd in a network namespace over mutual TLS), as apps/runner/src/testing/child-cluster.ts
 // starts them. Each figure against a baseline measured in the same run (docs/benchmarks.md, docs/scale-out.md):
-//   - a tool call through the runner that does not hold the session (forwarded) against through its owner: p50s of
-//     alternated rounds, their median (target ≤ 1.3x); beside them, through a bare node:http proxy in front of the
-//     owner (bare-http-proxy.mjs): what one hop costs on this machine at the least;
+//   - a tool call through the runner that does not hold the session (forwarded) against through its owner: the
+//     median of all calls of many short alternated rounds (target ≤ 1.3x); beside them, through a bare node:http
+//     proxy in front of the owner (bare-http-proxy.mjs): what one hop costs on this machine at the least;
 //   - sessions per host by memory: an idle sandbox's memory on each engine, and the sessions the machine's memory
 //     holds at that figure (and at the 1 GiB a working session may use);
 //   - 100 MB of live output to 50 clients split across the two runners against all 50 on the owner (sha256 of what
@@ -14,7 +14,7 @@
 //     (terminal-forward-bench.ts, in a process of its own: two in-process runners).
 // Needs BERTH_TEST_POSTGRES_URL and BERTH_TEST_REDIS_URL (npm test's setup starts both servers), root, the image.
 //
-//   BENCH_ROUNDS        tool-call rounds of each kind (default 7); BENCH_CALLS calls per round (default 40)
+//   BENCH_ROUNDS        tool-call rounds of each kind (default 24); BENCH_CALLS calls per round (default 20)
 //   BENCH_FANOUT_ROUNDS fan-out rounds of each kind (default 1)
 //   BENCH_ONLY          a comma-separated list of the figures to take: tool, sessions, fan-out, failover, terminal
 import crypto from "node:crypto";
@@ -28,8 +28,9 @@ import type { ChildCluster } from "../testing/child-cluster";
 import type { ChildRunner } from "../testing/child-runner";
 
 const LEASE_MS = 5_000;
-const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 7));
-const CALLS = Math.max(1, Number(process.env.BENCH_CALLS || 40));
+// Many short rounds: the machine's load moves within seconds, and each kind then sees as much of it as the others.
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 24));
+const CALLS = Math.max(1, Number(process.env.BENCH_CALLS || 20));
 const FANOUT_ROUNDS = Math.max(1, Number(process.env.BENCH_FANOUT_ROUNDS || 1));
 const CLIENTS = 50;
 const MB = 1024 * 1024;
@@ -77,9 +78,9 @@ async function bareProxyInFrontOf(runner: ChildRunner): Promise<{ url: string; s
 
 /**
  * Alternated rounds of CALLS read_file calls through the owner, through the other runner and through a bare
- * node:http proxy in front of the owner (the floor of any one hop on this machine); medians of the p50s. And the
- * CPU the forwarding runner spends per forwarded call (less what it spends per call while the owner is called
- * directly: heartbeats, events from Redis) against the owner's per call, over all rounds.
+ * node:http proxy in front of the owner (the floor of any one hop on this machine); the median of each kind's
+ * calls. And the CPU the forwarding runner spends per forwarded call (less what it spends per call while the owner
+ * is called directly: heartbeats, events from Redis) against the owner's per call, over all rounds.
  */
 async function toolCallFigure(cluster: ChildCluster): Promise<void> {
   const session = await ok(cluster.a.api<{ id: string }>("POST", "/api/sessions", { name: "bench-tools", autonomy: "trusted" }), "create session");
@@ -92,22 +93,20 @@ async function toolCallFigure(cluster: ChildCluster): Promise<void> {
     proxy: () => ok(apiCall<{ ok: boolean; error?: unknown }>(proxy.url, "POST", `/api/sessions/${session.id}/tools/read_file`, { args: { path: "bench.txt" } }, adminToken), "read_file through the bare proxy"),
   };
   const kinds = ["owner", "other", "proxy"] as const;
-  const p50s = { owner: [] as number[], other: [] as number[], proxy: [] as number[] };
+  const samples = { owner: [] as number[], other: [] as number[], proxy: [] as number[] };
   const cpu = { forwarding: 0, idle: 0, owner: 0, ownerForwarded: 0 };
   try {
     for (let round = 0; round < ROUNDS; round++) {
       // Each kind goes first, second and third in turn.
       const order = kinds.map((_, i) => kinds[(i + round) % kinds.length]!);
       for (const which of order) {
-        const samples: number[] = [];
         const before = { a: cpuMs(cluster.a), b: cpuMs(cluster.b) };
         for (let i = 0; i < CALLS; i++) {
           const started = performance.now();
           const reply = await paths[which]();
-          samples.push(performance.now() - started);
+          samples[which].push(performance.now() - started);
           if (!reply.ok) throw new Error(`read_file through ${which}: ${JSON.stringify(reply.error)}`);
         }
-        p50s[which].push(percentile(samples, 50));
         const [spentA, spentB] = [cpuMs(cluster.a) - before.a, cpuMs(cluster.b) - before.b];
         if (which === "other") [cpu.forwarding, cpu.ownerForwarded] = [cpu.forwarding + spentB, cpu.ownerForwarded + spentA];
         else if (which === "owner") [cpu.idle, cpu.owner] = [cpu.idle + spentB, cpu.owner + spentA];
@@ -116,10 +115,10 @@ async function toolCallFigure(cluster: ChildCluster): Promise<void> {
   } finally {
     proxy.stop();
   }
-  const [owner, other, floor] = [median(p50s.owner), median(p50s.other), median(p50s.proxy)];
+  const [owner, other, floor] = [percentile(samples.owner, 50), percentile(samples.other, 50), percentile(samples.proxy, 50)];
   console.log(
     `tool call read_file 1 KiB: through the other runner p50 ${other.toFixed(2)} ms, through the owner ${owner.toFixed(2)} ms (${(other / owner).toFixed(2)}x), ` +
-      `through a bare node:http proxy in front of the owner ${floor.toFixed(2)} ms (${(floor / owner).toFixed(2)}x: the floor of one hop); medians of ${ROUNDS} alternated rounds of ${CALLS}; load ${loadavg()}`,
+      `through a bare node:http proxy in front of the owner ${floor.toFixed(2)} ms (${(floor / owner).toFixed(2)}x: the floor of one hop); p50s of ${ROUNDS} alternated rounds of ${CALLS} each; load ${loadavg()}`,
   );
   figure({ figure: "tool call p50 through the non-owner runner", value: other, unit: "ms", baseline: "through the owner", baselineValue: owner, target: "≤ 1.3x", ok: other / owner <= 1.3 });
   figure({ figure: "tool call p50 through a bare node:http proxy", value: floor, unit: "ms", baseline: "through the owner", baselineValue: owner });
