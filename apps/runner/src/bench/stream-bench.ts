@@ -330,9 +330,13 @@ try {
   const session = await api<{ id: string }>("POST", "/api/sessions", { autonomy: "yolo" });
   sessionId = session.id;
   // The session's container, by the label the runner puts on it; its first process is the one docker-init runs.
-  const containerId = execFileSync("docker", ["ps", "-q", "--filter", `label=berth.session=${session.id}`], { encoding: "utf8" }).trim();
-  if (containerId) ingestionCpu = ingestionCpuOf(Number(execFileSync("docker", ["inspect", "--format", "{{.State.Pid}}", containerId], { encoding: "utf8" }).trim()));
-  else console.error(`• the session's container was not found (label berth.session=${session.id}): its CPU is counted in the rest`);
+  try {
+    const containerId = execFileSync("docker", ["ps", "-q", "--filter", `label=berth.session=${session.id}`], { encoding: "utf8" }).trim();
+    ingestionCpu = ingestionCpuOf(Number(execFileSync("docker", ["inspect", "--format", "{{.State.Pid}}", containerId], { encoding: "utf8" }).trim()));
+  } catch (error) {
+    // No docker CLI, or another engine: the figure is left out, the rounds still run.
+    console.error(`• the session's container was not found (label berth.session=${session.id}; ${String(error).split("\n")[0]}): its CPU is counted in the rest`);
+  }
   const loadBefore = loadavg();
   const memoryBefore = await memoryOf(true);
   console.error(`• runner before the rounds (after a GC): ${memoryLine(memoryBefore)}`);
