@@ -139,4 +139,17 @@ describe("RunRepository", () => {
     expect((await t.repos.runs.listUnsealedInterrupted()).map((r) => r.id)).toEqual(["run_p"]);
     await expect(t.repos.runs.get("run_p")).rejects.toThrow(/run\.argsJson: stored text is not JSON/);
   });
+
+  it("writes a run's row and its end as Prisma's create and update write them (SQLite's direct path), and refuses the end of a run that is not there", async () => {
+    const startedAt = new Date("2026-02-03T04:05:06.789Z");
+    const endedAt = new Date("2026-02-03T04:05:07.001Z");
+    const end = { status: "finished", outcome: "failed", cause: "exit 3", exitCode: 3, stdoutBytes: 11, stderrBytes: 7, endedAt, durationMs: 212 } as const;
+    await start("run_direct", "ses_b", startedAt, { command: "false" }, "run_script");
+    await t.repos.runs.finish("run_direct", { ...end, details: { exitCode: 3 } });
+    await t.db.run.create({ data: { id: "run_prisma", sessionId: "ses_b", userId: "user_a", tool: "bash", kind: "run_script", status: "running", argsJson: JSON.stringify({ command: "false" }), caller: "api", startedAt } });
+    await t.db.run.update({ where: { id: "run_prisma" }, data: { ...end, detailsJson: JSON.stringify({ exitCode: 3 }) } });
+    const [direct, prisma] = await Promise.all([t.db.run.findUnique({ where: { id: "run_direct" } }), t.db.run.findUnique({ where: { id: "run_prisma" } })]);
+    expect({ ...direct, id: "" }).toEqual({ ...prisma, id: "" });
+    await expect(t.repos.runs.finish("run_missing", { ...end, details: {} })).rejects.toThrow(/run_missing|not found|No record/i);
+  });
 });

@@ -1,6 +1,6 @@
 import { redactSecrets, type RunView } from "@berth/protocol";
 import { z } from "zod";
-import type { Database } from "../create-database";
+import { sqliteWriterOf, type Database } from "../create-database";
 import { WriteBehind } from "./write-behind";
 import type { RunModel } from "../generated/sqlite/models";
 import { isoOrNull, parseJsonColumn } from "./json-column";
@@ -55,6 +55,10 @@ function toView(row: RunRow): RunRecord {
   };
 }
 
+/** SQLite's direct statements for a run's row and its end (the columns Prisma's create and update would write). */
+const INSERT_RUN = `INSERT INTO "Run" ("id", "sessionId", "userId", "tool", "kind", "status", "argsJson", "caller", "startedAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const FINISH_RUN = `UPDATE "Run" SET "status" = ?, "outcome" = ?, "cause" = ?, "exitCode" = ?, "detailsJson" = ?, "stdoutBytes" = ?, "stderrBytes" = ?, "endedAt" = ?, "durationMs" = ? WHERE "id" = ?`;
+
 export interface RunListFilter {
   /** Only runs of this user's sessions. */
   ownerId?: string;
@@ -77,7 +81,15 @@ export class RunRepository {
   /** `args` are stored redacted: secret-looking values and the `secrets` given are masked (redactSecrets). */
   async create(input: { id: string; sessionId: string; userId: string; tool: string; kind: string; args: unknown; secrets: string[]; caller: string | null; startedAt: Date }): Promise<void> {
     const { args, secrets, ...fields } = input;
-    await this.db.run.create({ data: { ...fields, status: "running", argsJson: JSON.stringify(redactSecrets(args, secrets)) } });
+    const argsJson = JSON.stringify(redactSecrets(args, secrets));
+    const writeNow = sqliteWriterOf(this.db);
+    if (writeNow) {
+      // Every bash call and script writes this row and its end behind the reply: straight to SQLite, as the
+      // tool-call rows go, Prisma's compiler costs more CPU than the statement (on the thread the next call needs).
+      writeNow(INSERT_RUN, [fields.id, fields.sessionId, fields.userId, fields.tool, fields.kind, "running", argsJson, fields.caller, fields.startedAt]);
+      return;
+    }
+    await this.db.run.create({ data: { ...fields, status: "running", argsJson } });
   }
 
   async get(id: string): Promise<RunRecord | null> {
@@ -134,7 +146,15 @@ export class RunRepository {
     end: { status: "finished" | "interrupted"; outcome: string; cause: string | null; exitCode: number | null; details: Record<string, unknown>; stdoutBytes: number; stderrBytes: number; endedAt: Date; durationMs: number },
   ): Promise<void> {
     const { details, ...fields } = end;
-    await this.db.run.update({ where: { id }, data: { ...fields, detailsJson: JSON.stringify(details) } });
+    const detailsJson = JSON.stringify(details);
+    const writeNow = sqliteWriterOf(this.db);
+    if (writeNow) {
+      const values = [fields.status, fields.outcome, fields.cause, fields.exitCode, detailsJson, fields.stdoutBytes, fields.stderrBytes, fields.endedAt, fields.durationMs, id];
+      // As Prisma's update would, a run that is not there is an error, not a silent no-op.
+      if (writeNow(FINISH_RUN, values) === 0) throw new Error(`Run ${id} was not found to record its end`);
+      return;
+    }
+    await this.db.run.update({ where: { id }, data: { ...fields, detailsJson } });
   }
 
   /** Recovery's end of a run: interrupted, with its stored logs' sizes; details kept as they were. */
