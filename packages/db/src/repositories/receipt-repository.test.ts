@@ -57,6 +57,10 @@ describe("ReceiptRepository", () => {
     expect((await t.repos.receipts.getByDigest(hex("a")))?.body.seq).toBe(0);
     expect(await t.repos.receipts.getByDigest(hex("c"))).toBeNull();
     expect((await t.repos.runs.get("run_1"))?.receiptId).toBe("rcpt_1");
+    // The table's constraints hold on every path: a second receipt for a run, or a second one at a chain position.
+    await expect(t.repos.receipts.store("run_1", receipt(2, "run_1", hex("c"), hex("b")))).rejects.toThrow(/unique|constraint/i);
+    await expect(t.repos.receipts.store("run_1", { ...receipt(1, "run_1", hex("d"), hex("b")), body: { ...receipt(1, "run_1", hex("d"), hex("b")).body, id: "rcpt_x" } })).rejects.toThrow(/unique|constraint/i);
+    expect((await t.repos.receipts.ledgerHead([KEY_ID]))?.seq).toBe(1);
   });
 
   it("resolves a share link by its token's hash until it is revoked", async () => {

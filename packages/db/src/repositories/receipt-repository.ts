@@ -1,10 +1,12 @@
 import type { Receipt } from "@berth/protocol";
 import { ReceiptSchema } from "@berth/protocol";
-import type { Database } from "../create-database";
+import { sqliteWriterOf, type Database } from "../create-database";
 import { parseJsonColumn } from "./json-column";
 import { WriteBehind } from "./write-behind";
 
 const readReceipt = (json: string) => parseJsonColumn(ReceiptSchema, json, "receipt.json");
+
+const INSERT_RECEIPT = `INSERT INTO "Receipt" ("id", "runId", "seq", "digest", "prevDigest", "keyId", "json", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /**
  * Sealed receipts (stored exactly as signed, in one hash chain per runner, across its signing keys) and their share links, of
@@ -30,17 +32,12 @@ export class ReceiptRepository {
   }
 
   async store(runId: string, receipt: Receipt): Promise<void> {
-    await this.db.receipt.create({
-      data: {
-        id: receipt.body.id,
-        runId,
-        seq: receipt.body.seq,
-        digest: receipt.digest,
-        prevDigest: receipt.body.prevDigest,
-        keyId: receipt.signature.keyId,
-        json: JSON.stringify(receipt),
-      },
-    });
+    const row = { id: receipt.body.id, runId, seq: receipt.body.seq, digest: receipt.digest, prevDigest: receipt.body.prevDigest, keyId: receipt.signature.keyId, json: JSON.stringify(receipt) };
+    const writeNow = sqliteWriterOf(this.db);
+    // Every run's receipt is stored behind its reply: on SQLite straight to libsql, past Prisma's compiler (as run
+    // and tool-call rows go); the table's constraints (one per run, one per chain position) hold either way.
+    if (writeNow) writeNow(INSERT_RECEIPT, [row.id, row.runId, row.seq, row.digest, row.prevDigest, row.keyId, row.json, new Date()]);
+    else await this.db.receipt.create({ data: row });
   }
 
   async get(id: string): Promise<{ receipt: Receipt; runId: string; sessionId: string } | null> {
