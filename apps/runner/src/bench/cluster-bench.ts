@@ -53,7 +53,7 @@ const tool = (runner: ChildRunner, sessionId: string, name: string, args: unknow
 const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 
 /** A child runner's CPU time so far, user and system (ms), from /proc: less noisy than latency on a loaded machine. */
-function cpuMs(runner: ChildRunner): number {
+function cpuMs(runner: { pid(): number | undefined }): number {
   const stat = fs.readFileSync(`/proc/${runner.pid()}/stat`, "utf8");
   // Fields after the command's closing parenthesis, from the state (3rd): utime is the 14th, stime the 15th.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -61,7 +61,7 @@ function cpuMs(runner: ChildRunner): number {
 }
 
 /** The bare proxy (bare-http-proxy.mjs) in its own process in front of `runner`; resolves with its URL once it listens. */
-async function bareProxyInFrontOf(runner: ChildRunner): Promise<{ url: string; stop: () => void }> {
+async function bareProxyInFrontOf(runner: ChildRunner): Promise<{ url: string; pid: () => number | undefined; stop: () => void }> {
   // Profiled beside the runners when they are (BERTH_CHILD_CPU_PROF_DIR, testing/child-runner.ts).
   const profile = process.env.BERTH_CHILD_CPU_PROF_DIR ? ["--cpu-prof", "--cpu-prof-dir", process.env.BERTH_CHILD_CPU_PROF_DIR] : [];
   const child = spawn(process.execPath, [...profile, path.join(import.meta.dirname, "bare-http-proxy.mjs"), runner.url], { stdio: ["ignore", "pipe", "inherit"] });
@@ -73,7 +73,7 @@ async function bareProxyInFrontOf(runner: ChildRunner): Promise<{ url: string; s
     child.once("exit", (code) => reject(new Error(`bare-http-proxy.mjs exited with ${code}`)));
   });
   // On SIGINT the proxy exits through process.exit, which writes a profile it was started with.
-  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill("SIGINT") };
+  return { url: `http://127.0.0.1:${port}`, pid: () => child.pid, stop: () => child.kill("SIGINT") };
 }
 
 /**
@@ -94,13 +94,13 @@ async function toolCallFigure(cluster: ChildCluster): Promise<void> {
   };
   const kinds = ["owner", "other", "proxy"] as const;
   const samples = { owner: [] as number[], other: [] as number[], proxy: [] as number[] };
-  const cpu = { forwarding: 0, idle: 0, owner: 0, ownerForwarded: 0 };
+  const cpu = { forwarding: 0, idle: 0, owner: 0, ownerForwarded: 0, proxy: 0 };
   try {
     for (let round = 0; round < ROUNDS; round++) {
       // Each kind goes first, second and third in turn.
       const order = kinds.map((_, i) => kinds[(i + round) % kinds.length]!);
       for (const which of order) {
-        const before = { a: cpuMs(cluster.a), b: cpuMs(cluster.b) };
+        const before = { a: cpuMs(cluster.a), b: cpuMs(cluster.b), proxy: cpuMs(proxy) };
         for (let i = 0; i < CALLS; i++) {
           const started = performance.now();
           const reply = await paths[which]();
@@ -110,6 +110,7 @@ async function toolCallFigure(cluster: ChildCluster): Promise<void> {
         const [spentA, spentB] = [cpuMs(cluster.a) - before.a, cpuMs(cluster.b) - before.b];
         if (which === "other") [cpu.forwarding, cpu.ownerForwarded] = [cpu.forwarding + spentB, cpu.ownerForwarded + spentA];
         else if (which === "owner") [cpu.idle, cpu.owner] = [cpu.idle + spentB, cpu.owner + spentA];
+        else cpu.proxy += cpuMs(proxy) - before.proxy;
       }
     }
   } finally {
@@ -126,7 +127,8 @@ async function toolCallFigure(cluster: ChildCluster): Promise<void> {
   const [hop, own] = [(cpu.forwarding - cpu.idle) / calls, cpu.owner / calls];
   console.log(
     `forwarding runner's CPU per forwarded call ${hop.toFixed(3)} ms (${(cpu.forwarding / calls).toFixed(3)} less ${(cpu.idle / calls).toFixed(3)} while idle); ` +
-      `the owner's per direct call ${own.toFixed(3)} ms, per forwarded call ${(cpu.ownerForwarded / calls).toFixed(3)} ms`,
+      `the owner's per direct call ${own.toFixed(3)} ms, per forwarded call ${(cpu.ownerForwarded / calls).toFixed(3)} ms; ` +
+      `the bare proxy's per call ${(cpu.proxy / calls).toFixed(3)} ms`,
   );
   figure({ figure: "forwarding runner's CPU per forwarded call", value: hop, unit: "ms", baseline: "the owner's CPU per direct call", baselineValue: own });
 }
