@@ -70,3 +70,13 @@ describe("RunService.adopt", () => {
     expect(receipt?.body.logs.find((l) => l.name === "stdout")).toEqual({ name: "stdout", sha256: crypto.createHash("sha256").update(log).digest("hex"), bytes: log.length });
   });
 });
+
+describe("RunService.setDetails", () => {
+  it("stores a run's details right after its start, while its row is still written behind (a terminal's id and name)", async () => {
+    const receipts = await ReceiptService.open({ receipts: repos.receipts, runnerKeys: repos.runnerKeys, runnerId: "runner_t", dataDir: path.join(dataDir, "runner_t"), sandboxFacts: () => null, writes: repos.writes });
+    const runs = new RunService({ repos, dataDir, events: new RunnerEvents(), driver: new EventEmitter() as unknown as SandboxDriver, receipts });
+    const runId = await runs.start({ sessionId: "ses_a", userId: "user_a", tool: "terminal", kind: "terminal", args: { name: "shell" }, actionClass: "execute", caller: "browser" });
+    await runs.setDetails(runId, { terminalId: "term_1", name: "shell" });
+    expect(await repos.runs.get(runId)).toMatchObject({ status: "running", details: { terminalId: "term_1", name: "shell" } });
+  });
+});

@@ -209,9 +209,17 @@ export class RunService {
     run.processId = processId;
     this.byProcess.set(processId, runId);
     // Stored at once so a reloaded page (or a restarted runner) finds the process's run.
-    await run.created;
     // `masked`: its log is not the bytes the agent's offsets count; failover masks the agent's log again (follow-on.ts).
-    await this.deps.repos.runs.setDetails(runId, { processId, ...(run.masks.stdout.active ? { masked: true } : {}) });
+    await this.setDetails(runId, { processId, ...(run.masks.stdout.active ? { masked: true } : {}) });
+  }
+
+  /**
+   * Replaces a run's stored details (a process id, a terminal's id and name) once its row is there: the row is
+   * written behind the call that started the run, so an update made before it landed would find no row.
+   */
+  async setDetails(runId: string, details: Record<string, unknown>): Promise<void> {
+    await this.active.get(runId)?.created;
+    await this.deps.repos.runs.setDetails(runId, details);
   }
 
   runIdOfProcess(processId: string): string | undefined {

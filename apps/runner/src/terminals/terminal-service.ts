@@ -132,7 +132,7 @@ export class TerminalService {
     };
     this.terminals.set(opened.terminalId, terminal);
     // The run page finds the terminal by its run (and a reloaded IDE its run by the terminal).
-    await this.deps.repos.runs.setDetails(runId, { terminalId: opened.terminalId, name });
+    await this.deps.runs.setDetails(runId, { terminalId: opened.terminalId, name });
     void this.pump(terminal);
     return { ...terminal.info };
   }
@@ -248,7 +248,7 @@ export class TerminalService {
     const terminal = await this.mine(principal, terminalId);
     terminal.info.name = name;
     if (!terminal.ended) {
-      await this.deps.repos.runs.setDetails(terminal.info.runId, { terminalId, name });
+      await this.deps.runs.setDetails(terminal.info.runId, { terminalId, name });
     }
     return { ...terminal.info };
   }
