@@ -108,11 +108,16 @@ def main():
         if hangup_at is not None:
             return
         hangup_at = time.monotonic()
-        try:
-            os.killpg(pid, signal.SIGHUP)
-            os.killpg(pid, signal.SIGCONT)
-        except ProcessLookupError:
-            pass
+        for sig in (signal.SIGHUP, signal.SIGCONT):
+            try:
+                os.killpg(pid, sig)
+            except ProcessLookupError:
+                # No group yet: a terminal closed right after it opened, before the child's setsid(). The child
+                # itself still hears it (before exec, or bash once started), instead of a KILL after the grace.
+                try:
+                    os.kill(pid, sig)
+                except ProcessLookupError:
+                    pass
 
     while True:
         if status is None:

@@ -109,6 +109,16 @@ describe("TerminalManager", () => {
     expect(terminals.openCount()).toBe(0);
   });
 
+  it("close right after open still hangs up the shell, not a KILL after the grace", async () => {
+    // The PTY echoes typed bytes before the shell's process has its own group (setsid): a hangup sent to the group
+    // then found none, and the shell ran on until the helper's KILL (137), 5 s later.
+    const { terminalId } = terminals.open({ cols: 80, rows: 24 });
+    type(terminalId, "sleep 300\r");
+    terminals.close(terminalId);
+    const reply = await terminals.read({ terminalId, offset: 0, maxBytes: 0, waitMs: 7500 });
+    expect(reply.exitCode).toBe(129);
+  });
+
   it("refuses bad params by name", async () => {
     expect(() => terminals.dispatch("terminal.open", { cols: 0, rows: 24 })).toThrow(
       /Invalid terminal.open params: cols/,
