@@ -52,9 +52,13 @@ def spawn_shell(cols, rows, cwd):
     master, slave = os.openpty()
     # The size is set before the shell starts, so its first prompt already fits.
     set_winsize(slave, rows, cols)
+    # Closed by the child's exec (Python's fds are close-on-exec): until then the shell has no process group of its
+    # own, and a hang-up sent to the group would find none, so the parent waits for it.
+    started_r, started_w = os.pipe()
     pid = os.fork()
     if pid == 0:
         try:
+            os.close(started_r)
             os.close(master)
             os.setsid()
             fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
@@ -77,6 +81,10 @@ def spawn_shell(cols, rows, cwd):
         finally:
             os._exit(127)
     os.close(slave)
+    os.close(started_w)
+    while os.read(started_r, 512):
+        pass
+    os.close(started_r)
     return pid, master
 
 
@@ -108,16 +116,11 @@ def main():
         if hangup_at is not None:
             return
         hangup_at = time.monotonic()
-        for sig in (signal.SIGHUP, signal.SIGCONT):
-            try:
-                os.killpg(pid, sig)
-            except ProcessLookupError:
-                # No group yet: a terminal closed right after it opened, before the child's setsid(). The child
-                # itself still hears it (before exec, or bash once started), instead of a KILL after the grace.
-                try:
-                    os.kill(pid, sig)
-                except ProcessLookupError:
-                    pass
+        try:
+            os.killpg(pid, signal.SIGHUP)
+            os.killpg(pid, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
 
     while True:
         if status is None:
