@@ -13,8 +13,9 @@ export interface InvalidationBus {
   publish(event: Invalidation): void;
   subscribe(listener: InvalidationListener): () => void;
   /**
-   * Resolves once what was published so far has reached the other runners (Redis acknowledged it); at once for
-   * one runner. A revoking route awaits it before it answers, so the next request, to any runner, is refused.
+   * Resolves once what was published so far has been applied by the other runners' caches (each confirmed it);
+   * at once for one runner. A revoking route awaits it before it answers, so the next request, to any runner, is
+   * refused.
    */
   sent(): Promise<void>;
 }

@@ -9,7 +9,8 @@ export type ClusterListener = (message: Buffer) => void;
  * listener that must not act twice checks what it is given, not who sent it.
  */
 export interface ClusterBus {
-  publish(channel: string, message: Buffer | string): Promise<void>;
+  /** Resolves with how many subscriptions (runners, this one included) the message was handed to. */
+  publish(channel: string, message: Buffer | string): Promise<number>;
   /**
    * Resolves once the subscription is active, so a message published after it resolves reaches `listener`
    * (what a follower needs before it reads the durable copy and then splices the live tail). The returned
@@ -25,16 +26,15 @@ export interface ClusterBus {
 export class LocalClusterBus implements ClusterBus {
   private readonly channels = new Map<string, Set<ClusterListener>>();
 
-  publish(channel: string, message: Buffer | string): Promise<void> {
+  publish(channel: string, message: Buffer | string): Promise<number> {
     const listeners = this.channels.get(channel);
-    if (listeners && listeners.size > 0) {
-      const bytes = typeof message === "string" ? Buffer.from(message) : message;
-      const snapshot = [...listeners];
-      queueMicrotask(() => {
-        for (const listener of snapshot) listener(bytes);
-      });
-    }
-    return Promise.resolve();
+    if (!listeners || listeners.size === 0) return Promise.resolve(0);
+    const bytes = typeof message === "string" ? Buffer.from(message) : message;
+    const snapshot = [...listeners];
+    queueMicrotask(() => {
+      for (const listener of snapshot) listener(bytes);
+    });
+    return Promise.resolve(snapshot.length);
   }
 
   subscribe(channel: string, listener: ClusterListener): Promise<() => Promise<void>> {

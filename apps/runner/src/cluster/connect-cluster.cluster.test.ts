@@ -117,10 +117,22 @@ describe("two runners on one Redis", () => {
 
     const revoked = await cluster.b.api("DELETE", `/api/tokens/${token.body.id}`);
     expect(revoked.status).toBe(204);
-    // B answers once Redis has taken the invalidation: A refuses the very next request.
+    // B answers once A has confirmed the invalidation: A refuses the very next request.
     expect((await cluster.a.api("GET", "/api/sessions", undefined, token.body.token)).status).toBe(401);
     expect((await cluster.b.api("GET", "/api/sessions", undefined, token.body.token)).status).toBe(401);
     expect(await ended).toBe("io server disconnect");
+  });
+
+  it("a token revoked through B is refused by A on the very next request, every time (B waits for A to confirm)", async () => {
+    const user = await cluster.a.api<{ id: string }>("POST", "/api/users", { name: `dev-loop-${Date.now()}`, role: "developer" });
+    const refusedByA: number[] = [];
+    for (let i = 0; i < 25; i++) {
+      const token = await cluster.a.api<{ id: string; token: string }>("POST", "/api/tokens", { userId: user.body.id });
+      expect((await cluster.a.api("GET", "/api/sessions", undefined, token.body.token)).status).toBe(200);
+      expect((await cluster.b.api("DELETE", `/api/tokens/${token.body.id}`)).status).toBe(204);
+      refusedByA.push((await cluster.a.api("GET", "/api/sessions", undefined, token.body.token)).status);
+    }
+    expect(refusedByA).toEqual(Array(25).fill(401));
   });
 
   it("a user disabled through B is refused by A on the next request, and their socket on A ends", async () => {

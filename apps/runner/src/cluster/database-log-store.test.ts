@@ -45,7 +45,7 @@ afterEach(async () => {
 /** The in-process bus, counting what is published on runs' log channels. */
 class CountingBus extends LocalClusterBus {
   readonly published = new Map<string, number>();
-  override publish(channel: string, message: Buffer | string): Promise<void> {
+  override publish(channel: string, message: Buffer | string): Promise<number> {
     if (channel.startsWith("log:")) this.published.set(channel, (this.published.get(channel) ?? 0) + 1);
     return super.publish(channel, message);
   }

@@ -97,8 +97,9 @@ export class RedisClusterBus implements ClusterBus {
     return this.publisher.isReady && this.subscriber.isReady;
   }
 
-  async publish(channel: string, message: Buffer | string): Promise<void> {
-    await this.publisher.publish(PREFIX + channel, message);
+  async publish(channel: string, message: Buffer | string): Promise<number> {
+    // PUBLISH answers with the number of subscriber connections that got it: one per runner on the channel.
+    return await this.publisher.publish(PREFIX + channel, message);
   }
 
   async subscribe(channel: string, listener: ClusterListener): Promise<() => Promise<void>> {
