@@ -267,7 +267,7 @@ export async function createRunner(env: Env): Promise<Runner> {
     log: (message) => process.stderr.write(`berth-runner: ${message}\n`),
     counted: (via) => metrics.forwarded(via),
   });
-  const app = buildServer({ repos, dockerHealth, redisHealth: () => cluster.health(), logLevel: env.BERTH_LOG_LEVEL, browserSessions, apiTokens, hosts, ...(forwarding ? { forwardEarly: forwarding.http.early } : {}) });
+  const app = buildServer({ repos, dockerHealth, redisHealth: () => cluster.health(), logLevel: env.BERTH_LOG_LEVEL, browserSessions, apiTokens, hosts, tools, ...(forwarding ? { forwardEarly: forwarding.http.early } : {}) });
   registerUserRoutes(app, { repos, revocation, sessions });
   registerSessionRoutes(app, { sessions, tools });
   registerDownloadRoutes(app, { sessions, driver });

@@ -9,6 +9,8 @@ import { authorize } from "../auth/authorize";
 import { createRequestAuthenticator, type Authentication } from "../auth/authenticate-request";
 import { requestGuardHook, type HostAllowList } from "./request-guard";
 import { loneSurrogateIssue, mayEscapeSurrogate, unstorableParamIssue } from "./validate";
+import { toolCallFastPath } from "./tool-call-fast-path";
+import type { ToolService } from "../tools/tool-service";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -43,7 +45,42 @@ export type ServerDeps = {
    * there or refused (cluster/forward-to-owner.ts); `next` hands the rest to Fastify.
    */
   forwardEarly?: (req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => void;
+  /** The tool service: `POST /api/sessions/:id/tools/:tool` then takes the raw fast path (tool-call-fast-path.ts). */
+  tools?: Pick<ToolService, "call">;
 };
+
+/** A JSON body's text → its value, or the error the route answers (a Fastify content-type parser's contract). */
+export type JsonBodyParser = (request: unknown, text: string, done: (error: Error | null, value?: unknown) => void) => void;
+
+/**
+ * Many clients send `content-type: application/json` on a DELETE or POST with no body; an empty body means "no
+ * arguments", not a 400. Non-empty bodies keep Fastify's parser (prototype-poisoning checks).
+ */
+function jsonBodyParser(parseJson: ReturnType<FastifyInstance["getDefaultJsonParser"]>): JsonBodyParser {
+  return (request, text, done) => {
+    if (text === "") return done(null, undefined);
+    void parseJson(request as FastifyRequest, text, (error: Error | null, value?: unknown) => {
+      if (error) return done(error, undefined);
+      // JSON may spell a lone surrogate (\ud800) that no database column can store: a 400 naming the field. Only
+      // an escape can spell one (decoded UTF-8 holds none), so a body without such an escape needs no walk.
+      const issue = mayEscapeSurrogate(text) ? loneSurrogateIssue(value) : null;
+      if (issue) return done(new AppError({ code: "bad_request", message: `Invalid body: ${issue}` }), undefined);
+      done(null, value);
+    });
+  };
+}
+
+/** What every REST error is answered with (the error handler, and the tool call's fast path). */
+export function errorAnswer(error: unknown): { status: number; body: unknown } {
+  const fastifyError = error as { statusCode?: number; code?: string; message: string };
+  if (!AppError.isInstance(error) && fastifyError.statusCode && fastifyError.statusCode < 500) {
+    // Fastify's own client errors (bad JSON, body too large, unsupported content type) keep their
+    // status with our error shape.
+    const code = fastifyError.statusCode === 413 ? "payload_too_large" : fastifyError.statusCode === 404 ? "not_found" : "bad_request";
+    return { status: fastifyError.statusCode, body: { error: { code, message: fastifyError.message } } };
+  }
+  return toApiError(error);
+}
 
 /** Routes that answer without a token (api.md). */
 const PUBLIC_ROUTES = [/^\/healthz$/, /^\/api\/shared\//, /^\/api\/receipts\/public-key$/, /^\/api\/receipts\/keys$/, /^\/sessions\/[^/]+\/ports(\/|$)/]; // ports answer 404 themselves (ports/register-port-routes.ts)
@@ -54,11 +91,12 @@ export function requirePrincipal(request: FastifyRequest): Principal {
 }
 
 export function buildServer(deps: ServerDeps): FastifyInstance {
+  const bodyLimit = deps.bodyLimitBytes ?? 12 * 1024 * 1024;
   const app = Fastify({
     logger: { level: deps.logLevel, redact: ["req.headers.authorization", "req.headers.cookie"] },
     // One line per request is noise for a developer tool; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: deps.bodyLimitBytes ?? 12 * 1024 * 1024,
+    bodyLimit,
     // A URL that does not decode (bad percent-encoding) gets our error shape, not Fastify's.
     frameworkErrors: (error, _request, reply) => {
       void (reply as unknown as FastifyReply).status(400).send({ error: { code: "bad_request", message: `Bad request URL: ${error.message}` } });
@@ -79,22 +117,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   });
   app.decorateRequest("principal", null);
 
-  // Many clients send `content-type: application/json` on a DELETE or POST with no body; an empty body
-  // means "no arguments", not a 400. Non-empty bodies keep Fastify's parser (prototype-poisoning checks).
-  const parseJson = app.getDefaultJsonParser("error", "error");
+  const parseJsonBody = jsonBodyParser(app.getDefaultJsonParser("error", "error"));
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    const text = body.toString();
-    if (text === "") return done(null, undefined);
-    void parseJson(request, text, (error: Error | null, value?: unknown) => {
-      if (error) return done(error, undefined);
-      // JSON may spell a lone surrogate (\ud800) that no database column can store: a 400 naming the field. Only
-      // an escape can spell one (decoded UTF-8 holds none), so a body without such an escape needs no walk.
-      const issue = mayEscapeSurrogate(text) ? loneSurrogateIssue(value) : null;
-      if (issue) return done(new AppError({ code: "bad_request", message: `Invalid body: ${issue}` }), undefined);
-      done(null, value);
-    });
-  });
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => parseJsonBody(request, body.toString(), done));
 
   app.addHook("onRequest", requestGuardHook(deps.hosts));
   // Route parameters and the query reach database lookups as text: refuse what a database cannot store (a 400).
@@ -118,12 +143,27 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     if (known) return admitted(known);
     authenticateRequest(request.headers).then(admitted, done);
   });
-  // Before Fastify's routing, hooks and reply objects: a forwarded call costs this runner only the proxying.
-  if (deps.forwardEarly) {
+  // Before Fastify's routing, hooks and reply objects: a forwarded call costs this runner only the proxying, and a tool
+  // call this runner answers takes the raw fast path (tool-call-fast-path.ts), which hands Fastify what it is not sure of.
+  const toFastify = app.server.listeners("request")[0] as ((req: http.IncomingMessage, res: http.ServerResponse) => void) | undefined;
+  if (!toFastify) throw new Error("buildServer: Fastify's request listener is not on its server");
+  let closing = false;
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
+  const routed = deps.tools
+    ? toolCallFastPath(
+        { hosts: deps.hosts, authenticate: authenticateRequest, bodyLimit, parseJsonBody, errorAnswer, log: app.log, closing: () => closing },
+        deps.tools,
+        toFastify,
+      )
+    : toFastify;
+  if (deps.forwardEarly || routed !== toFastify) {
     const forwardEarly = deps.forwardEarly;
-    const [routed] = app.server.listeners("request") as ((req: http.IncomingMessage, res: http.ServerResponse) => void)[];
-    if (!routed) throw new Error("buildServer: Fastify's request listener is not on its server");
-    app.server.removeAllListeners("request").on("request", (req: http.IncomingMessage, res: http.ServerResponse) => forwardEarly(req, res, () => routed(req, res)));
+    app.server
+      .removeAllListeners("request")
+      .on("request", forwardEarly ? (req: http.IncomingMessage, res: http.ServerResponse) => forwardEarly(req, res, () => routed(req, res)) : routed);
   }
 
   app.setNotFoundHandler((request, reply) => {
@@ -132,14 +172,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   });
 
   app.setErrorHandler((error, request, reply) => {
-    const fastifyError = error as { statusCode?: number; code?: string; message: string };
-    if (!AppError.isInstance(error) && fastifyError.statusCode && fastifyError.statusCode < 500) {
-      // Fastify's own client errors (bad JSON, body too large, unsupported content type) keep their
-      // status with our error shape.
-      const code = fastifyError.statusCode === 413 ? "payload_too_large" : fastifyError.statusCode === 404 ? "not_found" : "bad_request";
-      return reply.status(fastifyError.statusCode).send({ error: { code, message: fastifyError.message } });
-    }
-    const { status, body } = toApiError(error);
+    const { status, body } = errorAnswer(error);
     if (status >= 500) request.log.error({ err: error }, "request failed");
     return reply.status(status).send(body);
   });

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import { authorize } from "../../auth/authorize";
-import { CreateSessionBodySchema, ToolCallBodySchema, ToolCallQuerySchema, UpdateSessionBodySchema, type ParkedCall, type SessionDetail } from "@berth/protocol";
+import { CreateSessionBodySchema, ToolCallQuerySchema, UpdateSessionBodySchema, type SessionDetail } from "@berth/protocol";
 import type { SessionService } from "../../sessions/session-service";
 import type { ToolService } from "../../tools/tool-service";
 import { requirePrincipal } from "../build-server";
-import { callerOf } from "../../auth/browser-sessions";
-import { parse, parseScanned } from "../validate";
+import { parse } from "../validate";
+import { answerToolCall } from "../answer-tool-call";
 import { parseRequestAllowlist } from "../../tools/tool-gate";
 
 export function registerSessionRoutes(app: FastifyInstance, deps: { sessions: SessionService; tools: ToolService }): void {
@@ -44,30 +44,14 @@ export function registerSessionRoutes(app: FastifyInstance, deps: { sessions: Se
   });
 
   app.post<{ Params: { id: string; tool: string } }>("/api/sessions/:id/tools/:tool", async (request, reply) => {
-    const principal = requirePrincipal(request);
-    const body = parseScanned(ToolCallBodySchema, request.body);
-    const query = parseScanned(ToolCallQuerySchema, request.query, "query");
-    const { wait } = query;
-    const allow = parseRequestAllowlist(query);
-    const abort = new AbortController();
-    // A caller that hangs up aborts its call (the run ends as aborted), not a finished response.
-    reply.raw.on("close", () => {
-      if (!reply.raw.writableFinished) abort.abort();
-    });
-    const outcome = await deps.tools.call({
+    const { status, body } = await answerToolCall(deps.tools, {
+      principal: requirePrincipal(request),
       sessionId: request.params.id,
-      principal,
       tool: request.params.tool,
-      args: body.args ?? {},
-      caller: callerOf(principal),
-      via: "http",
-      waitMs: wait ?? 0,
-      signal: abort.signal,
-      ...(allow ? { allow } : {}),
+      body: request.body,
+      query: request.query,
+      response: reply.raw,
     });
-    if (outcome.kind === "parked") {
-      return reply.status(202).send({ status: "parked", approvalId: outcome.approvalId, text: outcome.text, sha256: outcome.sha256, expiresAt: outcome.expiresAt } satisfies ParkedCall);
-    }
-    return reply.status(200).send(outcome.result);
+    return reply.status(status).send(body);
   });
 }
