@@ -25,6 +25,7 @@ const CONNECT_TIMEOUT_MS = 5_000;
 /** One side of a channel: frames in and out of a socket, by stream. */
 class FramedConnection {
   private readonly reader = new FrameReader();
+  private corked = false;
 
   constructor(
     readonly socket: Duplex,
@@ -52,6 +53,16 @@ class FramedConnection {
   }
 
   send(stream: number, kind: FrameKind, payload?: Buffer): boolean {
+    // Frames sent before the loop polls again (a response's bytes and then its end, a burst of calls) leave in
+    // one write: the server ends a response a few ticks after it wrote it.
+    if (!this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      setImmediate(() => {
+        this.corked = false;
+        this.socket.uncork();
+      });
+    }
     let flushed = true;
     for (const piece of encodeFrames(stream, kind, payload)) flushed = this.socket.write(piece);
     return flushed;
