@@ -62,9 +62,12 @@ export function toolCallFastPath(edge: ToolCallEdge, tools: Pick<ToolService, "c
   };
   // `close`: a body that could not be read or parsed closes the connection, as Fastify's parser does (the client may
   // send more of it).
+  // A 5xx is logged as Fastify's error handler logs it, on a child logger with the request's id (Fastify counts its
+  // own ids `req-<n>`; these are `req-fast-<n>`, so the two never name the same request).
+  let failed = 0;
   const fail = (res: http.ServerResponse, error: unknown, close = false) => {
     const { status, body } = edge.errorAnswer(error);
-    if (status >= 500) edge.log.error({ err: error }, "request failed");
+    if (status >= 500) edge.log.child({ reqId: `req-fast-${(++failed).toString(36)}` }).error({ err: error }, "request failed");
     answer(res, status, body, close);
   };
 
