@@ -22,6 +22,7 @@ const tools: Pick<ToolService, "call"> = {
     calls.push(input);
     if (input.tool === "missing") throw new AppError({ code: "not_found", message: `No tool ${input.tool}` });
     if (input.tool === "broken") throw new Error("disk on fire (never shown to the client)");
+    if (input.tool === "bigint") return { kind: "result", result: { ok: true, output: "", details: { n: 1n } } };
     if (input.tool === "park") return { kind: "parked", approvalId: "ap_1", text: "bash rm", sha256: "ab".repeat(32), expiresAt: "2026-12-02T17:00:00.000Z" };
     return { kind: "result", result: { ok: true, output: JSON.stringify({ session: input.sessionId, tool: input.tool, args: input.args, caller: input.caller, waitMs: input.waitMs, allow: input.allow ?? null }) } };
   },
@@ -138,6 +139,8 @@ describe("the tool call's fast path (tool-call-fast-path.ts) answers as the Fast
       body: { error: { code: "not_found", message: "No tool missing" } },
       viaFastify: false,
     });
+    // A result JSON cannot spell (Fastify's serializer throws): its error handler's 500, from both.
+    expect((await both({ path: "/api/sessions/s1/tools/bigint", body: "{}" })).status).toBe(500);
     expect(await both({ path: "/api/sessions/s1/tools/broken", body: "{}" })).toEqual({
       status: 500,
       body: { error: { code: "internal", message: "Internal error" } },

@@ -66,6 +66,7 @@ export function toolCallFastPath(edge: ToolCallEdge, tools: Pick<ToolService, "c
   // own ids `req-<n>`; these are `req-fast-<n>`, so the two never name the same request).
   let failed = 0;
   const fail = (res: http.ServerResponse, error: unknown, close = false) => {
+    if (res.headersSent) return void res.destroy(error instanceof Error ? error : undefined);
     const { status, body } = edge.errorAnswer(error);
     if (status >= 500) edge.log.child({ reqId: `req-fast-${(++failed).toString(36)}` }).error({ err: error }, "request failed");
     answer(res, status, body, close);
@@ -76,11 +77,11 @@ export function toolCallFastPath(edge: ToolCallEdge, tools: Pick<ToolService, "c
     const principal = match ? principalOf(req) : null;
     if (!match || !principal) return toFastify(req, res);
     const [, sessionId = "", tool = ""] = match;
+    // A reply that cannot be serialized (JSON.stringify throws) is the error handler's, as in Fastify's reply.
     const call = (body: unknown) =>
-      answerToolCall(tools, { principal, sessionId, tool, body, query: {}, response: res }).then(
-        ({ status, body: result }) => answer(res, status, result),
-        (error: unknown) => fail(res, error),
-      );
+      answerToolCall(tools, { principal, sessionId, tool, body, query: {}, response: res })
+        .then(({ status, body: result }) => answer(res, status, result))
+        .catch((error: unknown) => fail(res, error));
     readBody(req, edge.bodyLimit, (error, text) => {
       if (error) return fail(res, error, true);
       edge.parseJsonBody(req, text, (parseError, value) => (parseError ? fail(res, parseError, true) : void call(value)));
