@@ -265,7 +265,6 @@ export async function createRunner(env: Env): Promise<Runner> {
     holdsLocally: (sessionId) => driver.get(sessionId) !== undefined,
     hosts,
     log: (message) => process.stderr.write(`berth-runner: ${message}\n`),
-    counted: (via) => metrics.forwarded(via),
   });
   const app = buildServer({ repos, dockerHealth, redisHealth: () => cluster.health(), logLevel: env.BERTH_LOG_LEVEL, browserSessions, apiTokens, hosts, tools, ...(forwarding ? { forwardEarly: forwarding.http.early } : {}) });
   registerUserRoutes(app, { repos, revocation, sessions });
@@ -282,7 +281,6 @@ export async function createRunner(env: Env): Promise<Runner> {
   registerMcpRoutes(app, { sessions, tools, approvalWaitMs: env.BERTH_MCP_APPROVAL_WAIT_MS });
   registerMcpServerRoutes(app, { mcpServers });
   registerPortRoutes(app, { repos, driver, sessions, browserSessions, apiTokens, hosts, ...(forwarding ? { forward: forwarding.http } : {}) });
-  forwarding?.acceptPeers(app.server);
   app.get("/metrics", async (request, reply) => {
     authorize(requirePrincipal(request), "metrics", "read");
     return reply.header("content-type", metrics.registry.contentType).send(await metrics.registry.metrics());
@@ -299,7 +297,7 @@ export async function createRunner(env: Env): Promise<Runner> {
       clearInterval(expiry);
       await failover.stop();
       directory.close();
-      forwarding?.close();
+      forwarding?.http.close();
       await io.close().catch(() => undefined);
       await app.close().catch(() => undefined);
       await runs.interruptAll("runner_shutdown").catch(() => undefined);

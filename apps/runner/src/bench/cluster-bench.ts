@@ -17,6 +17,7 @@
 //   BENCH_ROUNDS        tool-call rounds of each kind (default 24); BENCH_CALLS calls per round (default 20)
 //   BENCH_FANOUT_ROUNDS fan-out rounds of each kind (default 1)
 //   BENCH_ONLY          a comma-separated list of the figures to take: tool, sessions, fan-out, failover, terminal
+//   BENCH_TOOL_PATHS    tool calls only through these (owner, other, proxy): a CPU profile of one path (BERTH_CHILD_CPU_PROF_DIR)
 import crypto from "node:crypto";
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -92,7 +93,9 @@ async function toolCallFigure(cluster: ChildCluster): Promise<void> {
     other: () => tool(cluster.b, session.id, "read_file", { path: "bench.txt" }),
     proxy: () => ok(apiCall<{ ok: boolean; error?: unknown }>(proxy.url, "POST", `/api/sessions/${session.id}/tools/read_file`, { args: { path: "bench.txt" } }, adminToken), "read_file through the bare proxy"),
   };
-  const kinds = ["owner", "other", "proxy"] as const;
+  // BENCH_TOOL_PATHS=other (say): only those paths, for a CPU profile of one (BERTH_CHILD_CPU_PROF_DIR).
+  const wanted = (process.env.BENCH_TOOL_PATHS ?? "").split(",").filter(Boolean);
+  const kinds = (["owner", "other", "proxy"] as const).filter((kind) => wanted.length === 0 || wanted.includes(kind));
   const samples = { owner: [] as number[], other: [] as number[], proxy: [] as number[] };
   const cpu = { forwarding: 0, idle: 0, owner: 0, ownerForwarded: 0, proxy: 0 };
   try {
@@ -115,6 +118,11 @@ async function toolCallFigure(cluster: ChildCluster): Promise<void> {
     }
   } finally {
     proxy.stop();
+  }
+  if (wanted.length > 0) {
+    // A profiling run: no ratios without their baselines.
+    for (const kind of kinds) console.log(`tool call read_file 1 KiB through ${kind}: p50 ${percentile(samples[kind], 50).toFixed(2)} ms (${ROUNDS} rounds of ${CALLS}); load ${loadavg()}`);
+    return;
   }
   const [owner, other, floor] = [percentile(samples.owner, 50), percentile(samples.other, 50), percentile(samples.proxy, 50)];
   console.log(

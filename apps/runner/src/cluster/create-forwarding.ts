@@ -1,6 +1,5 @@
 import type { Repositories } from "@berth/db";
 import type http from "node:http";
-import type { Duplex } from "node:stream";
 import type { Env } from "../env";
 import { browserSecretFromCookie } from "../auth/browser-sessions";
 import { tokenFromHeaders } from "../auth/tokens";
@@ -8,14 +7,10 @@ import { checkRequest, type HostAllowList } from "../http/request-guard";
 import { ForwardMarker } from "./forward-marker";
 import { ForwardToOwner, type OwnerLookup } from "./forward-to-owner";
 import { OwnerSocketRelay } from "./owner-socket-relay";
-import { acceptPeer, PeerLinks } from "./peer-channel";
 
 export interface Forwarding {
   http: ForwardToOwner;
   sockets: OwnerSocketRelay;
-  /** Takes the other runners' peer channels (peer-channel.ts) on this runner's server. */
-  acceptPeers(server: http.Server): void;
-  close(): void;
 }
 
 /**
@@ -31,15 +26,10 @@ export function createForwarding(opts: {
   /** This runner's Host/Origin allow-list: a request it refuses is never forwarded early. */
   hosts: HostAllowList;
   log: (message: string) => void;
-  /** Counts each request forwarded, by how. */
-  counted?: (via: "peer" | "http") => void;
 }): Forwarding | null {
   const { env, repos } = opts;
   if (!env.BERTH_REDIS_URL && !env.BERTH_CLUSTER_SECRET) return null;
   const marker = new ForwardMarker(env.BERTH_RUNNER_ID, env.BERTH_CLUSTER_SECRET);
-  // Without the secret this runner can neither forward nor prove who it is: no channels either way.
-  const peers = marker.canSign ? new PeerLinks(marker, opts.log) : undefined;
-  const accepted = new Set<Duplex>();
   const http = new ForwardToOwner({
     runnerId: env.BERTH_RUNNER_ID,
     marker,
@@ -49,26 +39,8 @@ export function createForwarding(opts: {
     sessionOfRun: async (runId) => (await repos.runs.get(runId))?.sessionId ?? null,
     sessionOfApproval: async (approvalId) => (await repos.approvals.get(approvalId))?.sessionId ?? null,
     log: opts.log,
-    ...(peers ? { peers } : {}),
-    ...(opts.counted ? { counted: opts.counted } : {}),
   });
-  return {
-    http,
-    sockets: new OwnerSocketRelay(http, marker),
-    acceptPeers: (server) => {
-      if (!marker.canSign) return;
-      server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-        if (!acceptPeer(req, socket, head, { server, marker, log: opts.log })) return;
-        accepted.add(socket);
-        socket.once("close", () => accepted.delete(socket));
-      });
-    },
-    close: () => {
-      http.close();
-      // The runners forwarding here notice at once and proxy (or answer 503) instead of waiting on a dead channel.
-      for (const socket of accepted) socket.destroy();
-    },
-  };
+  return { http, sockets: new OwnerSocketRelay(http, marker) };
 }
 
 /**

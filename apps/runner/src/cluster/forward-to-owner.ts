@@ -3,7 +3,6 @@ import https from "node:https";
 import type { Duplex } from "node:stream";
 import { AppError, toApiError } from "@berth/protocol";
 import { FORWARD_MARKER_HEADER, type ForwardMarker } from "./forward-marker";
-import { serializeRequest, type PeerLinks } from "./peer-channel";
 
 /** The runner holding a session's container, as the runner directory knows it (its Runner row). */
 export interface SessionOwner {
@@ -33,10 +32,6 @@ export interface ForwardToOwnerDeps {
   admitsEarly: (req: http.IncomingMessage) => boolean;
   /** Operator log: the owner's URL is named here, never to the client. */
   log: (message: string) => void;
-  /** Channels to the owners (peer-channel.ts) for the small tool calls; without them everything is proxied. */
-  peers?: PeerLinks;
-  /** Counts each request forwarded, by how (the runner's metrics). */
-  counted?: (via: "peer" | "http") => void;
 }
 
 /**
@@ -52,8 +47,6 @@ const OWNER_CACHE_MAX = 10_000;
  * stream as they come.
  */
 const WHOLE_BODY_MAX = 64 * 1024;
-/** A tool call (`POST /api/sessions/:id/tools/:tool`): the calls that may go over a peer channel. */
-const TOOL_CALL_PATH = /^\/api\/sessions\/[^/?]+\/tools\/[^/?]+(?:\?|$)/;
 
 /**
  * Hop-by-hop headers (RFC 9110 §7.6.1) are this connection's, not the request's; Host is the owner's own (the
@@ -136,34 +129,10 @@ export class ForwardToOwner {
     const target = req.url && req.method ? forwardTargetOf(req.method, req.url) : null;
     if (!target || !this.deps.admitsEarly(req)) return next();
     this.ownerFor(target, req.headers[FORWARD_MARKER_HEADER], req.url!).then(
-      (found) => (found ? this.forward(req, res, found.owner, found.sessionId) : next()),
+      (found) => (found ? this.proxy(req, res, found.owner, found.sessionId) : next()),
       (error: unknown) => this.refuse(req, res, error),
     );
   };
-
-  /** A tool call with a small body goes over the owner's peer channel when it is open; everything else is proxied. */
-  forward(req: http.IncomingMessage, res: http.ServerResponse, owner: SessionOwner, sessionId: string): void {
-    const link = this.deps.peers && req.method === "POST" && TOOL_CALL_PATH.test(req.url ?? "") && wholeBody(req.headers) ? this.deps.peers.ready(owner.url) : null;
-    this.deps.counted?.(link ? "peer" : "http");
-    if (!link) return this.proxy(req, res, owner, sessionId);
-    req.on("error", () => res.destroy());
-    whole(req, (body) => {
-      let abort: (() => void) | undefined;
-      // The client hung up: the owner's request is reset, which it sees as its connection closing (a tool call
-      // there ends as aborted).
-      res.on("close", () => {
-        if (!res.writableFinished) abort?.();
-      });
-      link.request(serializeRequest(req.method!, req.url!, this.headersFor(req, owner), body), { onAbort: (fn) => (abort = fn) }).then(
-        (answer) => void res.writeHead(answer.status, answer.statusMessage, endToEnd(answer.rawHeaders)).end(answer.body),
-        (error: Error) => {
-          if (res.headersSent || res.destroyed) return void res.destroy();
-          const body = JSON.stringify({ error: { code: "sandbox_unavailable", message: this.unreachable(owner, sessionId, error) } });
-          res.writeHead(503, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) }).end(body);
-        },
-      );
-    });
-  }
 
   /** Streams one HTTP request to the owner and its response back. */
   proxy(req: http.IncomingMessage, res: http.ServerResponse, owner: SessionOwner, sessionId: string): void {
@@ -248,21 +217,15 @@ export class ForwardToOwner {
   close(): void {
     this.agents.http.destroy();
     this.agents.https.destroy();
-    this.deps.peers?.close();
-  }
-
-  /** The client's headers as they came (raw pairs: no per-header rebuild), less the hop-by-hop ones, plus ours. */
-  private headersFor(req: http.IncomingMessage, owner: SessionOwner): string[] {
-    const headers = endToEnd(req.rawHeaders);
-    headers.push("host", this.targetOf(owner.url).host, FORWARD_MARKER_HEADER, this.deps.marker.sign(req.url ?? "/"));
-    if (req.headers.host) headers.push("x-forwarded-host", req.headers.host);
-    return headers;
   }
 
   private open(req: http.IncomingMessage, owner: SessionOwner, upgrade: boolean): http.ClientRequest {
     const target = this.targetOf(owner.url);
     const path = req.url ?? "/";
-    const headers = this.headersFor(req, owner);
+    // The client's headers as they came (raw pairs: no per-header rebuild), less the hop-by-hop ones.
+    const headers = endToEnd(req.rawHeaders);
+    headers.push("host", target.host, FORWARD_MARKER_HEADER, this.deps.marker.sign(path));
+    if (req.headers.host) headers.push("x-forwarded-host", req.headers.host);
     if (upgrade) headers.push("connection", "Upgrade", "upgrade", req.headers.upgrade ?? "websocket");
     return (target.secure ? https : http).request({
       protocol: target.secure ? "https:" : "http:",

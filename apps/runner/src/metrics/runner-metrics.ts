@@ -17,13 +17,6 @@ export class RunnerMetrics {
     registers: [this.registry],
   });
 
-  private readonly forwardedRequests = new client.Counter({
-    name: "berth_forwarded_requests_total",
-    help: "Requests passed to another session's owner, by how: over its peer channel or proxied over HTTP",
-    labelNames: ["via"],
-    registers: [this.registry],
-  });
-
   constructor(collect: { sessions: () => Promise<number>; runsByOutcome: () => Promise<Record<string, number>>; approvalsPending: () => Promise<number> }) {
     client.collectDefaultMetrics({ register: this.registry, prefix: "berth_runner_" });
     new client.Gauge({
@@ -52,10 +45,6 @@ export class RunnerMetrics {
         this.set(await collect.approvalsPending());
       },
     });
-  }
-
-  forwarded(via: "peer" | "http"): void {
-    this.forwardedRequests.inc({ via });
   }
 
   toolCall(tool: string, result: "ok" | "error" | "denied" | "parked", durationMs: number): void {

@@ -15,7 +15,6 @@ import type { SessionService } from "../sessions/session-service";
 import { HEAD_MAX_BYTES, requestHead, responseHead, splitHead } from "./http-head";
 import { PortTunnel } from "./port-tunnel";
 import { forwardTargetOf, type ForwardToOwner } from "../cluster/forward-to-owner";
-import { PEER_PATH } from "../cluster/peer-channel";
 
 /** `/sessions/<id>/ports/<port>` and anything below it: the public-route list lets these through to answer 404 themselves. */
 export const PORT_PATH = /^\/sessions\/([^/?]+)\/ports\/([^/?]*)(\/[^?]*)?(\?.*)?$/;
@@ -178,10 +177,8 @@ export function registerPortRoutes(app: FastifyInstance, deps: PortRouteDeps): v
 
   app.server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     if (!PORT_PATH.test(req.url ?? "")) {
-      // socket.io's own, or another runner's peer channel (cluster/peer-channel.ts); any other path is served by
-      // nobody (socket.io is told not to sweep them: socket-server.ts).
-      const url = req.url ?? "";
-      if (!url.startsWith("/socket.io/") && url.split("?")[0] !== PEER_PATH) socket.destroy();
+      // socket.io's own; any other path is served by nobody (socket.io is told not to sweep them: socket-server.ts).
+      if (!(req.url ?? "").startsWith("/socket.io/")) socket.destroy();
       return;
     }
     void upgrade(req, socket, head);
