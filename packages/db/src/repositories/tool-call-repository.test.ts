@@ -89,6 +89,22 @@ describe("ToolCallRepository.recordLater (written behind the reply)", () => {
     expect(stored.map((row) => [/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/.test(row.at), Number(row.ok)])).toEqual([[true, 0], [true, 0]]);
   });
 
+  it("writes a call's row only once its run's row, written behind too, has landed (the foreign key)", async () => {
+    let landRun!: () => void;
+    const runLanded = new Promise<void>((resolve) => (landRun = resolve));
+    // The run's row is slow to land (on PostgreSQL it takes another pooled connection than the batch).
+    void t.repos.writes.later(async () => {
+      await runLanded;
+      await seedRuns(t.repos, { run_late: "ses_a" });
+    }, { after: "run_late" });
+    t.repos.toolCalls.recordLater({ ...call, id: "call_of_late_run", args: {}, secrets: [], runId: "run_late", trace: undefined });
+    const settled = t.repos.writes.settled();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    landRun();
+    await settled;
+    expect(await t.db.toolCall.count({ where: { id: "call_of_late_run", runId: "run_late" } })).toBe(1);
+  });
+
   it("writes what it holds when the writes behind are settled (as close does before it disconnects)", async () => {
     t.repos.toolCalls.recordLater({ ...call, id: "later_3", args: {}, secrets: [], runId: null, trace: undefined });
     await t.repos.writes.settled();

@@ -62,7 +62,12 @@ export class ToolCallRepository {
     const rows = this.batch;
     this.batch = [];
     const writeNow = sqliteWriterOf(this.db);
-    this.writes.track(writeNow ? attempt(() => writeNow(insertSqlite(rows.length), rows.flatMap((row) => COLUMNS.map((column) => row[column])))) : this.db.$executeRaw(insertRows(rows)));
+    const insert = () => (writeNow ? attempt(() => writeNow(insertSqlite(rows.length), rows.flatMap((row) => COLUMNS.map((column) => row[column])))) : this.db.$executeRaw(insertRows(rows)));
+    // A call's run row is written behind too (`after` the run's id): the batch waits for those rows, or its
+    // foreign keys would fail it whole (and every row in it would be lost) when one has not landed yet.
+    const runs = [...new Set(rows.map((row) => row.runId).filter((id): id is string => id !== null))];
+    const pending = runs.map((id) => this.writes.landed(id));
+    this.writes.track(pending.length === 0 ? insert() : Promise.all(pending).then(insert));
   }
 
   /** Oldest first. */

@@ -61,6 +61,14 @@ export class WriteBehind {
     return started;
   }
 
+  /**
+   * Settles once the writes asked for so far under `after: key` have landed or failed (at once when there are
+   * none): a row written some other way that references that row (a batched tool call of a run) waits for it.
+   */
+  landed(key: string): Promise<void> {
+    return this.chains.get(key) ?? Promise.resolve();
+  }
+
   private readonly startDeferred = (): void => {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
