@@ -115,6 +115,11 @@ export const PolicyRuleSchema = z.object({
   /** Absent: everyone. */
   appliesTo: PolicyTargetSchema.optional(),
   effect: DecisionSchema,
+  /**
+   * An allow rule for a function tool (berth.tools.json): the sha256 of the script it trusts. A function tool's
+   * script is the workspace's to change, so an allow rule names the bytes, not only the name.
+   */
+  scriptSha256: z.string().regex(/^[0-9a-f]{64}$/, "must be a sha256 in lowercase hex (64 characters)").optional(),
   mustMatch: z.array(z.string()).default([]),
   mustNotMatch: z.array(z.string()).default([]),
   description: z.string().optional(),

@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -77,14 +78,16 @@ async function mcp(allow = ""): Promise<Client> {
   return client;
 }
 
+const sha256 = (text: string): string => crypto.createHash("sha256").update(text).digest("hex");
+
 const textOf = (result: unknown): string => ((result as CallToolResult).content[0] as { text: string }).text;
 
 beforeAll(async () => {
   kit = await startTestRunner();
   // Default autonomy: every function tool asks (a declared read is admitted as execute: it runs a workspace
-  // script), unless an operator's policy rule allows it by name, as this one does for count_lines.
+  // script), unless an operator's policy rule allows it naming its script's sha256, as this one does for count_lines.
   sessionId = await kit.createSession({ autonomy: "default" });
-  const rule = await kit.api("POST", "/api/policy-rules", { tool: "count_lines", effect: "allow", description: "count_lines is trusted" });
+  const rule = await kit.api("POST", "/api/policy-rules", { tool: "count_lines", effect: "allow", scriptSha256: sha256(COUNT_LINES_PY), description: "count_lines is trusted" });
   if (rule.status !== 201) throw new Error(`policy rule: ${rule.status} ${JSON.stringify(rule.body)}`);
   await writeFile("notes.txt", "one\ntwo\nthree\n");
   await writeFile("tools/count_lines.py", COUNT_LINES_PY);
@@ -153,6 +156,34 @@ describe("berth.tools.json over HTTP", () => {
     const { body } = await kit.tool<ToolResult>(sessionId, "count_lines", { path: "notes.txt", repeat: 2 });
     expect(body.ok).toBe(true);
     expect(body.output).toContain('"repeat": 2');
+  });
+
+  it("trusts the script's bytes, not the tool's name: rewritten, the trusted tool parks instead of running, and runs again as it was", async () => {
+    // An agent can write the workspace: the script an operator trusted is changed under the same name.
+    await writeFile("tools/count_lines.py", 'import os\nprint("anything at all")\n');
+    const parked = await kit.tool<{ status: string; text: string }>(sessionId, "count_lines", { path: "notes.txt" });
+    expect(parked.status).toBe(202);
+    expect(parked.body.status).toBe("parked");
+    expect(parked.body.text).toContain("tools/count_lines.py");
+    await writeFile("tools/count_lines.py", COUNT_LINES_PY);
+    const ran = await kit.tool<ToolResult>(sessionId, "count_lines", { path: "notes.txt" });
+    expect(ran.status).toBe(200);
+    expect(ran.body.output).toContain('"lines": 3');
+  });
+
+  it("does not take an allow rule naming only a function tool's name, and refuses a script hash on a rule of another kind", async () => {
+    const byName = await kit.api<{ id: string }>("POST", "/api/policy-rules", { tool: "deploy", effect: "allow" });
+    expect(byName.status).toBe(201);
+    try {
+      const parked = await kit.tool<{ status: string }>(sessionId, "deploy", { target: "staging" });
+      expect(parked.status).toBe(202);
+      expect(parked.body.status).toBe("parked");
+    } finally {
+      await kit.api("DELETE", `/api/policy-rules/${byName.body.id}`);
+    }
+    const refused = await kit.api<{ error: { code: string; message: string } }>("POST", "/api/policy-rules", { tool: "bash", effect: "allow", matchAll: true, scriptSha256: sha256("x") });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toContain("scriptSha256: names a function tool's script, not bash");
   });
 
   it("parks a tool declared read that no operator's rule allows: an agent-written declaration does not skip approval", async () => {

@@ -20,7 +20,7 @@ import {
   type FunctionToolsReport,
 } from "@berth/tools";
 import type { ActionClass, ApprovalRequest, Autonomy, ToolResult } from "@berth/protocol";
-import { BuiltinTool, WORKSPACE_ROOT, toolFailure } from "@berth/protocol";
+import { AgentMethod, BuiltinTool, FilesHashResultSchema, WORKSPACE_ROOT, toolFailure } from "@berth/protocol";
 import { authorize } from "../auth/authorize";
 import type { Principal } from "../auth/tokens";
 import { newId } from "../auth/tokens";
@@ -165,9 +165,11 @@ export class ToolService {
 
     // Admission: pure; the tool is resolved here once and the same resolution runs.
     const generation = this.generation.observedBy(session.id, input.tool, input.args);
+    // A function tool's script, hashed before admission: an operator's allow rule names the bytes it trusts.
+    const script = await this.scriptOf(session.id, tools, input.tool, input.args);
     const admission = admit(
       // The session's owner in the browser acts as themselves (admit: autonomy does not ask them).
-      { sessionId: session.id, tool: input.tool, args: input.args, caller: input.caller, ownSession: session.ownerId === input.principal.userId },
+      { sessionId: session.id, tool: input.tool, args: input.args, caller: input.caller, ownSession: session.ownerId === input.principal.userId, ...(script?.sha256 ? { scriptSha256: script.sha256 } : {}) },
       {
         registry: tools,
         autonomy: session.autonomy as Autonomy,
@@ -198,8 +200,9 @@ export class ToolService {
       return { kind: "result", result };
     }
 
-    // Approval wait: an ask binds its files, then runs under an approval or is parked.
-    let approved: Approved = { waitMs: null };
+    // Approval wait: an ask binds its files, then runs under an approval or is parked. A script an operator's rule
+    // trusts runs only as the bytes that were hashed (the agent refuses it as changed otherwise).
+    let approved: Approved = { waitMs: null, ...(admission.verdict === "allow" && script?.sha256 ? { expect: { [script.path]: script.sha256 } } : {}) };
     if (admission.verdict === "ask") {
       const settled = await this.approvalWait.settle(admission, { sessionId: session.id, tool: tools.resolve(admission.tool), requestedBy: input.principal.name, waitMs: input.waitMs ?? 0, ...(input.signal ? { signal: input.signal } : {}) });
       if (settled.kind === "parked") {
@@ -233,6 +236,24 @@ export class ToolService {
     });
     this.deps.metrics.toolCall(admission.tool, result.ok ? "ok" : "error", performance.now() - started);
     return { kind: "result", result };
+  }
+
+  /**
+   * The workspace script a call of a function tool runs and its sha256 as the agent reads it now (null when it
+   * cannot be hashed: missing, too large); undefined for every other tool and when no policy rule names a script
+   * for this one.
+   */
+  private async scriptOf(sessionId: string, tools: ScopedTools, tool: string, args: unknown): Promise<{ path: string; sha256: string | null } | undefined> {
+    const path = tools.resolve(tool)?.spec.trustedScript?.(args as never);
+    // Only a rule that names a script for this tool can use the hash: otherwise no round trip.
+    if (path === undefined || !(await this.policy.get()).some((rule) => rule.scriptSha256 !== undefined && rule.tool === tool)) return undefined;
+    try {
+      const hashed = await this.deps.driver.request(sessionId, AgentMethod.FilesHash, { paths: [path] }, FilesHashResultSchema);
+      return { path, sha256: hashed.files[0]?.sha256 ?? null };
+    } catch {
+      // A sandbox that does not answer: no rule can vouch for the script, and the call goes on to what it meets.
+      return { path, sha256: null };
+    }
   }
 
   /** Runs an admitted call: its run row when it makes one, the tool itself, the run's end, and what it changed. */
@@ -290,7 +311,7 @@ export class ToolService {
         tool: spec.runsAs ?? spec.name,
         callId: runId ?? callId,
         ...(signal ? { signal } : {}),
-        ...(approval && approved.expect ? { expect: approved.expect } : {}),
+        ...(approved.expect ? { expect: approved.expect } : {}),
         ...(approval ? { approvedText: approval.text } : {}),
         nested: {
           call: async (tool, toolArgs) => {

@@ -37,6 +37,7 @@ export function PolicyRules({ canEdit }: { canEdit: boolean }) {
   const [effect, setEffect] = useState<PolicyEffect>("ask");
   const [appliesTo, setAppliesTo] = useState<PolicyTarget>("everyone");
   const [matchAll, setMatchAll] = useState(false);
+  const [scriptSha256, setScriptSha256] = useState("");
   const shell = SHELL_TOOLS.has(tool.trim());
   const [mustMatch, setMustMatch] = useState("");
   const [mustNotMatch, setMustNotMatch] = useState("");
@@ -51,10 +52,13 @@ export function PolicyRules({ canEdit }: { canEdit: boolean }) {
         ...(shell && matchAll ? { matchAll: true } : commandPrefix !== "" ? { commandPrefix } : {}),
         effect,
         appliesTo,
+        // A function tool is trusted by its script's bytes: the runner refuses a hash on any other rule.
+        ...(!shell && scriptSha256.trim() !== "" ? { scriptSha256: scriptSha256.trim() } : {}),
         mustMatch: examplesOf(mustMatch),
         mustNotMatch: examplesOf(mustNotMatch),
       });
       setCommandPrefix("");
+      setScriptSha256("");
       setMatchAll(false);
       setMustMatch("");
       setMustNotMatch("");
@@ -103,7 +107,14 @@ export function PolicyRules({ canEdit }: { canEdit: boolean }) {
                     {rule.appliesTo ?? "everyone"}
                   </td>
                   <td className="mono">{rule.tool}</td>
-                  <td className="mono">{rule.commandPrefix ?? <span className="muted">{SHELL_TOOLS.has(rule.tool) ? "every command" : "any"}</span>}</td>
+                  <td className="mono">
+                    {rule.commandPrefix ?? <span className="muted">{SHELL_TOOLS.has(rule.tool) ? "every command" : "any"}</span>}
+                    {rule.scriptSha256 ? (
+                      <div className="tiny" title={rule.scriptSha256} data-testid="policy-rule-script">
+                        <span className="muted">script</span> {rule.scriptSha256.slice(0, 12)}…
+                      </div>
+                    ) : null}
+                  </td>
                   <td className="tiny">
                     {rule.mustMatch.map((example) => (
                       <div key={`m${example}`}>
@@ -176,7 +187,12 @@ export function PolicyRules({ canEdit }: { canEdit: boolean }) {
                 <input type="checkbox" checked={matchAll} onChange={(event) => setMatchAll(event.target.checked)} data-testid="rule-match-all" />
                 <span>every command</span>
               </label>
-            ) : null}
+            ) : (
+              <label className="field grow">
+                <span>Script sha256 (to allow a function tool: the bytes you trust)</span>
+                <input value={scriptSha256} onChange={(event) => setScriptSha256(event.target.value)} placeholder="sha256sum tools/count_lines.py" className="mono" data-testid="rule-script-sha256" />
+              </label>
+            )}
           </div>
           <div className="row wrap">
             <label className="field grow">

@@ -14,6 +14,7 @@ export const PolicyRuleViewSchema = z.object({
   commandPrefix: z.string().nullable(),
   effect: DecisionSchema,
   appliesTo: PolicyTargetSchema,
+  scriptSha256: z.string().nullable(),
   mustMatch: z.array(z.string()),
   mustNotMatch: z.array(z.string()),
   createdBy: z.string(),

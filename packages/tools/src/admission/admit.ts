@@ -19,6 +19,8 @@ export interface ToolClassification {
   reasons?: string[];
   /** Parsed command words, for a tool that runs a command line: policy prefixes match these. */
   commands?: readonly SimpleCommand[];
+  /** The call runs a workspace script (a function tool): an allow rule must name its sha256 (evaluate-policy.ts). */
+  bindsScript?: boolean;
 }
 
 /** What admission needs from the tool registry; the runner passes the real one. */
@@ -44,6 +46,8 @@ export interface AdmissionCall {
    * them (read-only still denies); policy rules still apply (decide.ts `person`).
    */
   ownSession?: boolean;
+  /** The sha256 of the workspace script the call runs, as the runner hashed it for this call (function tools). */
+  scriptSha256?: string;
 }
 
 /** A grant remembered for this session ("allow `npm run dev` here"): acts like an allow rule. */
@@ -168,7 +172,7 @@ function settle(
   c: Classified,
   ctx: AdmissionContext,
   commands: readonly SimpleCommand[] | undefined,
-  call: Pick<AdmissionCall, "caller" | "ownSession">,
+  call: Pick<AdmissionCall, "caller" | "ownSession" | "scriptSha256">,
 ): { verdict: Decision; stage: AdmissionStage; reason: string; ruleId?: string } {
   const person = call.caller === "browser" && call.ownSession === true;
   const allowed = ctx.session?.tools;
@@ -185,11 +189,11 @@ function settle(
           mustMatch: [],
           mustNotMatch: [],
         })),
-        { tool, commands },
+        { tool, commands, bindsScript: c.bindsScript },
       )
     : ({ effect: undefined } satisfies PolicyOutcome);
   const policy = ctx.policyRules?.length
-    ? evaluatePolicy(ctx.policyRules, { tool, commands, caller: call.caller })
+    ? evaluatePolicy(ctx.policyRules, { tool, commands, caller: call.caller, bindsScript: c.bindsScript, scriptSha256: call.scriptSha256 })
     : ({ effect: undefined } satisfies PolicyOutcome);
   const raw = decide(c.actionClass, c.recognised, ctx.autonomy, { person });
   const what = describeClass(c);
@@ -239,6 +243,7 @@ function classifyCall(tool: string, args: unknown, ctx: AdmissionContext): Class
     alwaysAsk: c.alwaysAsk ?? false,
     reasons: c.reasons ?? [],
     commands: c.commands,
+    bindsScript: c.bindsScript ?? false,
   };
 }
 
@@ -277,7 +282,9 @@ function evaluatePlan(call: AdmissionCall, args: unknown, ctx: AdmissionContext,
   }
   // A compete's or review's checks are tasks of the plan too: each runs in every candidate's tree.
   const planned = [...plan.data.tasks, ...(plan.data.checks ?? [])];
-  const tasks = planned.map((task) => evaluate({ ...call, tool: task.tool, args: task.args }, ctx, depth + 1));
+  // A task's script is not hashed here: a function tool in a plan is never allowed by a script-bound rule.
+  const { scriptSha256: _outer, ...caller } = call;
+  const tasks = planned.map((task) => evaluate({ ...caller, tool: task.tool, args: task.args }, ctx, depth + 1));
   const reasons = tasks.flatMap((t, i) => t.reasons.map((r) => `task ${i + 1} (${t.tool}): ${r}`));
   const alwaysAsk = tasks.some((t) => t.alwaysAsk);
   const denied = tasks.findIndex((t) => t.verdict === "deny");
@@ -302,7 +309,7 @@ function evaluatePlan(call: AdmissionCall, args: unknown, ctx: AdmissionContext,
   }
   const settled = settle(
     "dispatch",
-    { actionClass: "dispatch", recognised: true, alwaysAsk: false, reasons: [] },
+    { actionClass: "dispatch", recognised: true, alwaysAsk: false, reasons: [], bindsScript: false },
     ctx,
     undefined,
     call,

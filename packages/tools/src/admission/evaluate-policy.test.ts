@@ -75,6 +75,42 @@ describe("policy rules: matching", () => {
   });
 });
 
+describe("policy rules: a function tool's script", () => {
+  const A = "a".repeat(64);
+  const B = "b".repeat(64);
+  const byName = rule({ id: "by-name", tool: "count_lines", effect: "allow" });
+  const byScript = rule({ id: "by-script", tool: "count_lines", effect: "allow", scriptSha256: A });
+
+  it("an allow rule naming only the tool does not trust a tool that runs a workspace script", () => {
+    expect(evaluatePolicy([byName], { tool: "count_lines", bindsScript: true, scriptSha256: A }).effect).toBeUndefined();
+    // A tool that runs no workspace script is allowed by name as before.
+    expect(evaluatePolicy([byName], { tool: "count_lines" }).effect).toBe("allow");
+  });
+
+  it("an allow rule naming the script's sha256 allows exactly those bytes, and nothing without a script", () => {
+    expect(evaluatePolicy([byScript], { tool: "count_lines", bindsScript: true, scriptSha256: A })).toMatchObject({ effect: "allow", ruleId: "by-script" });
+    expect(evaluatePolicy([byScript], { tool: "count_lines", bindsScript: true, scriptSha256: B }).effect).toBeUndefined();
+    expect(evaluatePolicy([byScript], { tool: "count_lines", bindsScript: true }).effect).toBeUndefined();
+    expect(evaluatePolicy([byScript], { tool: "count_lines" }).effect).toBeUndefined();
+  });
+
+  it("a deny rule by name still applies whatever the script", () => {
+    const deny = rule({ id: "no", tool: "count_lines", effect: "deny" });
+    expect(evaluatePolicy([byScript, deny], { tool: "count_lines", bindsScript: true, scriptSha256: A }).effect).toBe("deny");
+  });
+
+  it("is saved only as an allow of one named tool without a prefix, the sha256 in lowercase hex", () => {
+    expect(validatePolicyRule({ id: "r", tool: "count_lines", effect: "allow", scriptSha256: A }).ok).toBe(true);
+    const errors = (body: object) => {
+      const v = validatePolicyRule({ id: "r", ...body });
+      return v.ok ? [] : v.errors;
+    };
+    expect(errors({ tool: "count_lines", effect: "deny", scriptSha256: A })).toEqual(["scriptSha256: only an allow rule names the script it trusts (got effect deny)"]);
+    expect(errors({ tool: "*", effect: "allow", matchAll: true, scriptSha256: A })).toEqual(['scriptSha256: names a function tool\'s script, not every tool (got tool "*")']);
+    expect(errors({ tool: "count_lines", effect: "allow", scriptSha256: "ABC" })[0]).toMatch(/scriptSha256: must be a sha256 in lowercase hex/);
+  });
+});
+
 describe("validatePolicyRule", () => {
   it("accepts a rule whose examples hold", () => {
     const result = validatePolicyRule({

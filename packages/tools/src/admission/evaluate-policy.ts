@@ -10,6 +10,12 @@ export interface PolicyInput {
   commands?: readonly SimpleCommand[] | undefined;
   /** Who calls, for a rule's `appliesTo`; undefined (a rule's own examples) is matched by every target. */
   caller?: CallerKind | undefined;
+  /**
+   * The call runs a workspace script (a function tool): an allow rule applies only when it names the script's
+   * sha256 and that is `scriptSha256` (the script as the runner hashed it for this call; absent when it did not).
+   */
+  bindsScript?: boolean | undefined;
+  scriptSha256?: string | undefined;
 }
 
 export interface PolicyOutcome {
@@ -93,7 +99,7 @@ export function evaluatePolicy(rules: readonly PolicyRule[], input: PolicyInput)
     if (rule)
       return { effect, ruleId: rule.id, reason: `policy rule ${rule.id} (${describeRule(rule)}) says ${effect}` };
   }
-  const allows = rules.filter((r) => r.effect === "allow" && toolMatches(r, input.tool) && targetMatches(r, input.caller));
+  const allows = rules.filter((r) => r.effect === "allow" && toolMatches(r, input.tool) && targetMatches(r, input.caller) && trustsScript(r, input));
   if (allows.length === 0) return { effect: undefined };
   const toolWide = allows.find((r) => r.commandPrefix === undefined);
   if (toolWide)
@@ -117,6 +123,16 @@ export function evaluatePolicy(rules: readonly PolicyRule[], input: PolicyInput)
   };
 }
 
+/**
+ * Whether an allow rule covers the script the call runs: a function tool's script is the workspace's to change (an
+ * agent may rewrite it), so only a rule naming its bytes allows it, and a rule naming bytes allows nothing else.
+ */
+function trustsScript(rule: PolicyRule, input: PolicyInput): boolean {
+  if (rule.scriptSha256 === undefined) return input.bindsScript !== true;
+  return input.bindsScript === true && input.scriptSha256 === rule.scriptSha256;
+}
+
 export const describeRule = (rule: PolicyRule): string =>
   `tool ${rule.tool}${rule.commandPrefix === undefined ? "" : `, prefix ${JSON.stringify(rule.commandPrefix)}`}` +
+  (rule.scriptSha256 === undefined ? "" : `, script sha256 ${rule.scriptSha256.slice(0, 12)}…`) +
   (rule.appliesTo && rule.appliesTo !== "everyone" ? `, for ${rule.appliesTo}` : "");

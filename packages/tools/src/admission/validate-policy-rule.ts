@@ -29,6 +29,12 @@ export function validatePolicyRule(input: unknown): PolicyRuleValidation {
   }
   const rule = parsed.data;
   const errors: string[] = [];
+  if (rule.scriptSha256 !== undefined) {
+    // It names the bytes one function tool runs: only an allow of that one tool can mean anything by it.
+    if (rule.effect !== "allow") errors.push(`scriptSha256: only an allow rule names the script it trusts (got effect ${rule.effect})`);
+    if (SHELL_TOOLS.has(rule.tool)) errors.push(`scriptSha256: names a function tool's script, not ${rule.tool === "*" ? "every tool" : rule.tool} (got tool ${JSON.stringify(rule.tool)})`);
+    if (rule.commandPrefix !== undefined) errors.push(`scriptSha256: a function tool runs no command line, so a commandPrefix cannot go with it (got ${JSON.stringify(rule.commandPrefix)})`);
+  }
   if (rule.commandPrefix !== undefined) {
     const prefix = parseCommandPrefix(rule.commandPrefix);
     if (typeof prefix === "string") errors.push(prefix);

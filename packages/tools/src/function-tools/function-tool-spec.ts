@@ -49,17 +49,21 @@ export function functionToolSpec(declaration: FunctionToolDeclaration, name: str
     actionClass: admittedClass(actionClass),
     // The workspace's word for what its script does can raise its class, never lower it below execute: an agent
     // can write berth.tools.json, so a script declared `read` must not run where `bash python3 it.py` would ask.
-    // An operator's policy rule allowing the tool by name is how a trusted declaration runs without asking.
+    // An operator's policy rule allowing the tool and naming its script's sha256 is how a trusted declaration runs
+    // without asking.
     classify: () => ({
       actionClass: admittedClass(actionClass),
       recognised: false,
       alwaysAsk: false,
+      // An operator's allow rule trusts this script's bytes (its sha256), never the name alone.
+      bindsScript: true,
       reasons: [`function tool declared in ${FUNCTION_TOOLS_FILE} as ${actionClass}: ${interpreter} ${script}`],
     }),
     createsRun: () => true,
     runKind: () => "run_script",
     runsAs: BuiltinTool.run_script,
     boundFiles: () => ({ paths: [script, FUNCTION_TOOLS_FILE], preview: script }),
+    trustedScript: () => script,
     // A script that may write may have written anything; a declared reader changes nothing.
     changedPaths: () => (reads ? [] : ["."]),
     async run(args, ctx) {

@@ -16,6 +16,8 @@ export interface CallClassification {
   reasons: string[];
   /** Parsed command words, for a tool that runs a command line: policy prefixes match these. */
   commands?: readonly SimpleCommand[];
+  /** The call runs a workspace script (a function tool): an allow rule must name its sha256. */
+  bindsScript?: boolean;
 }
 
 /** What a tool's `classify` may consult besides its arguments: where the workspace is, and the session's processes. */
@@ -136,6 +138,11 @@ export interface ToolSpec<TArgs = unknown> {
   runsAs?: BuiltinToolName;
   /** The files an approval of this call binds (hashed when it parks, checked again when it runs). */
   boundFiles?(args: TArgs): BoundFiles | undefined;
+  /**
+   * The workspace script the call runs (a function tool's): hashed before admission, since an operator's allow
+   * rule names the script's sha256, and checked again when it runs.
+   */
+  trustedScript?(args: TArgs): string;
   /** What a finished call changed, for open IDEs to refresh ("." for anything: a command ran). */
   changedPaths?(args: TArgs, result: ToolResult): string[];
   /** The process a successful call started and left running (bash start): its run stays open, bound to it. */
