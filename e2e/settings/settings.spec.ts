@@ -79,6 +79,29 @@ test("operator: a rule targets people, agents or everyone; a shell rule matches 
   requests.assertNone();
 });
 
+test("operator: a function tool is trusted by its script's sha256: a bad hash is refused naming the field, a good one shows on the rule", async ({ page, context }) => {
+  const requests = watchExternalRequests(page);
+  page.on("dialog", (dialog) => void dialog.accept());
+  await signInContext(context);
+  await page.goto("/settings");
+  const tool = `count_lines_${Date.now()}`;
+  await page.getByTestId("rule-effect").selectOption("allow");
+  await page.getByTestId("rule-tool").fill(tool);
+  await page.getByTestId("rule-script-sha256").fill("not-a-hash");
+  await page.getByTestId("save-policy-rule").click();
+  await expect(page.getByTestId("policy-rule-error")).toContainText("scriptSha256: must be a sha256 in lowercase hex");
+  const sha = "0123456789abcdef".repeat(4);
+  await page.getByTestId("rule-script-sha256").fill(sha);
+  await page.getByTestId("save-policy-rule").click();
+  const row = page.getByTestId("policy-rule-row").filter({ hasText: tool });
+  await expect(row.getByTestId("policy-rule-script")).toHaveText(`script ${sha.slice(0, 12)}…`);
+  await expect(row.getByTestId("policy-rule-script")).toHaveAttribute("title", sha);
+  await screenshot(page, "settings-policy-rule-function-tool");
+  await row.getByTestId("delete-policy-rule").click();
+  await expect(row).toHaveCount(0);
+  requests.assertNone();
+});
+
 test("admin: add a user, issue a token shown once, the user signs in with it, revoking it refuses it", async ({ page, context, browser }) => {
   const requests = watchExternalRequests(page);
   page.on("dialog", (dialog) => void dialog.accept());
