@@ -8,6 +8,7 @@ import { FORWARD_MARKER_HEADER, ForwardMarker } from "./forward-marker";
 import { ForwardToOwner, forwardTargetOf, type SessionOwner } from "./forward-to-owner";
 import { buildServer, type ServerDeps } from "../http/build-server";
 import { hostAllowList } from "../http/request-guard";
+import { sendJsonRpcHttpError } from "../http/routes/mcp-routes";
 
 const SECRET = "cluster-secret-0123456789abcdef0123456789";
 
@@ -124,6 +125,8 @@ async function runnerServer(forwardEarly?: ServerDeps["forwardEarly"], refuse?: 
   });
   // The reference: the same error thrown where a Fastify hook would meet it, answered by build-server's handler.
   if (refuse) app.addHook("onRequest", async () => Promise.reject(refuse));
+  // The MCP route answers its refusals in JSON-RPC (mcp-routes.ts), hooks' included.
+  app.all("/mcp/:sessionId", { errorHandler: sendJsonRpcHttpError }, async () => ({ answeredBy: "mcp" }));
   await app.listen({ port: 0, host: "127.0.0.1" });
   fronts.push(app);
   port = (app.server.address() as AddressInfo).port;
@@ -270,7 +273,7 @@ describe("ForwardToOwner.early", () => {
     ["a lookup that failed", { owners: "lookup fails" as const }, null],
     ["a marker's 'now held by'", { owners: { s1: { runnerId: "runner-c", url: "http://127.0.0.1:9" } } }, "runner-a"],
     ["no BERTH_CLUSTER_SECRET", { owners: { s1: { runnerId: "runner-c", url: "http://127.0.0.1:9" } }, secret: undefined }, null],
-  ])("answers %s itself, byte for byte as build-server's error handler answers the same error, asking once", async (_case, opts, markedBy) => {
+  ])("answers %s itself, byte for byte as the runner answers the same error (in JSON-RPC on /mcp/), asking once", async (_case, opts, markedBy) => {
     for (const path of ["/api/sessions/s1/tools/bash", "/mcp/s1"]) {
       const lookups: string[] = [];
       const logged: string[] = [];
@@ -282,6 +285,7 @@ describe("ForwardToOwner.early", () => {
       const answered = await rawResponse(await runnerServer(forward.early), request);
       expect(answered).toBe(await rawResponse(await runnerServer(undefined, error), request));
       expect(answered).toMatch(/^HTTP\/1\.1 50[03] /);
+      if (path.startsWith("/mcp/")) expect(answered).toContain('{"jsonrpc":"2.0","error":{"code":');
       expect(lookups).toEqual(["s1"]);
       expect(logged).toEqual([`deciding where POST ${path} goes failed: ${error.message}`]);
     }

@@ -2,6 +2,7 @@ import http from "node:http";
 import https from "node:https";
 import type { Duplex } from "node:stream";
 import { AppError, toApiError } from "@berth/protocol";
+import { jsonRpcHttpError } from "../http/json-rpc-error";
 import { FORWARD_MARKER_HEADER, type ForwardMarker } from "./forward-marker";
 
 /** The runner holding a session's container, as the runner directory knows it (its Runner row). */
@@ -253,11 +254,13 @@ export class ForwardToOwner {
   }
 
   /**
-   * The answer build-server.ts's error handler gives the same error, byte for byte (status, its content-type, the
-   * `{error:{code,message}}` body; a lookup's own failure is a 500 "Internal error"); a 5xx is logged, as there.
+   * The answer the runner's error handler gives the same error, byte for byte (status, its content-type, the
+   * `{error:{code,message}}` body, or on /mcp/ the MCP route's JSON-RPC error; a lookup's own failure is a 500
+   * "Internal error"); a 5xx is logged, as there.
    */
   private refuse(req: http.IncomingMessage, res: http.ServerResponse, error: unknown): void {
-    const { status, body } = toApiError(error);
+    // On /mcp/ the MCP route's own handler would answer in JSON-RPC, so this answers so too.
+    const { status, body } = (req.url ?? "").startsWith("/mcp/") ? jsonRpcHttpError(error) : toApiError(error);
     if (status >= 500) this.deps.log(`deciding where ${req.method} ${(req.url ?? "").split("?")[0]} goes failed: ${(error as Error).message}`);
     const text = JSON.stringify(body);
     res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) }).end(text);

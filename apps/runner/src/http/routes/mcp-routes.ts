@@ -1,11 +1,12 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createSessionMcpHandler } from "@berth/mcp";
-import { AppError, toApiError, type ActionClass } from "@berth/protocol";
+import { AppError, type ActionClass } from "@berth/protocol";
 import { authorize } from "../../auth/authorize";
 import type { Principal } from "../../auth/tokens";
 import type { SessionService } from "../../sessions/session-service";
 import type { ToolService } from "../../tools/tool-service";
 import { requirePrincipal } from "../build-server";
+import { jsonRpcHttpError } from "../json-rpc-error";
 import { parseRequestAllowlist } from "../../tools/tool-gate";
 
 /**
@@ -64,40 +65,16 @@ export function registerMcpRoutes(app: FastifyInstance, deps: { sessions: Sessio
 /** Body that is not JSON at all: JSON-RPC's own parse error, not a REST error body. */
 class JsonRpcParseError extends Error {}
 
-const JSON_RPC_PARSE_ERROR = -32700;
-const JSON_RPC_INTERNAL_ERROR = -32603;
-/** What the SDK's transport answers for an HTTP-level refusal (wrong method, media type, session). */
-const JSON_RPC_SERVER_ERROR = -32000;
-
 /**
- * Every refusal on /mcp in JSON-RPC form (an MCP client parses the body as JSON-RPC): malformed JSON is
- * -32700 with a 400; other client errors keep their HTTP status with -32000, as the SDK's transport does;
- * a 401 carries `WWW-Authenticate: Bearer`; a 5xx never shows its internal message.
+ * Every refusal on /mcp in JSON-RPC form (json-rpc-error.ts): malformed JSON is -32700 with a 400; a 401 carries
+ * `WWW-Authenticate: Bearer`; a 5xx is logged and never shows its internal message.
  */
-function sendJsonRpcHttpError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
+export function sendJsonRpcHttpError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
   const fastifyError = error as Partial<FastifyError>;
-  let status: number;
-  let code = JSON_RPC_SERVER_ERROR;
-  let message: string;
-  if (error instanceof JsonRpcParseError || fastifyError.code === "FST_ERR_CTP_INVALID_JSON_BODY") {
-    status = 400;
-    code = JSON_RPC_PARSE_ERROR;
-    message = `Parse error: ${error instanceof JsonRpcParseError ? error.message : "the body is not valid JSON"}`;
-  } else if (!AppError.isInstance(error) && fastifyError.statusCode && fastifyError.statusCode < 500) {
-    status = fastifyError.statusCode;
-    message = error.message;
-  } else {
-    const api = toApiError(error);
-    status = api.status;
-    message = api.body.error.message;
-    if (status >= 500) {
-      code = JSON_RPC_INTERNAL_ERROR;
-      request.log.error({ err: error }, "mcp request failed");
-    }
-  }
-  if (status === 401) {
-    void reply.header("www-authenticate", 'Bearer realm="berth"');
-    message = `Unauthorized: ${message}`;
-  }
-  void reply.status(status).send({ jsonrpc: "2.0", error: { code, message }, id: null });
+  const parse =
+    error instanceof JsonRpcParseError ? error.message : fastifyError.code === "FST_ERR_CTP_INVALID_JSON_BODY" ? "the body is not valid JSON" : undefined;
+  const { status, body, internal } = jsonRpcHttpError(error, parse);
+  if (internal) request.log.error({ err: error }, "mcp request failed");
+  if (status === 401) void reply.header("www-authenticate", 'Bearer realm="berth"');
+  void reply.status(status).send(body);
 }
