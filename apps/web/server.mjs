@@ -5,6 +5,7 @@ import net from "node:net";
 import next from "next";
 import { createStaticAssets } from "./static-assets.mjs";
 import { checkRequest, hostAllowList, pageSecurityHeaders, refusalBody } from "./request-guard.mjs";
+import { deferPageScripts } from "./defer-page-scripts.mjs";
 
 const host = process.env.BERTH_HOST || "127.0.0.1";
 const port = Number(process.env.BERTH_WEB_PORT || 3000);
@@ -19,6 +20,9 @@ try {
 const PROXIED = /^\/(api|socket\.io|mcp|healthz|metrics)(\/|\?|$)/;
 // Port previews: a server inside a session's container, reached through the runner (docs/api.md "Ports").
 const PORTS = /^\/sessions\/[^/?]+\/ports(\/|\?|$)/;
+
+// The IDE page: its own scripts run after its early editor (defer-page-scripts.mjs).
+const IDE_PAGE = /^\/sessions\/[^/?]+(\?|$)/;
 
 // Routes the web app answers itself even under /api (sign-in sets the cookie on this origin).
 const OWN = /^\/api\/session(\/|\?|$)/;
@@ -78,6 +82,7 @@ const server = http.createServer((req, res) => {
   const { headers } = pageSecurityHeaders();
   req.headers["content-security-policy"] = headers["content-security-policy"];
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  if (req.method === "GET" && IDE_PAGE.test(req.url ?? "") && !req.headers.rsc) deferPageScripts(req, res);
   return handle(req, res);
 });
 server.on("upgrade", (req, socket, head) => {

@@ -71,9 +71,11 @@ export function EditorPreload() {
 /**
  * The IDE page's early editor: a module script in the server HTML, after the editor's slot, that
  * evaluates Monaco's bundle as soon as it has loaded and creates the editor in the slot
- * (monaco/entry.ts `startIdeEditor`), alongside React's hydration instead of after it, ready at once: a
- * file the tree is clicked for before hydration is kept and opened when the React editor adopts the
- * editor (components/editor/ide-editor.tsx). It links the editor's stylesheet first, so that it has
+ * (monaco/entry.ts `startIdeEditor`), before React's hydration, ready at once: a file the tree is
+ * clicked for before hydration is kept and opened when the React editor adopts the editor
+ * (components/editor/ide-editor.tsx). Next's own scripts wait for it: server.mjs sends them as preloads
+ * (defer-page-scripts.mjs) and this script inserts them once the editor is created or has failed, so
+ * Next's runtime does not take the main thread between Monaco's download and its evaluation. It links the editor's stylesheet first, so that it has
  * loaded by the time Monaco has evaluated and the editor is created in the same task (monaco/entry.ts
  * `editorStylesheet`), not after a load event that hydration's tasks would run ahead of; linked from a
  * script, it holds up neither the page's first paint nor its inline scripts, as a stylesheet in the
@@ -89,12 +91,32 @@ export async function EarlyEditorScript() {
   const nonce = (await headers()).get("content-security-policy")?.match(/'nonce-([^']+)'/)?.[1];
   const css = JSON.stringify(`${MONACO_URL}/editor.css`);
   const source = [
+    // A file clicked in the server-rendered tree before React has hydrated it reaches no handler of React's:
+    // the last one is kept on the slot for the editor to open when React adopts it (monaco/entry.ts).
+    `const slot = document.querySelector("[data-editor-slot]");`,
+    `addEventListener("click", (event) => {`,
+    `  const file = event.target?.closest?.('[data-testid="tree-file"]');`,
+    `  if (slot && file?.dataset.path && slot.getAttribute("data-tree-clicks") !== "react") slot.setAttribute("data-asked-path", file.dataset.path);`,
+    `}, true);`,
     `const link = Object.assign(document.createElement("link"), { rel: "stylesheet", href: ${css} });`,
     `link.dataset.editorCss = "loading";`,
     `link.onload = () => (link.dataset.editorCss = "loaded");`,
     `link.onerror = () => (link.dataset.editorCss = "failed");`,
     `document.head.append(link);`,
-    `import(${JSON.stringify(files[0])}).then((editor) => editor.startIdeEditor());`,
+    // The page's own scripts, held back by server.mjs (defer-page-scripts.mjs) until the editor is made or
+    // failed, run from here: inserted as they were, in the parsed page.
+    `const release = () => {`,
+    `  for (const held of document.querySelectorAll("link[data-after-editor]")) {`,
+    `    held.removeAttribute("data-after-editor");`,
+    // The src as Next wrote it (not resolved): Turbopack's runtime finds its chunks by that attribute.
+    `    const script = Object.assign(document.createElement("script"), { async: true });`,
+    `    script.setAttribute("src", held.getAttribute("href"));`,
+    `    script.nonce = held.nonce;`,
+    `    document.head.append(script);`,
+    `  }`,
+    `};`,
+    `const released = () => (document.readyState === "loading" ? addEventListener("DOMContentLoaded", release, { once: true }) : release());`,
+    `import(${JSON.stringify(files[0])}).then((editor) => editor.startIdeEditor()).then(released, released);`,
   ].join("\n");
   return <script type="module" async nonce={nonce} dangerouslySetInnerHTML={{ __html: source }} />;
 }

@@ -103,32 +103,23 @@ function ideEditorIn(host: HTMLElement): monaco.editor.IStandaloneCodeEditor {
   return editor;
 }
 
-/** The file the tree was last asked for between the early editor's creation and React's adoption. */
-let asked: string | null = null;
 let adopted = false;
 
-// Before React has hydrated the tree, a click on a file reaches no handler of React's: it is kept here and
-// opened when React adopts the editor. After hydration React opens it too; opening an open file only
-// activates its tab, and the last click is the one kept, so the file shown is the one asked for last.
-function keepTreeClick(event: MouseEvent): void {
-  const file = (event.target as Element | null)?.closest?.<HTMLElement>('[data-testid="tree-file"]');
-  if (file?.dataset.path) asked = file.dataset.path;
-}
-
 /**
- * Run by the IDE page's early script (lib/preloads.tsx) as soon as this bundle has loaded, before or
- * while React hydrates: the editor is created in the server-rendered slot and is ready at once, since a
- * file the tree asks for before React takes over is kept for it (keepTreeClick).
+ * Run by the IDE page's early script (lib/preloads.tsx) as soon as this bundle has loaded, before React
+ * hydrates: the editor is created in the server-rendered slot and is ready at once, since a file the tree
+ * is clicked for before React takes over is kept for it (the early script keeps the last one on the slot,
+ * `data-asked-path`, from the moment the page is parsed). Settles once the editor is created or will not
+ * be: the script then lets the page's own scripts run (defer-page-scripts.mjs).
  */
-export function startIdeEditor(): void {
+export function startIdeEditor(): Promise<void> {
   const slot = document.querySelector<HTMLElement>("[data-editor-slot]");
-  if (!slot || adopted) return;
+  if (!slot || adopted) return Promise.resolve();
   // A failed stylesheet is reported by the React side, which loads it again.
-  editorStylesheet().then(
+  return editorStylesheet().then(
     () => {
       if (!slot.isConnected || adopted) return;
       const editor = ideEditorIn(slot);
-      document.addEventListener("click", keepTreeClick, true);
       // What tests and bench:web wait for: the editor exists and a file asked for from now on opens in it.
       editor.getContainerDomNode().setAttribute("data-monaco-ready", "true");
     },
@@ -138,15 +129,18 @@ export function startIdeEditor(): void {
 
 /**
  * The React editor (components/editor/ide-editor.tsx) takes the IDE's editor in `host` (the early one,
- * or a new one after a client-side navigation) and the file the tree asked for before it did, to open.
+ * or a new one after a client-side navigation) and the file the tree was clicked for before React had
+ * hydrated it, to open. From then on React opens what the tree is clicked for: the early script stops
+ * keeping clicks (`data-tree-clicks="react"`). Opening an open file only activates its tab, so a click
+ * React sees as well still shows the file asked for last.
  */
 export function adoptIdeEditor(host: HTMLElement): { editor: monaco.editor.IStandaloneCodeEditor; asked: string | null } {
   const editor = ideEditorIn(host);
   adopted = true;
-  document.removeEventListener("click", keepTreeClick, true);
-  const path = asked;
-  asked = null;
-  return { editor, asked: path };
+  host.setAttribute("data-tree-clicks", "react");
+  const asked = host.getAttribute("data-asked-path");
+  host.removeAttribute("data-asked-path");
+  return { editor, asked };
 }
 
 export default monaco;
