@@ -44,3 +44,20 @@ test("the early editor is ready before hydration and opens a file clicked before
   expect(saved.body.details?.content).toBe("print('early')\nprint('late')\n");
   requests.assertNone();
 });
+
+// Next's own scripts wait for the early editor (apps/web/defer-page-scripts.mjs): when the editor's bundle cannot
+// load, the early script lets them run all the same, and the IDE hydrates and works without it.
+test("without the editor bundle the IDE still hydrates: Next's scripts are not held for an editor that cannot come", async ({ page, context, request }) => {
+  await signInContext(context);
+  const { id: sessionId } = await api.createSession(request, { name: `no-editor-${Date.now()}`, autonomy: "trusted" });
+  await api.tool(request, sessionId, "write_file", { path: "main.py", content: "print('x')\n" });
+  await page.route(/\/_next\/static\/monaco\/[^/]+\/editor\.js$/, (route) => route.fulfill({ status: 503, body: "" }));
+  await page.goto(`/sessions/${sessionId}`, { waitUntil: "commit" });
+  await expect(page.getByTestId("socket-status")).toHaveText("live");
+  await expect(page.locator("link[data-after-editor]")).toHaveCount(0);
+  await expect(page.locator("[data-monaco-ready]")).toHaveCount(0);
+  await expect(page.locator('[data-testid="tree-file"][data-path="main.py"]')).toBeVisible();
+  // React's handlers are there: a panel tab switches.
+  await page.getByTestId("tab-runs").click();
+  await expect(page.getByTestId("tab-runs")).toHaveClass(/active/);
+});
