@@ -27,11 +27,14 @@ class MemoryChunks {
   count(runId: string): Promise<number> {
     return Promise.resolve(this.rows.filter((c) => c.runId === runId).length);
   }
-  deleteForSession(sessionId: string): Promise<{ runIds: string[]; chunks: number }> {
+  /** How long a deletion takes (a database under load). */
+  deleteMs = 0;
+  async deleteForSession(sessionId: string): Promise<{ runIds: string[]; chunks: number }> {
+    if (this.deleteMs > 0) await new Promise((resolve) => setTimeout(resolve, this.deleteMs));
     const runIds = [...this.sessions].filter(([, s]) => s === sessionId).map(([runId]) => runId);
     const before = this.rows.length;
     this.rows = this.rows.filter((c) => !runIds.includes(c.runId));
-    return Promise.resolve({ runIds, chunks: before - this.rows.length });
+    return { runIds, chunks: before - this.rows.length };
   }
 }
 
@@ -240,5 +243,20 @@ describe("DatabaseLogStore", () => {
     await logs.close();
     await expect.poll(() => chunks.rows.length).toBe(0);
     await expect.poll(() => fs.existsSync(RunLogs.dirFor(a.dataDir, "run_draining"))).toBe(false);
+  });
+
+  it("close waits for what a run's end started: its batches stored after its session was removed are gone before the database closes", async () => {
+    const { chunks, rows, a } = twoRunners();
+    chunks.sessions.set("run_late", "ses_late");
+    rows.set("run_late", { id: "run_late", sessionId: "ses_late", status: "running", stdoutBytes: 0, stderrBytes: 0, details: {} });
+    const logs = new RunLogs(RunLogs.dirFor(a.dataDir, "run_late"), Date.now, a.store.sinkFor("run_late"));
+    logs.append("stdout", Buffer.from("before\n"));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await a.store.removeSession("ses_late");
+    logs.append("stderr", Buffer.from("after\n"));
+    chunks.deleteMs = 50;
+    await logs.close();
+    await a.store.close();
+    expect(chunks.rows.filter((row) => row.runId === "run_late")).toEqual([]);
   });
 });

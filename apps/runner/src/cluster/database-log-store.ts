@@ -76,6 +76,14 @@ export class DatabaseLogStore implements RunLogStore {
     this.removals.catch((error: unknown) => deps.log(`listening for deleted logs failed: ${(error as Error).message}`));
   }
 
+  /** Work a run's end starts and nobody awaits (its end published, a late removal): close() waits for it. */
+  private readonly ending = new Set<Promise<unknown>>();
+
+  private track(work: Promise<unknown>): void {
+    this.ending.add(work);
+    void work.finally(() => this.ending.delete(work));
+  }
+
   sinkFor(runId: string, resume = false): RunLogSink {
     let seq = 0;
     // Taken up at failover: the run's chunks continue after those its first runner stored.
@@ -93,7 +101,7 @@ export class DatabaseLogStore implements RunLogStore {
         this.publish(runId, { chunks: records });
       },
       // A run taken up that stored nothing more still ends at its first runner's count.
-      end: () => void started().then(() => this.publish(runId, { chunks: [], end: seq }), (error: unknown) => this.deps.log(`run ${runId}: counting its stored chunks failed: ${(error as Error).message}`)),
+      end: () => this.track(started().then(() => this.publish(runId, { chunks: [], end: seq }), (error: unknown) => this.deps.log(`run ${runId}: counting its stored chunks failed: ${(error as Error).message}`))),
     };
   }
 
@@ -152,6 +160,9 @@ export class DatabaseLogStore implements RunLogStore {
       await c.mirror.stop();
       await c.closed;
     }));
+    // The runner's database closes after this: what the runs' ends started must be done by then (a removal
+    // started later failed with "Cannot use a pool after calling end on the pool" and left its rows).
+    while (this.ending.size > 0) await Promise.all([...this.ending]);
   }
 
   /** Stops following the runs and removes their files here: their logs were deleted with their session. */
@@ -229,7 +240,7 @@ export class DatabaseLogStore implements RunLogStore {
       const removed = this.removedWhileWriting.get(runId);
       this.removedWhileWriting.delete(runId);
       // Its last batches were stored after its session's logs were deleted: they go too.
-      if (removed !== undefined) void this.removeSession(removed).catch((error: unknown) => this.deps.log(`run ${runId}: removing its log failed: ${(error as Error).message}`));
+      if (removed !== undefined) this.track(this.removeSession(removed).catch((error: unknown) => this.deps.log(`run ${runId}: removing its log failed: ${(error as Error).message}`)));
     }
     const followed = run.followed;
     run.chain = run.chain
