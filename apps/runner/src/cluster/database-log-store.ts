@@ -15,6 +15,8 @@ const POLL_MS = 1_000;
 const FOLLOWERS_TTL_MS = 500;
 /** Where a runner that deleted a session's logs tells the others to drop their copies of them. */
 const REMOVED_CHANNEL = "logs:removed";
+/** How long close() waits for what runs' ends started. */
+const CLOSE_WAIT_MS = 5_000;
 const RemovedSchema = z.object({ runIds: z.array(z.string().regex(/^run_[0-9A-Za-z_-]+$/)) });
 
 export interface DatabaseLogStoreDeps {
@@ -161,8 +163,15 @@ export class DatabaseLogStore implements RunLogStore {
       await c.closed;
     }));
     // The runner's database closes after this: what the runs' ends started must be done by then (a removal
-    // started later failed with "Cannot use a pool after calling end on the pool" and left its rows).
-    while (this.ending.size > 0) await Promise.all([...this.ending]);
+    // started later failed with "Cannot use a pool after calling end on the pool" and left its rows). Bounded: a
+    // database or Redis that stopped answering must not hold the runner's shutdown.
+    const drained = (async () => {
+      while (this.ending.size > 0) await Promise.all([...this.ending]);
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
+    await Promise.race([drained, gaveUp]);
+    clearTimeout(timer);
   }
 
   /** Stops following the runs and removes their files here: their logs were deleted with their session. */
