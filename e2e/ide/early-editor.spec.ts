@@ -45,6 +45,33 @@ test("the early editor is ready before hydration and opens a file clicked before
   requests.assertNone();
 });
 
+// A right-click on the server-rendered tree before React took over opens the tree's menu once it has (the early
+// script keeps it), instead of being lost (CI's tree-download spec right-clicked in that window once).
+test("a folder right-clicked before hydration gets the tree's menu once React takes over, not the browser's", async ({ page, context, request }) => {
+  const requests = watchExternalRequests(page);
+  await signInContext(context);
+  const { id: sessionId } = await api.createSession(request, { name: `early-menu-${Date.now()}`, autonomy: "trusted" });
+  await api.tool(request, sessionId, "bash", { command: "mkdir -p proj && echo x > proj/a.txt" });
+
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/_next\/static\/chunks\/[^/]+\.js$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(`/sessions/${sessionId}`, { waitUntil: "commit" });
+  const folder = page.locator('[data-testid="tree-folder"][data-path="proj"]');
+  await folder.click({ button: "right" });
+  await expect(page.locator("[data-asked-menu]")).toHaveCount(1);
+  await expect(page.getByTestId("tree-menu")).toHaveCount(0);
+
+  release();
+  const menu = page.getByTestId("tree-menu");
+  await expect(menu.getByRole("menuitem", { name: "Download as .tar.gz" })).toBeVisible();
+  await expect(page.locator("[data-asked-menu]")).toHaveCount(0);
+  requests.assertNone();
+});
+
 // Next's own scripts wait for the early editor (apps/web/defer-page-scripts.mjs): when the editor's bundle cannot
 // load, the early script lets them run all the same, and the IDE hydrates and works without it.
 test("without the editor bundle the IDE still hydrates: Next's scripts are not held for an editor that cannot come", async ({ page, context, request }) => {

@@ -98,6 +98,15 @@ export async function EarlyEditorScript() {
     `  const file = event.target?.closest?.('[data-testid="tree-file"]');`,
     `  if (slot && file?.dataset.path && slot.getAttribute("data-tree-clicks") !== "react") slot.setAttribute("data-asked-path", file.dataset.path);`,
     `}, true);`,
+    // So is a right-click on a file or folder: the browser's own menu is kept from opening, and the position and
+    // item go on the tree's body for the tree to open its menu there once React has it (components/ide/file-tree.tsx).
+    `addEventListener("contextmenu", (event) => {`,
+    `  const item = event.target?.closest?.('[data-testid="tree-file"], [data-testid="tree-folder"]');`,
+    `  const body = item?.closest("[data-tree-body]");`,
+    `  if (!item?.dataset.path || !body || body.getAttribute("data-tree-menus") === "react") return;`,
+    `  event.preventDefault();`,
+    `  body.setAttribute("data-asked-menu", JSON.stringify({ x: event.clientX, y: event.clientY, path: item.dataset.path, folder: item.dataset.testid === "tree-folder" }));`,
+    `}, true);`,
     `const link = Object.assign(document.createElement("link"), { rel: "stylesheet", href: ${css} });`,
     `link.dataset.editorCss = "loading";`,
     `link.onload = () => (link.dataset.editorCss = "loaded");`,

@@ -211,6 +211,23 @@ export function FileTree({ sessionId, files, activePath, dirty, onOpen, onCreate
     setMenu({ x: event.clientX, y: event.clientY, target });
   };
 
+  // A right-click on the server-rendered tree before React hydrated it reached no handler of React's: the
+  // page's early script (lib/preloads.tsx) kept it on the tree's body, and it opens here as it would have.
+  useEffect(() => {
+    const body = bodyRef.current;
+    if (!body) return;
+    body.setAttribute("data-tree-menus", "react");
+    const asked = body.getAttribute("data-asked-menu");
+    body.removeAttribute("data-asked-menu");
+    if (!asked) return;
+    try {
+      const { x, y, path, folder } = JSON.parse(asked) as { x: number; y: number; path: string; folder: boolean };
+      if (typeof x === "number" && typeof y === "number" && typeof path === "string") setMenu({ x, y, target: { path, isFolder: folder === true } });
+    } catch {
+      // Not ours to mind: the menu is opened again with the next right-click.
+    }
+  }, []);
+
   useEffect(() => {
     if (!menu) return;
     const close = () => setMenu(null);
@@ -354,6 +371,7 @@ export function FileTree({ sessionId, files, activePath, dirty, onOpen, onCreate
       ) : null}
       <div
         ref={bodyRef}
+        data-tree-body=""
         className={`tree-body${dropOn === "" ? ` ${styles.dropTarget}` : ""}`}
         onKeyDown={onKey}
         onContextMenu={(event) => openMenu(event, null)}
