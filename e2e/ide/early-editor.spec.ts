@@ -47,7 +47,7 @@ test("the early editor is ready before hydration and opens a file clicked before
 
 // A right-click on the server-rendered tree before React took over opens the tree's menu once it has (the early
 // script keeps it), instead of being lost (CI's tree-download spec right-clicked in that window once).
-test("a folder right-clicked before hydration gets the tree's menu once React takes over, not the browser's", async ({ page, context, request }) => {
+test("a folder right-clicked before hydration gets the tree's menu once React takes over, and the tree's buttons wait for it", async ({ page, context, request }) => {
   const requests = watchExternalRequests(page);
   await signInContext(context);
   const { id: sessionId } = await api.createSession(request, { name: `early-menu-${Date.now()}`, autonomy: "trusted" });
@@ -64,8 +64,11 @@ test("a folder right-clicked before hydration gets the tree's menu once React ta
   await folder.click({ button: "right" });
   await expect(page.locator("[data-asked-menu]")).toHaveCount(1);
   await expect(page.getByTestId("tree-menu")).toHaveCount(0);
+  // A toolbar button would lose its click meanwhile: it is disabled until React has it.
+  await expect(page.getByTestId("new-folder")).toBeDisabled();
 
   release();
+  await expect(page.getByTestId("new-folder")).toBeEnabled();
   const menu = page.getByTestId("tree-menu");
   await expect(menu.getByRole("menuitem", { name: "Download as .tar.gz" })).toBeVisible();
   await expect(page.locator("[data-asked-menu]")).toHaveCount(0);

@@ -213,7 +213,11 @@ export function FileTree({ sessionId, files, activePath, dirty, onOpen, onCreate
 
   // A right-click on the server-rendered tree before React hydrated it reached no handler of React's: the
   // page's early script (lib/preloads.tsx) kept it on the tree's body, and it opens here as it would have.
+  // The toolbar's buttons are disabled in the server HTML until React has them: a click before hydration would be
+  // lost (a click on a file, or a right-click, is kept instead: see below).
+  const [hydrated, setHydrated] = useState(false);
   useEffect(() => {
+    setHydrated(true);
     const body = bodyRef.current;
     if (!body) return;
     body.setAttribute("data-tree-menus", "react");
@@ -338,6 +342,7 @@ export function FileTree({ sessionId, files, activePath, dirty, onOpen, onCreate
           <button
             className="btn ghost tiny-btn"
             title="New folder"
+            disabled={!hydrated}
             onClick={() => startCreate("folder", "")}
             data-testid="new-folder"
           >
@@ -346,6 +351,7 @@ export function FileTree({ sessionId, files, activePath, dirty, onOpen, onCreate
           <button
             className="btn ghost tiny-btn"
             title="New file"
+            disabled={!hydrated}
             onClick={() => (creating ? setCreating(null) : startCreate("file", ""))}
             data-testid="new-file"
           >
