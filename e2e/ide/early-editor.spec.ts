@@ -1,9 +1,20 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { api, signInContext, watchExternalRequests } from "./support";
 
 test.afterEach(async ({ request }) => api.cleanup(request));
 
 test.use({ viewport: { width: 1440, height: 1000 } });
+
+/** Holds React's own chunks until the returned function is called: what a page does meanwhile is before hydration. */
+async function holdReactChunks(page: Page): Promise<() => void> {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/_next\/static\/chunks\/[^/]+\.js$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  return release;
+}
 
 // The IDE page's early script (lib/preloads.tsx, monaco/entry.ts) creates the editor before React hydrates
 // and marks it ready then; a file clicked in the server-rendered tree meanwhile must open once React adopts
@@ -14,12 +25,7 @@ test("the early editor is ready before hydration and opens a file clicked before
   const { id: sessionId } = await api.createSession(request, { name: `early-${Date.now()}`, autonomy: "trusted" });
   await api.tool(request, sessionId, "write_file", { path: "main.py", content: "print('early')\n" });
 
-  let release = () => {};
-  const held = new Promise<void>((resolve) => (release = resolve));
-  await page.route(/\/_next\/static\/chunks\/[^/]+\.js$/, async (route) => {
-    await held;
-    await route.continue();
-  });
+  const release = await holdReactChunks(page);
   await page.goto(`/sessions/${sessionId}`, { waitUntil: "commit" });
 
   await expect(page.locator("[data-monaco-ready]")).toHaveCount(1);
@@ -53,12 +59,7 @@ test("a folder right-clicked before hydration gets the tree's menu once React ta
   const { id: sessionId } = await api.createSession(request, { name: `early-menu-${Date.now()}`, autonomy: "trusted" });
   await api.tool(request, sessionId, "bash", { command: "mkdir -p proj && echo x > proj/a.txt" });
 
-  let release = () => {};
-  const held = new Promise<void>((resolve) => (release = resolve));
-  await page.route(/\/_next\/static\/chunks\/[^/]+\.js$/, async (route) => {
-    await held;
-    await route.continue();
-  });
+  const release = await holdReactChunks(page);
   await page.goto(`/sessions/${sessionId}`, { waitUntil: "commit" });
   const folder = page.locator('[data-testid="tree-folder"][data-path="proj"]');
   await folder.click({ button: "right" });
