@@ -19,7 +19,7 @@ import {
   type ToolScope,
   type FunctionToolsReport,
 } from "@berth/tools";
-import type { ActionClass, ApprovalRequest, Autonomy, ToolResult } from "@berth/protocol";
+import type { ActionClass, ApprovalRequest, Autonomy, PolicyRule, ToolResult } from "@berth/protocol";
 import { AgentMethod, BuiltinTool, FilesHashResultSchema, WORKSPACE_ROOT, toolFailure } from "@berth/protocol";
 import { authorize } from "../auth/authorize";
 import type { Principal } from "../auth/tokens";
@@ -165,8 +165,9 @@ export class ToolService {
 
     // Admission: pure; the tool is resolved here once and the same resolution runs.
     const generation = this.generation.observedBy(session.id, input.tool, input.args);
+    const policyRules = await this.policy.get();
     // A function tool's script, hashed before admission: an operator's allow rule names the bytes it trusts.
-    const script = await this.scriptOf(session.id, tools, input.tool, input.args);
+    const script = await this.scriptOf(session.id, tools, input.tool, input.args, policyRules);
     const admission = admit(
       // The session's owner in the browser acts as themselves (admit: autonomy does not ask them).
       { sessionId: session.id, tool: input.tool, args: input.args, caller: input.caller, ownSession: session.ownerId === input.principal.userId, ...(script?.sha256 ? { scriptSha256: script.sha256 } : {}) },
@@ -176,7 +177,7 @@ export class ToolService {
         workspaceRoot: WORKSPACE_ROOT,
         // /tmp is the container's own tmpfs: writing there touches nothing outside the sandbox.
         writableRoots: ["/tmp"],
-        policyRules: await this.policy.get(),
+        policyRules,
         loopGuard: this.deps.loopGuard,
         workspaceGeneration: generation,
         processClass: this.processClasses.of(session.id),
@@ -243,10 +244,10 @@ export class ToolService {
    * cannot be hashed: missing, too large); undefined for every other tool and when no policy rule names a script
    * for this one.
    */
-  private async scriptOf(sessionId: string, tools: ScopedTools, tool: string, args: unknown): Promise<{ path: string; sha256: string | null } | undefined> {
+  private async scriptOf(sessionId: string, tools: ScopedTools, tool: string, args: unknown, rules: readonly PolicyRule[]): Promise<{ path: string; sha256: string | null } | undefined> {
     const path = tools.resolve(tool)?.spec.trustedScript?.(args as never);
     // Only a rule that names a script for this tool can use the hash: otherwise no round trip.
-    if (path === undefined || !(await this.policy.get()).some((rule) => rule.scriptSha256 !== undefined && rule.tool === tool)) return undefined;
+    if (path === undefined || !rules.some((rule) => rule.scriptSha256 !== undefined && rule.tool === tool)) return undefined;
     try {
       const hashed = await this.deps.driver.request(sessionId, AgentMethod.FilesHash, { paths: [path] }, FilesHashResultSchema);
       return { path, sha256: hashed.files[0]?.sha256 ?? null };

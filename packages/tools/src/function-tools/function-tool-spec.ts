@@ -55,14 +55,13 @@ export function functionToolSpec(declaration: FunctionToolDeclaration, name: str
       actionClass: admittedClass(actionClass),
       recognised: false,
       alwaysAsk: false,
-      // An operator's allow rule trusts this script's bytes (its sha256), never the name alone.
-      bindsScript: true,
       reasons: [`function tool declared in ${FUNCTION_TOOLS_FILE} as ${actionClass}: ${interpreter} ${script}`],
     }),
     createsRun: () => true,
     runKind: () => "run_script",
     runsAs: BuiltinTool.run_script,
     boundFiles: () => ({ paths: [script, FUNCTION_TOOLS_FILE], preview: script }),
+    // An operator's allow rule trusts this script's bytes (its sha256), never the name alone.
     trustedScript: () => script,
     // A script that may write may have written anything; a declared reader changes nothing.
     changedPaths: () => (reads ? [] : ["."]),

@@ -16,7 +16,7 @@ export interface CallClassification {
   reasons: string[];
   /** Parsed command words, for a tool that runs a command line: policy prefixes match these. */
   commands?: readonly SimpleCommand[];
-  /** The call runs a workspace script (a function tool): an allow rule must name its sha256. */
+  /** The call runs a workspace script (set by the registry for a spec with `trustedScript`): an allow rule must name its sha256. */
   bindsScript?: boolean;
 }
 

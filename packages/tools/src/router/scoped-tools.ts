@@ -49,7 +49,9 @@ export class ScopedTools implements AdmissionRegistry {
     const resolved = this.resolve(tool);
     if (!resolved) return { actionClass: "unknown" };
     const classified = resolved.spec.classify(args);
+    // A tool that runs a workspace script is allowed by a policy rule only for that script's bytes.
+    const bound = resolved.spec.trustedScript ? { ...classified, bindsScript: true } : classified;
     // A held MCP tool (schema changed since accepted) asks until an operator accepts it.
-    return resolved.held ? { ...classified, alwaysAsk: true, reasons: [...classified.reasons, "tool schema changed since it was accepted"] } : classified;
+    return resolved.held ? { ...bound, alwaysAsk: true, reasons: [...bound.reasons, "tool schema changed since it was accepted"] } : bound;
   }
 }
