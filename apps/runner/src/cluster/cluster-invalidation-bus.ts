@@ -28,7 +28,9 @@ interface Pending {
   confirmed: number;
   /** How many other runners Redis handed the message to; unknown until PUBLISH answers. */
   expected?: number;
-  done: () => void;
+  /** Gives up on the confirmations still missing, once PUBLISH has answered. */
+  timer?: NodeJS.Timeout;
+  resolve: () => void;
 }
 
 /**
@@ -68,22 +70,18 @@ export class ClusterInvalidationBus implements InvalidationBus {
     const message: z.infer<typeof InvalidateMessageSchema> = { from: this.id, seq, event };
     const confirmed = new Promise<void>((resolve) => {
       // Registered before PUBLISH answers: a confirmation can arrive first, on the other connection.
-      const pending: Pending = { confirmed: 0, done: resolve };
+      const pending: Pending = { confirmed: 0, resolve };
       this.pending.set(seq, pending);
       this.bus.publish(INVALIDATE_CHANNEL, JSON.stringify(message)).then(
         (reached) => {
           // Redis counts this runner's own subscription too.
-          pending.expected = Math.max(0, reached - 1);
-          if (pending.confirmed >= pending.expected) return this.settle(seq);
-          const timer = setTimeout(() => {
-            const missing = (pending.expected ?? 0) - pending.confirmed;
-            this.log(`invalidation of ${event.kind} ${event.id}: ${missing} of ${pending.expected} other runners did not confirm it within ${this.confirmTimeoutMs / 1000} s (their cached entry ages out by itself)`);
+          const expected = Math.max(0, reached - 1);
+          pending.expected = expected;
+          if (pending.confirmed >= expected) return this.settle(seq);
+          pending.timer = setTimeout(() => {
+            this.log(`invalidation of ${event.kind} ${event.id}: ${expected - pending.confirmed} of ${expected} other runners did not confirm it within ${this.confirmTimeoutMs / 1000} s (their cached entry ages out by itself)`);
             this.settle(seq);
           }, this.confirmTimeoutMs);
-          pending.done = () => {
-            clearTimeout(timer);
-            resolve();
-          };
         },
         (error: unknown) => {
           // The other runners keep the stale entry until its TTL or their next write: say so, once per failure.
@@ -113,7 +111,8 @@ export class ClusterInvalidationBus implements InvalidationBus {
     const pending = this.pending.get(seq);
     if (!pending) return;
     this.pending.delete(seq);
-    pending.done();
+    clearTimeout(pending.timer);
+    pending.resolve();
   }
 
   private receive(bytes: Buffer): void {
