@@ -82,6 +82,18 @@ function twoRunners() {
   return { chunks, rows, a: runner(chunks, bus, rows), b: runner(chunks, bus, rows) };
 }
 
+/** A run still writing on runner A (one line out) whose session's logs were just removed. */
+async function drainingRunRemoved(runId: string, sessionId: string) {
+  const cluster = twoRunners();
+  cluster.chunks.sessions.set(runId, sessionId);
+  cluster.rows.set(runId, { id: runId, sessionId, status: "running", stdoutBytes: 0, stderrBytes: 0, details: {} });
+  const logs = new RunLogs(RunLogs.dirFor(cluster.a.dataDir, runId), Date.now, cluster.a.store.sinkFor(runId));
+  logs.append("stdout", Buffer.from("before\n"));
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  await cluster.a.store.removeSession(sessionId);
+  return { ...cluster, logs };
+}
+
 const files = (dataDir: string, runId: string) =>
   ["stdout.log", "stderr.log", LOG_TIMES_FILE].map((file) => fs.readFileSync(path.join(RunLogs.dirFor(dataDir, runId), file)).toString("hex"));
 
@@ -229,13 +241,7 @@ describe("DatabaseLogStore", () => {
   });
 
   it("a run still writing when its session is removed is removed again once its log ends", async () => {
-    const { chunks, rows, a } = twoRunners();
-    chunks.sessions.set("run_draining", "ses_gone");
-    rows.set("run_draining", { id: "run_draining", sessionId: "ses_gone", status: "running", stdoutBytes: 0, stderrBytes: 0, details: {} });
-    const logs = new RunLogs(RunLogs.dirFor(a.dataDir, "run_draining"), Date.now, a.store.sinkFor("run_draining"));
-    logs.append("stdout", Buffer.from("before\n"));
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    await a.store.removeSession("ses_gone");
+    const { chunks, a, logs } = await drainingRunRemoved("run_draining", "ses_gone");
     // Its own logs:removed heard back too, the draining run's files are still there to write to.
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(fs.existsSync(RunLogs.pathFor(a.dataDir, "run_draining", "stdout"))).toBe(true);
@@ -246,13 +252,7 @@ describe("DatabaseLogStore", () => {
   });
 
   it("close waits for what a run's end started: its batches stored after its session was removed are gone before the database closes", async () => {
-    const { chunks, rows, a } = twoRunners();
-    chunks.sessions.set("run_late", "ses_late");
-    rows.set("run_late", { id: "run_late", sessionId: "ses_late", status: "running", stdoutBytes: 0, stderrBytes: 0, details: {} });
-    const logs = new RunLogs(RunLogs.dirFor(a.dataDir, "run_late"), Date.now, a.store.sinkFor("run_late"));
-    logs.append("stdout", Buffer.from("before\n"));
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    await a.store.removeSession("ses_late");
+    const { chunks, logs, a } = await drainingRunRemoved("run_late", "ses_late");
     logs.append("stderr", Buffer.from("after\n"));
     chunks.deleteMs = 50;
     await logs.close();
