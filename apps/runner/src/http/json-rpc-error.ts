@@ -1,11 +1,11 @@
 import { AppError, toApiError } from "@berth/protocol";
 
-export const JSON_RPC_PARSE_ERROR = -32700;
-export const JSON_RPC_INTERNAL_ERROR = -32603;
+const JSON_RPC_PARSE_ERROR = -32700;
+const JSON_RPC_INTERNAL_ERROR = -32603;
 /** What the MCP SDK's transport answers for an HTTP-level refusal (wrong method, media type, session). */
-export const JSON_RPC_SERVER_ERROR = -32000;
+const JSON_RPC_SERVER_ERROR = -32000;
 
-export interface JsonRpcHttpError {
+interface JsonRpcHttpError {
   status: number;
   body: { jsonrpc: "2.0"; error: { code: number; message: string }; id: null };
   /** A 5xx: its internal message was not shown, and the caller logs the error. */
