@@ -238,6 +238,15 @@ describe("ForwardToOwner.early", () => {
     expect(seen).toHaveLength(0);
   });
 
+  it("refuses a second hop also while it remembers the session's owner from a request a moment before", async () => {
+    const { url } = await front({ owners: { s1: { runnerId: "runner-c", url: ownerUrl } } });
+    expect((await fetch(`${url}/api/sessions/s1/tools/bash`, { method: "POST" })).status).toBe(201);
+    const marker = new ForwardMarker("runner-a", SECRET).sign("/api/sessions/s1/tools/bash");
+    const response = await fetch(`${url}/api/sessions/s1/tools/bash`, { method: "POST", headers: { [FORWARD_MARKER_HEADER]: marker } });
+    expect(response.status).toBe(503);
+    expect(seen).toHaveLength(1);
+  });
+
   it("refuses to forward without the cluster secret, saying so", async () => {
     const { url } = await front({ owners: { s1: { runnerId: "runner-a", url: ownerUrl } }, secret: undefined });
     const response = await fetch(`${url}/api/sessions/s1/tools/bash`, { method: "POST" });

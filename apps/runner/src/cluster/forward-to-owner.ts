@@ -129,7 +129,13 @@ export class ForwardToOwner {
   readonly early = (req: http.IncomingMessage, res: http.ServerResponse, next: () => void): void => {
     const target = req.url && req.method ? forwardTargetOf(req.method, req.url) : null;
     if (!target || !this.deps.admitsEarly(req)) return next();
-    this.ownerFor(target, req.headers[FORWARD_MARKER_HEADER], req.url!).then(
+    const marker = req.headers[FORWARD_MARKER_HEADER];
+    // Most requests are decided from memory, in this turn: a session this runner holds, or one another runner was
+    // seen holding a moment ago.
+    const known = this.knownNow(target, marker);
+    if (known === "here") return next();
+    if (known) return this.proxy(req, res, known.owner, known.sessionId);
+    this.ownerFor(target, marker, req.url!).then(
       (found) => (found ? this.proxy(req, res, found.owner, found.sessionId) : next()),
       (error: unknown) => this.refuse(req, res, error),
     );
@@ -198,6 +204,20 @@ export class ForwardToOwner {
     socket.on("error", () => upstream.destroy());
     upstream.end();
     return true;
+  }
+
+  /**
+   * What `ownerFor` would decide, when memory alone decides it: "here" for a session this runner holds, the owner for
+   * one another runner was seen holding within OWNER_CACHE_MS (no marker on the request, a secret to sign with);
+   * undefined when it takes a lookup or has an error to answer (ownerFor then).
+   */
+  private knownNow(target: ForwardTarget, marker: string | string[] | undefined): "here" | { owner: SessionOwner; sessionId: string } | undefined {
+    if (target.kind !== "session") return undefined;
+    if (this.deps.holdsLocally?.(target.id)) return "here";
+    if (marker !== undefined || !this.deps.marker.canSign) return undefined;
+    const known = this.owners.get(target.id);
+    if (!known || known.until <= Date.now() || known.owner.runnerId === this.deps.runnerId) return undefined;
+    return { owner: known.owner, sessionId: target.id };
   }
 
   /** The other runner holding the session, remembered for a moment; nobody/this runner is asked every time. */
