@@ -171,6 +171,25 @@ describe("berth.tools.json over HTTP", () => {
     expect(ran.body.output).toContain('"lines": 3');
   });
 
+  it("trusts the script's bytes inside a dispatch plan too: the task runs unasked, and parks the plan once the script is rewritten", async () => {
+    const plan = { tasks: [{ tool: "count_lines", args: { path: "notes.txt" } }], topology: "parallel" };
+    const ran = await kit.tool<ToolResult>(sessionId, "dispatch", plan);
+    expect(ran.status).toBe(200);
+    expect(ran.body.ok).toBe(true);
+    const taskRun = /ok\s+task1 count_lines \((run_[0-9a-f]+)\)/.exec(ran.body.output)?.[1];
+    expect(taskRun).toBeTruthy();
+    const logs = await kit.api<{ content: string }>("GET", `/api/runs/${taskRun}/logs?stream=stdout`);
+    expect(logs.body.content).toContain('"lines": 3');
+    await writeFile("tools/count_lines.py", 'import os\nprint("anything at all")\n');
+    try {
+      const parked = await kit.tool<{ status: string; text: string }>(sessionId, "dispatch", plan);
+      expect(parked.status).toBe(202);
+      expect(parked.body.status).toBe("parked");
+    } finally {
+      await writeFile("tools/count_lines.py", COUNT_LINES_PY);
+    }
+  });
+
   it("does not take an allow rule naming only a function tool's name, and refuses a script hash on a rule of another kind", async () => {
     const byName = await kit.api<{ id: string }>("POST", "/api/policy-rules", { tool: "deploy", effect: "allow" });
     expect(byName.status).toBe(201);

@@ -20,7 +20,7 @@ import {
   type FunctionToolsReport,
 } from "@berth/tools";
 import type { ActionClass, ApprovalRequest, Autonomy, PolicyRule, ToolResult } from "@berth/protocol";
-import { AgentMethod, BuiltinTool, FilesHashResultSchema, WORKSPACE_ROOT, toolFailure } from "@berth/protocol";
+import { AgentMethod, BuiltinTool, DispatchPlanSchema, FilesHashResultSchema, WORKSPACE_ROOT, toolFailure } from "@berth/protocol";
 import { authorize } from "../auth/authorize";
 import type { Principal } from "../auth/tokens";
 import { newId } from "../auth/tokens";
@@ -51,6 +51,21 @@ interface Approved {
   approval?: ApprovalRequest;
   waitMs: number | null;
   expect?: Record<string, string | null>;
+  /** A dispatch plan's: its function tools' scripts as hashed before admission, by tool; each task runs those bytes. */
+  taskScripts?: Readonly<Record<string, HashedScript>>;
+}
+
+/** A workspace script a call runs, as the agent hashed it before admission. */
+interface HashedScript {
+  path: string;
+  sha256: string;
+}
+
+/** The scripts an operator's rule may trust in a call: its own (a function tool), or its plan's tasks' by tool name. */
+interface CallScripts {
+  /** Null: the script could not be hashed (missing, too large, the sandbox did not answer); no rule vouches for it. */
+  own?: { path: string; sha256: string | null };
+  tasks: Record<string, HashedScript>;
 }
 
 /**
@@ -166,11 +181,21 @@ export class ToolService {
     // Admission: pure; the tool is resolved here once and the same resolution runs.
     const generation = this.generation.observedBy(session.id, input.tool, input.args);
     const policyRules = await this.policy.get();
-    // A function tool's script, hashed before admission: an operator's allow rule names the bytes it trusts.
-    const script = await this.scriptOf(session.id, tools, input.tool, input.args, policyRules);
+    // A function tool's script (or a plan's tasks'), hashed before admission: an operator's allow rule names the bytes it trusts.
+    const scripts = await this.scriptsOf(session.id, tools, input.tool, input.args, policyRules);
+    const script = scripts.own;
+    const taskScripts = Object.keys(scripts.tasks).length > 0 ? Object.fromEntries(Object.entries(scripts.tasks).map(([tool, hashed]) => [tool, hashed.sha256])) : undefined;
     const admission = admit(
       // The session's owner in the browser acts as themselves (admit: autonomy does not ask them).
-      { sessionId: session.id, tool: input.tool, args: input.args, caller: input.caller, ownSession: session.ownerId === input.principal.userId, ...(script?.sha256 ? { scriptSha256: script.sha256 } : {}) },
+      {
+        sessionId: session.id,
+        tool: input.tool,
+        args: input.args,
+        caller: input.caller,
+        ownSession: session.ownerId === input.principal.userId,
+        ...(script?.sha256 ? { scriptSha256: script.sha256 } : {}),
+        ...(taskScripts ? { taskScripts } : {}),
+      },
       {
         registry: tools,
         autonomy: session.autonomy as Autonomy,
@@ -203,7 +228,8 @@ export class ToolService {
 
     // Approval wait: an ask binds its files, then runs under an approval or is parked. A script an operator's rule
     // trusts runs only as the bytes that were hashed (the agent refuses it as changed otherwise).
-    let approved: Approved = { waitMs: null, ...(admission.verdict === "allow" && script?.sha256 ? { expect: { [script.path]: script.sha256 } } : {}) };
+    const bound = taskScripts ? { taskScripts: scripts.tasks } : {};
+    let approved: Approved = { waitMs: null, ...(admission.verdict === "allow" && script?.sha256 ? { expect: { [script.path]: script.sha256 } } : {}), ...bound };
     if (admission.verdict === "ask") {
       const settled = await this.approvalWait.settle(admission, { sessionId: session.id, tool: tools.resolve(admission.tool), requestedBy: input.principal.name, waitMs: input.waitMs ?? 0, ...(input.signal ? { signal: input.signal } : {}) });
       if (settled.kind === "parked") {
@@ -216,7 +242,7 @@ export class ToolService {
         record({ verdict: "ask", ok: false, errorCode: settled.result.error?.code ?? "denied", approvalId: settled.approvalId });
         return { kind: "result", result: settled.result };
       }
-      approved = { approval: settled.approval, waitMs: settled.waitMs, ...(settled.expect ? { expect: settled.expect } : {}) };
+      approved = { approval: settled.approval, waitMs: settled.waitMs, ...(settled.expect ? { expect: settled.expect } : {}), ...bound };
     }
 
     // Execution, then the record.
@@ -240,21 +266,38 @@ export class ToolService {
   }
 
   /**
-   * The workspace script a call of a function tool runs and its sha256 as the agent reads it now (null when it
-   * cannot be hashed: missing, too large); undefined for every other tool and when no policy rule names a script
-   * for this one.
+   * The workspace scripts a call runs that an operator's rule may trust, as the agent reads them now: a function
+   * tool's own, or for a dispatch plan each of its tasks' function tools' (by tool name; a task whose script cannot be
+   * hashed is left out, so no rule vouches for it). Only a tool some policy rule names a script for is hashed: no
+   * rule, no round trip.
    */
-  private async scriptOf(sessionId: string, tools: ScopedTools, tool: string, args: unknown, rules: readonly PolicyRule[]): Promise<{ path: string; sha256: string | null } | undefined> {
-    const path = tools.resolve(tool)?.spec.trustedScript?.(args as never);
-    // Only a rule that names a script for this tool can use the hash: otherwise no round trip.
-    if (path === undefined || !rules.some((rule) => rule.scriptSha256 !== undefined && rule.tool === tool)) return undefined;
-    try {
-      const hashed = await this.deps.driver.request(sessionId, AgentMethod.FilesHash, { paths: [path] }, FilesHashResultSchema);
-      return { path, sha256: hashed.files[0]?.sha256 ?? null };
-    } catch {
-      // A sandbox that does not answer: no rule can vouch for the script, and the call goes on to what it meets.
-      return { path, sha256: null };
+  private async scriptsOf(sessionId: string, tools: ScopedTools, tool: string, args: unknown, rules: readonly PolicyRule[]): Promise<CallScripts> {
+    const trusting = (name: string) => rules.some((rule) => rule.scriptSha256 !== undefined && rule.tool === name);
+    const scriptPathOf = (name: string, taskArgs: unknown) => (trusting(name) ? tools.resolve(name)?.spec.trustedScript?.(taskArgs as never) : undefined);
+    const own = scriptPathOf(tool, args);
+    const tasks = new Map<string, string>();
+    if (own === undefined && tools.resolve(tool)?.spec.plansCalls) {
+      const plan = DispatchPlanSchema.safeParse(args);
+      for (const task of plan.success ? [...plan.data.tasks, ...(plan.data.checks ?? [])] : []) {
+        const path = scriptPathOf(task.tool, task.args);
+        if (path !== undefined) tasks.set(task.tool, path);
+      }
     }
+    const paths = [...new Set([...(own === undefined ? [] : [own]), ...tasks.values()])];
+    if (paths.length === 0) return { tasks: {} };
+    const hashes = new Map<string, string | null>();
+    try {
+      const hashed = await this.deps.driver.request(sessionId, AgentMethod.FilesHash, { paths }, FilesHashResultSchema);
+      hashed.files.forEach((file, i) => hashes.set(paths[i]!, file.sha256 ?? null));
+    } catch {
+      // A sandbox that does not answer: no rule can vouch for a script, and the call goes on to what it meets.
+    }
+    const found: Record<string, HashedScript> = {};
+    for (const [name, path] of tasks) {
+      const sha256 = hashes.get(path);
+      if (sha256) found[name] = { path, sha256 };
+    }
+    return { ...(own === undefined ? {} : { own: { path: own, sha256: hashes.get(own) ?? null } }), tasks: found };
   }
 
   /** Runs an admitted call: its run row when it makes one, the tool itself, the run's end, and what it changed. */
@@ -369,8 +412,14 @@ export class ToolService {
     const outside = input.gate?.refusal(tool, tools.resolve(tool));
     if (outside) return toolFailure("denied", `dispatch: ${outside}`);
     const callId = newId("call");
-    // The task's own file hashes were not bound (the plan's text binds its args): it runs without `expect`.
-    const result = await this.execute(tools, task, { ...input, tool }, session, callId, { ...(approved.approval ? { approval: approved.approval } : {}), waitMs: approved.waitMs });
+    // The plan's text binds the tasks' args, not their files: a task runs without `expect`, but a function tool whose
+    // script was hashed before admission (an operator's rule may have trusted it) runs exactly those bytes.
+    const script = approved.taskScripts?.[tool];
+    const result = await this.execute(tools, task, { ...input, tool }, session, callId, {
+      ...(approved.approval ? { approval: approved.approval } : {}),
+      waitMs: approved.waitMs,
+      ...(script ? { expect: { [script.path]: script.sha256 } } : {}),
+    });
     this.log.record(input, task, {
       id: callId,
       verdict: "plan",

@@ -428,3 +428,28 @@ describe("admit: a person in their own session acts as themselves", () => {
     expect(as("browser", true, "bash", push, "default", { policyRules: [ask] })).toMatchObject({ verdict: "ask", stage: "policy" });
   });
 });
+
+describe("admit: a function tool's script in a dispatch plan", () => {
+  const A = "a".repeat(64);
+  const B = "b".repeat(64);
+  // A function tool as the registry classifies it: it runs a workspace script (ScopedTools marks bindsScript).
+  const withFunctionTool: AdmissionRegistry = {
+    ...registry,
+    has: (tool) => tool === "count_lines" || registry.has(tool),
+    actionClassOf: (tool, args) => (tool === "count_lines" ? { actionClass: "execute", bindsScript: true } : registry.actionClassOf(tool, args)),
+  };
+  const trusted: PolicyRule = { id: "trusts-a", tool: "count_lines", effect: "allow", scriptSha256: A, mustMatch: [], mustNotMatch: [] };
+  const plan = { tasks: [{ tool: "count_lines", args: { path: "notes.txt" } }], topology: "parallel" };
+  const admitPlan = (extra: { scriptSha256?: string; taskScripts?: Record<string, string> }) =>
+    admit({ sessionId: "s1", tool: "dispatch", args: plan, caller: "agent", ...extra }, ctx("default", { registry: withFunctionTool, policyRules: [trusted] }));
+
+  it("allows a task whose script has the bytes the operator's rule names", () => {
+    expect(admitPlan({ taskScripts: { count_lines: A } })).toMatchObject({ verdict: "allow", tool: "dispatch" });
+  });
+
+  it("asks for a task whose script has other bytes, or whose script was not hashed; the plan's own hash is not its tasks'", () => {
+    expect(admitPlan({ taskScripts: { count_lines: B } }).verdict).toBe("ask");
+    expect(admitPlan({}).verdict).toBe("ask");
+    expect(admitPlan({ scriptSha256: A }).verdict).toBe("ask");
+  });
+});

@@ -48,6 +48,8 @@ export interface AdmissionCall {
   ownSession?: boolean;
   /** The sha256 of the workspace script the call runs, as the runner hashed it for this call (function tools). */
   scriptSha256?: string;
+  /** A dispatch plan's: the sha256 of each function tool's script its tasks run, by tool name, hashed for this call. */
+  taskScripts?: Readonly<Record<string, string>>;
 }
 
 /** A grant remembered for this session ("allow `npm run dev` here"): acts like an allow rule. */
@@ -282,9 +284,13 @@ function evaluatePlan(call: AdmissionCall, args: unknown, ctx: AdmissionContext,
   }
   // A compete's or review's checks are tasks of the plan too: each runs in every candidate's tree.
   const planned = [...plan.data.tasks, ...(plan.data.checks ?? [])];
-  // A task's script is not hashed here: a function tool in a plan is never allowed by a script-bound rule.
+  // Each task is judged with its own script's hash (a function tool the runner hashed for this plan), never the plan's.
   const { scriptSha256: _outer, ...caller } = call;
-  const tasks = planned.map((task) => evaluate({ ...caller, tool: task.tool, args: task.args }, ctx, depth + 1));
+  const scriptOf = (tool: string) => (Object.hasOwn(call.taskScripts ?? {}, tool) ? call.taskScripts![tool] : undefined);
+  const tasks = planned.map((task) => {
+    const scriptSha256 = scriptOf(task.tool);
+    return evaluate({ ...caller, tool: task.tool, args: task.args, ...(scriptSha256 ? { scriptSha256 } : {}) }, ctx, depth + 1);
+  });
   const reasons = tasks.flatMap((t, i) => t.reasons.map((r) => `task ${i + 1} (${t.tool}): ${r}`));
   const alwaysAsk = tasks.some((t) => t.alwaysAsk);
   const denied = tasks.findIndex((t) => t.verdict === "deny");
