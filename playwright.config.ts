@@ -5,6 +5,8 @@ import { CHROMIUM_PATH, chromiumArgs } from "./scripts/lib/chromium.mjs";
 // `npm start` can keep running. Browsers cannot be downloaded here: Debian's chromium is used.
 const runnerPort = 4100;
 const webPort = 3100;
+/** Where the e2e runner and web app listen (a spec that speaks raw HTTP or opens a page on another port needs them). */
+export const E2E_PORTS = { runner: runnerPort, web: webPort } as const;
 export const E2E_ADMIN_TOKEN = "e2e-admin-token-0123456789abcdef";
 
 export default defineConfig({

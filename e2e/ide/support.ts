@@ -1,8 +1,9 @@
 import fs from "node:fs";
 import { expect, type APIRequestContext, type BrowserContext, type Page } from "@playwright/test";
-import { E2E_ADMIN_TOKEN } from "../../playwright.config";
+import { E2E_ADMIN_TOKEN, E2E_PORTS } from "../../playwright.config";
 
 export const ADMIN_TOKEN = E2E_ADMIN_TOKEN;
+export { E2E_PORTS };
 export const SCREENS = "test-results/e2e/screens";
 
 const LOCAL_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);

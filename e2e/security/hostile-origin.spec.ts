@@ -2,13 +2,13 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test, type Page } from "@playwright/test";
 import { io as connect } from "socket.io-client";
-import { ADMIN_TOKEN, api, screenshot, signInWithUi } from "../ide/support";
+import { ADMIN_TOKEN, E2E_PORTS, api, screenshot, signInWithUi } from "../ide/support";
 
 // A page on another port of 127.0.0.1, opened in the browser where the user is signed in: the same
 // site for cookies (ports do not count), a different origin. Everything it tries must get nothing.
 
-const WEB = "http://127.0.0.1:3100";
-const RUNNER = "http://127.0.0.1:4100";
+const WEB = `http://127.0.0.1:${E2E_PORTS.web}`;
+const RUNNER = `http://127.0.0.1:${E2E_PORTS.runner}`;
 const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 let hostile: http.Server;
@@ -154,7 +154,7 @@ test("the web app refuses a foreign Host (DNS rebinding) and a cross-site cookie
   const cookies = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
   const raw = (headers: Record<string, string>, method = "GET", path = "/") =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const request = http.request({ host: "127.0.0.1", port: 3100, method, path, headers }, (response) => {
+      const request = http.request({ host: "127.0.0.1", port: E2E_PORTS.web, method, path, headers }, (response) => {
         let body = "";
         response.on("data", (chunk: Buffer) => (body += chunk.toString()));
         response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
@@ -162,13 +162,13 @@ test("the web app refuses a foreign Host (DNS rebinding) and a cross-site cookie
       request.on("error", reject);
       request.end();
     });
-  const rebound = await raw({ host: "evil.example.com:3100" });
+  const rebound = await raw({ host: `evil.example.com:${E2E_PORTS.web}` });
   expect(rebound.status).toBe(421);
   expect(JSON.parse(rebound.body)).toMatchObject({ error: { code: "misdirected_request" } });
-  const csrf = await raw({ host: "127.0.0.1:3100", cookie: cookies, origin: hostileOrigin }, "POST", "/api/sessions");
+  const csrf = await raw({ host: `127.0.0.1:${E2E_PORTS.web}`, cookie: cookies, origin: hostileOrigin }, "POST", "/api/sessions");
   expect(csrf.status).toBe(403);
   const bodyless = await raw(
-    { host: "127.0.0.1:3100", cookie: cookies, "sec-fetch-site": "same-site" },
+    { host: `127.0.0.1:${E2E_PORTS.web}`, cookie: cookies, "sec-fetch-site": "same-site" },
     "POST",
     "/api/sessions",
   );
