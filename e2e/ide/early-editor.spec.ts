@@ -76,6 +76,32 @@ test("a folder right-clicked before hydration gets the tree's menu once React ta
   requests.assertNone();
 });
 
+// A folder clicked on the server-rendered tree before React took over folds once it has, and one clicked twice
+// stays open: the early script keeps the clicks, and it alone handles them until the tree has React.
+test("folders clicked before hydration fold or stay open once React takes over, and fold as ever after", async ({ page, context, request }) => {
+  await signInContext(context);
+  const { id: sessionId } = await api.createSession(request, { name: `early-fold-${Date.now()}`, autonomy: "trusted" });
+  await api.tool(request, sessionId, "bash", { command: "mkdir -p once twice && echo x > once/a.txt && echo y > twice/b.txt" });
+
+  const release = await holdReactChunks(page);
+  await page.goto(`/sessions/${sessionId}`, { waitUntil: "commit" });
+  const once = page.locator('[data-testid="tree-folder"][data-path="once"]');
+  const twice = page.locator('[data-testid="tree-folder"][data-path="twice"]');
+  await once.click();
+  await twice.click();
+  await twice.click();
+  await expect(page.locator("[data-asked-toggles]")).toHaveAttribute("data-asked-toggles", JSON.stringify(["once", "twice", "twice"]));
+
+  release();
+  await expect(page.locator("[data-tree-hydrated]")).toHaveCount(1);
+  await expect(page.locator('[data-testid="tree-file"][data-path="once/a.txt"]')).toHaveCount(0);
+  await expect(page.locator('[data-testid="tree-file"][data-path="twice/b.txt"]')).toBeVisible();
+  await expect(page.locator("[data-asked-toggles]")).toHaveCount(0);
+  // React's own handler now: one click unfolds it.
+  await once.click();
+  await expect(page.locator('[data-testid="tree-file"][data-path="once/a.txt"]')).toBeVisible();
+});
+
 // Next's own scripts wait for the early editor (apps/web/defer-page-scripts.mjs): when the editor's bundle cannot
 // load, the early script lets them run all the same, and the IDE hydrates and works without it.
 test("without the editor bundle the IDE still hydrates: Next's scripts are not held for an editor that cannot come", async ({ page, context, request }) => {

@@ -103,9 +103,20 @@ export async function EarlyEditorScript() {
     `addEventListener("contextmenu", (event) => {`,
     `  const item = event.target?.closest?.('[data-testid="tree-file"], [data-testid="tree-folder"]');`,
     `  const body = item?.closest("[data-tree-body]");`,
-    `  if (!item?.dataset.path || !body || body.getAttribute("data-tree-menus") === "react") return;`,
+    `  if (!item?.dataset.path || !body || body.getAttribute("data-tree-hydrated") === "react") return;`,
     `  event.preventDefault();`,
     `  body.setAttribute("data-asked-menu", JSON.stringify({ x: event.clientX, y: event.clientY, path: item.dataset.path, folder: item.dataset.testid === "tree-folder" }));`,
+    `}, true);`,
+    // And a click on a folder: it is this script's alone until the tree has React (no handler of React's may
+    // fold it a second time), and the folders clicked, in order, go on the tree's body for the tree to fold or
+    // unfold them once React has it.
+    `addEventListener("click", (event) => {`,
+    `  const folder = event.target?.closest?.('[data-testid="tree-folder"]');`,
+    `  const body = folder?.closest("[data-tree-body]");`,
+    `  if (!folder?.dataset.path || !body || body.getAttribute("data-tree-hydrated") === "react") return;`,
+    `  event.stopPropagation();`,
+    `  const asked = JSON.parse(body.getAttribute("data-asked-toggles") || "[]");`,
+    `  body.setAttribute("data-asked-toggles", JSON.stringify([...asked, folder.dataset.path]));`,
     `}, true);`,
     `const link = Object.assign(document.createElement("link"), { rel: "stylesheet", href: ${css} });`,
     `link.dataset.editorCss = "loading";`,

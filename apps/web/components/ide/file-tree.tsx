@@ -211,24 +211,27 @@ export function FileTree({ sessionId, files, activePath, dirty, onOpen, onCreate
     setMenu({ x: event.clientX, y: event.clientY, target });
   };
 
-  // A right-click on the server-rendered tree before React hydrated it reached no handler of React's: the
-  // page's early script (lib/preloads.tsx) kept it on the tree's body, and it opens here as it would have.
-  // The toolbar's buttons are disabled in the server HTML until React has them: a click before hydration would be
-  // lost (a click on a file, or a right-click, is kept instead: see below).
+  // A right-click or a folder's click on the server-rendered tree before React hydrated it reached no handler of
+  // React's: the page's early script (lib/preloads.tsx) kept them on the tree's body, and they take effect here as
+  // they would have. The toolbar's buttons are disabled in the server HTML until React has them: a click before
+  // hydration would be lost (a click on a file is kept by the editor instead).
   const [hydrated, setHydrated] = useState(false);
   useEffect(() => {
     setHydrated(true);
     const body = bodyRef.current;
     if (!body) return;
-    body.setAttribute("data-tree-menus", "react");
-    const asked = body.getAttribute("data-asked-menu");
-    body.removeAttribute("data-asked-menu");
-    if (!asked) return;
+    body.setAttribute("data-tree-hydrated", "react");
+    const menuAsked = takeAttribute(body, "data-asked-menu");
+    const togglesAsked = takeAttribute(body, "data-asked-toggles");
     try {
-      const { x, y, path, folder } = JSON.parse(asked) as { x: number; y: number; path: string; folder: boolean };
+      const toggles: unknown = togglesAsked ? JSON.parse(togglesAsked) : [];
+      const paths = Array.isArray(toggles) ? toggles.filter((path): path is string => typeof path === "string") : [];
+      if (paths.length > 0) setCollapsed((old) => paths.reduce(toggled, old));
+      if (!menuAsked) return;
+      const { x, y, path, folder } = JSON.parse(menuAsked) as { x: number; y: number; path: string; folder: boolean };
       if (typeof x === "number" && typeof y === "number" && typeof path === "string") setMenu({ x, y, target: { path, isFolder: folder === true } });
     } catch {
-      // Not ours to mind: the menu is opened again with the next right-click.
+      // Not ours to mind: the next click or right-click does it again.
     }
   }, []);
 
@@ -292,14 +295,7 @@ export function FileTree({ sessionId, files, activePath, dirty, onOpen, onCreate
                 draggable
                 onDragStart={(event) => event.dataTransfer.setData(DRAG_TYPE, child.path)}
                 onContextMenu={(event) => openMenu(event, { path: child.path, isFolder: true })}
-                onClick={() =>
-                  setCollapsed((old) => {
-                    const next = new Set(old);
-                    if (next.has(child.path)) next.delete(child.path);
-                    else next.add(child.path);
-                    return next;
-                  })
-                }
+                onClick={() => setCollapsed((old) => toggled(old, child.path))}
                 data-testid="tree-folder"
                 data-kind="folder"
                 data-path={child.path}
@@ -519,4 +515,19 @@ async function droppedFiles(transfer: DataTransfer, folder: string): Promise<{ f
   };
   for (const entry of entries) await walk(entry, folder);
   return out;
+}
+
+/** The collapsed folders with `path` folded if it was open, unfolded if it was folded. */
+function toggled(collapsed: ReadonlySet<string>, path: string): Set<string> {
+  const next = new Set(collapsed);
+  if (next.has(path)) next.delete(path);
+  else next.add(path);
+  return next;
+}
+
+/** An attribute's value, removed from the element (null when it had none). */
+function takeAttribute(element: Element, name: string): string | null {
+  const value = element.getAttribute(name);
+  element.removeAttribute(name);
+  return value;
 }
