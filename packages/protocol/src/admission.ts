@@ -68,6 +68,11 @@ export const ApprovalRequestSchema = z.object({
   /** Why the request ended without an operator (e.g. expiry). */
   cause: z.string().optional(),
   consumedAt: IsoTime.optional(),
+  /**
+   * A function tool's call: the workspace script it runs and that script's sha256 as the approval binds it, which
+   * an operator's allow rule may name to trust the script (POST /api/policy-rules {tool, scriptSha256}).
+   */
+  script: z.object({ path: z.string().min(1), sha256: Sha256Hex }).optional(),
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
 

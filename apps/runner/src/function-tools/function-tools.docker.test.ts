@@ -217,8 +217,10 @@ describe("berth.tools.json over HTTP", () => {
     const parked = await kit.tool<{ status: string; approvalId: string; sha256: string; text: string }>(sessionId, "deploy", { target: "staging" });
     expect(parked.status).toBe(202);
     expect(parked.body.status).toBe("parked");
-    // The approval text binds the script it would run.
+    // The approval text binds the script it would run, and the approval names it with its sha256 for an operator to trust.
     expect(parked.body.text).toContain("tools/deploy.sh");
+    const pending = await kit.api<{ approvals: { id: string; script?: { path: string; sha256: string } }[] }>("GET", "/api/approvals?status=pending");
+    expect(pending.body.approvals.find((a) => a.id === parked.body.approvalId)?.script).toEqual({ path: "tools/deploy.sh", sha256: sha256('echo "deployed $1"\n') });
     const decided = await kit.api("POST", `/api/approvals/${parked.body.approvalId}`, { decision: "approve", sha256: parked.body.sha256 });
     expect(decided.status).toBe(200);
     const ran = await kit.tool<ToolResult>(sessionId, "deploy", { target: "staging" });

@@ -29,6 +29,9 @@ export class ApprovalWait {
     const bound = await this.bindTree(call.sessionId, call.tool, admission.args, await this.bindFiles(call.sessionId, call.tool, admission));
     const given = await this.deps.approvals.consumeApproved(call.sessionId, bound.sha256);
     if (given) return { kind: "approved", approval: given, waitMs: null, ...(bound.expect ? { expect: bound.expect } : {}) };
+    // A function tool's script as the text binds it: what an operator may trust from the approval.
+    const scriptPath = call.tool?.spec.trustedScript?.(admission.args as never);
+    const scriptSha256 = scriptPath === undefined ? undefined : bound.expect?.[scriptPath];
     const parked = await this.deps.approvals.park({
       sessionId: call.sessionId,
       tool: admission.tool,
@@ -36,6 +39,7 @@ export class ApprovalWait {
       text: bound.text,
       sha256: bound.sha256,
       requestedBy: call.requestedBy,
+      ...(scriptPath !== undefined && scriptSha256 ? { script: { path: scriptPath, sha256: scriptSha256 } } : {}),
     });
     if (call.waitMs <= 0) return { kind: "parked", parked, waited: false };
     const waitStarted = Date.now();

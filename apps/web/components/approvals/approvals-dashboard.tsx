@@ -1,7 +1,7 @@
 "use client";
 import { Link } from "@/components/ui/link";
 import { useEffect, useState } from "react";
-import { decideApproval, errorMessage, listApprovals, type ApprovalRequest } from "@/lib/api";
+import { createPolicyRule, decideApproval, errorMessage, listApprovals, type ApprovalRequest } from "@/lib/api";
 import { formatRelative, formatTime, shortId } from "@/lib/format";
 import { getSocket, onEveryConnect, useSocketState } from "@/lib/socket";
 import { useAsync } from "@/components/ui/use-async";
@@ -63,6 +63,7 @@ function PendingCard({ approval, canDecide, onDecided }: { approval: ApprovalReq
           {approval.sha256}
         </span>
       </div>
+      {canDecide && approval.script ? <TrustScript tool={approval.tool} script={approval.script} approvalId={approval.id} /> : null}
       {canDecide ? (
         <div className="row wrap" style={{ marginTop: 12 }}>
           <input value={note} onChange={(event) => setNote(event.target.value)} placeholder="Note (optional)" maxLength={2000} style={{ flex: 1, minWidth: 200 }} data-testid="approval-note" />
@@ -75,6 +76,46 @@ function PendingCard({ approval, canDecide, onDecided }: { approval: ApprovalReq
         </div>
       ) : (
         <p className="muted tiny">Only operators and admins decide approvals.</p>
+      )}
+      {error ? <ErrorState message={error} /> : null}
+    </div>
+  );
+}
+
+/**
+ * A function tool's call runs a workspace script: an operator who trusts those bytes adds the allow rule naming
+ * them from here (the settings page's policy rules list it), so the tool's next calls run unasked while the script is
+ * unchanged. This call still waits for its own decision.
+ */
+function TrustScript({ tool, script, approvalId }: { tool: string; script: NonNullable<ApprovalRequest["script"]>; approvalId: string }) {
+  const [state, setState] = useState<"idle" | "busy" | "trusted">("idle");
+  const [error, setError] = useState<string | null>(null);
+  const trust = async () => {
+    setState("busy");
+    setError(null);
+    try {
+      await createPolicyRule({ tool, effect: "allow", scriptSha256: script.sha256, description: `Trusts ${script.path} as it was in approval ${approvalId}` });
+      setState("trusted");
+    } catch (caught) {
+      setError(errorMessage(caught));
+      setState("idle");
+    }
+  };
+  return (
+    <div className="row wrap" style={{ marginTop: 10 }} data-testid="trust-script">
+      <span className="muted tiny">
+        Runs the workspace script <span className="mono">{script.path}</span>, sha256
+      </span>
+      <span className="sha">{script.sha256}</span>
+      <div className="spacer" />
+      {state === "trusted" ? (
+        <span className="tiny" style={{ color: "var(--ok)" }} data-testid="trust-script-done">
+          Trusted: {tool} runs unasked while {script.path} has these bytes (Settings, Policy rules)
+        </span>
+      ) : (
+        <button className="btn small" onClick={() => void trust()} disabled={state === "busy"} title={`Add a policy rule allowing ${tool} while ${script.path} has this sha256`} data-testid="trust-script-button">
+          {state === "busy" ? "Trusting…" : "Trust this script"}
+        </button>
       )}
       {error ? <ErrorState message={error} /> : null}
     </div>

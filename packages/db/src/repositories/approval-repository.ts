@@ -22,6 +22,7 @@ function toRequest(row: ApprovalRow): ApprovalRequest {
     ...(row.note ? { note: row.note } : {}),
     ...(row.cause ? { cause: row.cause } : {}),
     ...(row.consumedAt ? { consumedAt: row.consumedAt.toISOString() } : {}),
+    ...(row.scriptPath && row.scriptSha256 ? { script: { path: row.scriptPath, sha256: row.scriptSha256 } } : {}),
   });
 }
 
@@ -47,6 +48,7 @@ export class ApprovalRepository {
         requestedBy: request.requestedBy,
         createdAt: new Date(request.createdAt),
         expiresAt: new Date(request.expiresAt),
+        ...(request.script ? { scriptPath: request.script.path, scriptSha256: request.script.sha256 } : {}),
       },
     });
   }

@@ -18,6 +18,8 @@ export interface ParkInput {
   requestedBy: string;
   /** Overrides the service's expiry for this request. */
   ttlMs?: number;
+  /** A function tool's call: its script and the sha256 the text binds (ApprovalRequest.script). */
+  script?: { path: string; sha256: string };
 }
 
 export interface DecideInput {
@@ -112,6 +114,7 @@ export class ApprovalService {
       requestedBy: input.requestedBy,
       createdAt: iso(now),
       expiresAt: iso(now + (input.ttlMs ?? this.ttlMs)),
+      ...(input.script ? { script: input.script } : {}),
     };
     await this.store.insert(request);
     this.emit(ApprovalEvent.Created, request);
