@@ -202,11 +202,15 @@ type Pipe = { url: string; total: number; file: string; chunk: number };
 
 /**
  * `clients` socket.io clients in one worker thread, following `runId`'s stdout from 0; the first drops and resumes
- * at `dropAt`. With `pipe`, bare ws clients of the ceiling instead.
+ * at `dropAt`. With `pipe`, bare ws clients of the ceiling instead. The thread starts without this process's node
+ * options (`execArgv: []`): a worker inherits them, and with them tsx's loader, whose heap every major GC of the
+ * thread then marks; the 50 clients' external-memory collections cost 2.2 s of pauses and 3.4 s of helper threads
+ * with it, 0.6 and 1.0 s without, for the same 5 GB (a bare socket.io server, 2026-12-04).
  */
 function clientThread(runId: string, clients: number, dropAt: number, pipe?: Pipe): Promise<ThreadResult> {
   const worker = new Worker(new URL("./stream-bench-clients.mjs", import.meta.url), {
     workerData: { base, token: TOKEN, runId, bytes: BYTES, clients, dropAt, encoding: ENCODING, pipe },
+    execArgv: [],
   });
   return new Promise<ThreadResult>((resolve, reject) => {
     worker.once("message", (message: ({ type: "done" } & ThreadResult) | { type: "error"; message: string }) =>
