@@ -11,7 +11,7 @@
 // the rest (the bench's own thread, and whatever else the machine runs); the GC pauses of the runner and the clients
 // (wall time, so longer on a loaded machine); and how many output events a client got. Beside the client threads,
 // their helper threads: the bench process's others (V8's concurrent and parallel GC, the libuv pool), which work for
-// the clients; in a 50-client round they used 3.6-4.2 s, the pipe's clients' 1.0 s (they were in the rest before).
+// the clients (they were in the rest before; a 50-client round's are ~1.1 s, the pipe's clients' ~0.6 s).
 //
 //   BENCH_ROUNDS          fan-out rounds of each kind (default 3)
 //   BENCH_CLIENT_THREADS  worker threads the clients are spread over (default: the number of CPUs)
