@@ -1,6 +1,7 @@
 // A worker thread of the stream bench (stream-bench.ts): a share of the live clients, each a real socket.io client
 // over its own WebSocket, following one run's stdout from offset 0 and hashing every byte it gets (sha256, native)
-// while refusing a gap or a duplicate. Plain JavaScript: a worker does not inherit tsx's loader.
+// while refusing a gap or a duplicate. Plain JavaScript: the bench starts this thread without its node options, so
+// without tsx's loader (stream-bench.ts clientThread says why).
 //
 // workerData: {base, token, runId, bytes, clients, dropAt, encoding, pipe}. With `dropAt`, the first client disconnects once it
 // has that many bytes and resumes from its offset on a new connection, into the same hash. With `pipe` ({url, total, file, chunk}), the

@@ -9,7 +9,9 @@
 // Each round also says where the machine's CPU went (CPU seconds, which the load moves less than times): the serving
 // process, the client threads, the run's container with its shim and dockerd (the output's way into the runner), and
 // the rest (the bench's own thread, and whatever else the machine runs); the GC pauses of the runner and the clients
-// (wall time, so longer on a loaded machine); and how many output events a client got.
+// (wall time, so longer on a loaded machine); and how many output events a client got. Beside the client threads,
+// their helper threads: the bench process's others (V8's concurrent and parallel GC, the libuv pool), which work for
+// the clients (they were in the rest before; a 50-client round's are ~1.1 s, the pipe's clients' ~0.6 s).
 //
 //   BENCH_ROUNDS          fan-out rounds of each kind (default 3)
 //   BENCH_CLIENT_THREADS  worker threads the clients are spread over (default: the number of CPUs)
@@ -50,8 +52,11 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-/** CPU seconds a process has used (user + system), from /proc: a figure the machine's load moves less than a time. */
-function cpuOf(pid: number): number {
+/**
+ * CPU seconds a process has used (user + system), from /proc: a figure the machine's load moves less than a time.
+ * `pid/task/tid` for one of its threads.
+ */
+function cpuOf(pid: number | string): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   // utime and stime are fields 14 and 15 of stat, in clock ticks (100 a second on Linux).
   return (Number(fields[11]) + Number(fields[12])) / 100;
@@ -101,6 +106,13 @@ function ingestionCpuOf(containerPid: number): () => number {
   const dockerd = Number(fs.existsSync("/var/run/docker.pid") ? fs.readFileSync("/var/run/docker.pid", "utf8") : 0);
   return () => treeCpu(containerPid) + (shim ? cpuOf(shim) : 0) + (dockerd ? cpuOf(dockerd) : 0);
 }
+
+/**
+ * CPU seconds of the bench process's threads other than its main thread (this one): the client threads, and the
+ * helper threads that work for them (V8's concurrent and parallel GC, the libuv pool). The process's figure keeps
+ * the time of threads that have exited, so the round's client threads are in it after they end.
+ */
+const besideMainThread = () => cpuOf(process.pid) - cpuOf(`${process.pid}/task/${process.pid}`);
 
 function rssOf(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
@@ -172,6 +184,8 @@ type Round = {
   runId: string;
   cpu: number;
   clientCpu: number;
+  /** The bench process's helper threads (V8's GC, libuv's pool): besideMainThread less the client threads. */
+  helperCpu: number;
   machineCpu: number;
   /** The run's container, its shim and dockerd (ingestionCpuOf); 0 in the pipe's rounds. */
   ingestionCpu: number;
@@ -188,11 +202,15 @@ type Pipe = { url: string; total: number; file: string; chunk: number };
 
 /**
  * `clients` socket.io clients in one worker thread, following `runId`'s stdout from 0; the first drops and resumes
- * at `dropAt`. With `pipe`, bare ws clients of the ceiling instead.
+ * at `dropAt`. With `pipe`, bare ws clients of the ceiling instead. The thread starts without this process's node
+ * options (`execArgv: []`): a worker inherits them, and with them tsx's loader, whose heap every major GC of the
+ * thread then marks; the 50 clients' external-memory collections cost 2.2 s of pauses and 3.4 s of helper threads
+ * with it, 0.6 and 1.0 s without, for the same 5 GB (a bare socket.io server, 2026-12-04).
  */
 function clientThread(runId: string, clients: number, dropAt: number, pipe?: Pipe): Promise<ThreadResult> {
   const worker = new Worker(new URL("./stream-bench-clients.mjs", import.meta.url), {
     workerData: { base, token: TOKEN, runId, bytes: BYTES, clients, dropAt, encoding: ENCODING, pipe },
+    execArgv: [],
   });
   return new Promise<ThreadResult>((resolve, reject) => {
     worker.once("message", (message: ({ type: "done" } & ThreadResult) | { type: "error"; message: string }) =>
@@ -210,6 +228,7 @@ async function fanOutRound(sessionId: string, clients: number): Promise<Round> {
   // The command waits for the watchers to subscribe, then prints 100 MB.
   const cpuBefore = cpuOf(runner.pid!);
   const machineBefore = machineCpu();
+  const besideBefore = besideMainThread();
   const ingestionBefore = ingestionCpu();
   const gcBefore = (await memoryOf(false)).gcMs;
   const requestedAt = performance.timeOrigin + performance.now();
@@ -220,6 +239,7 @@ async function fanOutRound(sessionId: string, clients: number): Promise<Round> {
   const finishedAt = performance.timeOrigin + performance.now();
   const cpu = cpuOf(runner.pid!) - cpuBefore;
   const machine = machineCpu() - machineBefore;
+  const beside = besideMainThread() - besideBefore;
   const ingestion = ingestionCpu() - ingestionBefore;
   const gcMs = (await memoryOf(false)).gcMs - gcBefore;
   const results = threads.flatMap((t) => t.clients);
@@ -230,12 +250,16 @@ async function fanOutRound(sessionId: string, clients: number): Promise<Round> {
   const inOrder = results.length === clients && digests.size === 1 && digests.has(stored);
   // The client that dropped out is one of those checked: resumed means it came back mid-log and still matched.
   const resumed = clients === 1 || (inOrder && results.some((r) => r.resumedAt > 0));
-  return { clients, runId, seconds: (finishedAt - requestedAt - 3000) / 1000, inOrder, resumed, firstByteMs: median(firstBytes), cpu, machineCpu: machine, ingestionCpu: ingestion, gcMs, ...ofThreads(threads) };
+  return { clients, runId, seconds: (finishedAt - requestedAt - 3000) / 1000, inOrder, resumed, firstByteMs: median(firstBytes), cpu, machineCpu: machine, ingestionCpu: ingestion, gcMs, ...ofThreads(threads, beside) };
 }
 
-/** The client threads' CPU seconds and GC pauses in all, and the median of their clients' event counts. */
-const ofThreads = (threads: ThreadResult[]) => ({
+/**
+ * The client threads' CPU seconds and GC pauses in all, the helper threads' CPU (`beside`, the process's CPU beside
+ * its main thread in the round, less the client threads'), and the median of their clients' event counts.
+ */
+const ofThreads = (threads: ThreadResult[], beside: number) => ({
   clientCpu: threads.reduce((n, t) => n + t.cpu, 0),
+  helperCpu: Math.max(0, beside - threads.reduce((n, t) => n + t.cpu, 0)),
   clientGcMs: threads.reduce((n, t) => n + t.gcMs, 0),
   events: median(threads.flatMap((t) => t.clients.map((c) => c.events))),
 });
@@ -252,16 +276,18 @@ async function pipeRound(runId: string): Promise<Round> {
   const spec: Pipe = { url: `ws://127.0.0.1:${PIPE_PORT}`, total: CLIENTS, file, chunk: AGENT_CHUNK };
   const cpuBefore = cpuOf(pipe.pid!);
   const machineBefore = machineCpu();
+  const besideBefore = besideMainThread();
   const threads = await Promise.all(sharesOf(CLIENTS).map((share) => clientThread(runId, share, 0, spec)));
   const cpu = cpuOf(pipe.pid!) - cpuBefore;
   const machine = machineCpu() - machineBefore;
+  const beside = besideMainThread() - besideBefore;
   const results = threads.flatMap((t) => t.clients);
   const finishedAt = performance.timeOrigin + performance.now();
   const startedAt = await started;
   const stored = crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex");
   const inOrder = results.length === CLIENTS && results.every((r) => r.digest === stored);
   const firstBytes = results.map((r) => (r.firstByteAt ?? finishedAt) - startedAt);
-  return { clients: CLIENTS, runId, seconds: (finishedAt - startedAt) / 1000, inOrder, resumed: true, firstByteMs: median(firstBytes), cpu, machineCpu: machine, ingestionCpu: 0, gcMs: 0, ...ofThreads(threads) };
+  return { clients: CLIENTS, runId, seconds: (finishedAt - startedAt) / 1000, inOrder, resumed: true, firstByteMs: median(firstBytes), cpu, machineCpu: machine, ingestionCpu: 0, gcMs: 0, ...ofThreads(threads, beside) };
 }
 
 /** The whole body of a response, hashed as it streams in. */
@@ -310,9 +336,11 @@ async function logReadRounds(runId: string): Promise<{ ide: number; download: nu
   return { ide: median(ide), download: median(plain), exact };
 }
 
+/** The machine's CPU in a round outside the serving process, the clients (with their helpers) and the run's container. */
+const restOf = (r: Round) => r.machineCpu - r.cpu - r.clientCpu - r.helperCpu - r.ingestionCpu;
 /** A round's CPU seconds as a line: the serving process's, the clients', the rest of the machine's (the run's container, dockerd, the bench's own thread). */
 const cpuLine = (r: Round) =>
-  `CPU s: serving ${r.cpu.toFixed(2)}${r.gcMs ? ` (GC ${(r.gcMs / 1000).toFixed(2)})` : ""}, clients ${r.clientCpu.toFixed(2)} (GC ${(r.clientGcMs / 1000).toFixed(2)}), ${r.ingestionCpu ? `container + shim + dockerd ${r.ingestionCpu.toFixed(2)}, ` : ""}rest ${(r.machineCpu - r.cpu - r.clientCpu - r.ingestionCpu).toFixed(2)}; ${r.events} events a client`;
+  `CPU s: serving ${r.cpu.toFixed(2)}${r.gcMs ? ` (GC ${(r.gcMs / 1000).toFixed(2)})` : ""}, clients ${r.clientCpu.toFixed(2)} (GC ${(r.clientGcMs / 1000).toFixed(2)}) + their helper threads ${r.helperCpu.toFixed(2)}, ${r.ingestionCpu ? `container + shim + dockerd ${r.ingestionCpu.toFixed(2)}, ` : ""}rest ${restOf(r).toFixed(2)}; ${r.events} events a client`;
 
 let sessionId: string | null = null;
 let ingestionCpu: () => number = () => 0;
@@ -380,7 +408,7 @@ try {
   const aloneCpu = median(single.map((r) => r.cpu));
   const pipeCpu = median(pipeRounds.map((r) => r.cpu));
   const medianOf = (rs: Round[], f: (r: Round) => number) => median(rs.map(f));
-  const machineOf = (rs: Round[]) => `${medianOf(rs, (r) => r.machineCpu).toFixed(2)} s in all: serving ${medianOf(rs, (r) => r.cpu).toFixed(2)}, clients ${medianOf(rs, (r) => r.clientCpu).toFixed(2)}, container + shim + dockerd ${medianOf(rs, (r) => r.ingestionCpu).toFixed(2)}, rest ${medianOf(rs, (r) => r.machineCpu - r.cpu - r.clientCpu - r.ingestionCpu).toFixed(2)}`;
+  const machineOf = (rs: Round[]) => `${medianOf(rs, (r) => r.machineCpu).toFixed(2)} s in all: serving ${medianOf(rs, (r) => r.cpu).toFixed(2)}, clients ${medianOf(rs, (r) => r.clientCpu).toFixed(2)} + their helper threads ${medianOf(rs, (r) => r.helperCpu).toFixed(2)}, container + shim + dockerd ${medianOf(rs, (r) => r.ingestionCpu).toFixed(2)}, rest ${medianOf(rs, restOf).toFixed(2)}`;
   const inOrder = rounds.every((r) => r.inOrder);
   const resumed = many.every((r) => r.resumed);
   const firstByte = median(many.map((r) => r.firstByteMs));
@@ -415,6 +443,7 @@ try {
     { figure: `live output per client, ${CLIENTS} clients`, value: perClient, unit: "MB/s", baseline: "one client alone", baselineValue: alone },
     { figure: `runner CPU per 100 MB to ${CLIENTS} clients`, value: runnerCpu, unit: "s", baseline: "the pipe's server", baselineValue: pipeCpu },
     { figure: `client threads' CPU per 100 MB to ${CLIENTS} clients`, value: medianOf(many, (r) => r.clientCpu), unit: "s", baseline: "the pipe's clients", baselineValue: medianOf(pipeRounds, (r) => r.clientCpu) },
+    { figure: `their helper threads' CPU (V8's GC) per 100 MB to ${CLIENTS} clients`, value: medianOf(many, (r) => r.helperCpu), unit: "s", baseline: "the pipe's clients'", baselineValue: medianOf(pipeRounds, (r) => r.helperCpu) },
     { figure: "time to first byte (median)", value: firstByte, unit: "ms" },
     { figure: "runner RSS growth", value: growthMb, unit: "MB", target: "< 100 MB", ok: growthMb < 100 },
     { figure: "runner heap + external retained after the rounds (after a GC)", value: retainedMb, unit: "MB" },

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import v8 from "node:v8";
 import vm from "node:vm";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { RunLogs } from "../runs/run-logs";
 import { KEPT_BLOCKS, LOG_BLOCK, LogBlocks } from "./log-blocks";
 
@@ -68,22 +68,44 @@ describe("LogBlocks", () => {
     expect(log.at(0).equals(Buffer.concat([head, tail]))).toBe(true);
   });
 
-  it(`keeps ${KEPT_BLOCKS} blocks, takes back one let go of while a view of it is alive, and reads it again once it is freed`, async () => {
+  it(`keeps ${KEPT_BLOCKS} blocks, reads into the memory of those let go of, and never into a block lent out`, () => {
+    const bytes = crypto.randomBytes(3 * KEPT_BLOCKS * LOG_BLOCK);
+    const block = (i: number) => bytes.subarray(i * LOG_BLOCK, (i + 1) * LOG_BLOCK);
+    const log = logOf(bytes);
+    const allocations = vi.spyOn(Buffer, "allocUnsafe");
+    // A view a slow follower still has queued: lent until its connection has written it out.
+    const queued = log.at(0);
+    const lent = log.lend(0);
+    // The others read on, each view checked as it is given (one not lent is not to be kept).
+    for (let i = 1; i < 3 * KEPT_BLOCKS; i++) expect(log.at(i * LOG_BLOCK).equals(block(i))).toBe(true);
+    // Every block let go of with nothing lent was read into again: the kept ones, and two more, were allocated.
+    expect(allocations.mock.calls.filter(([size]) => size === LOG_BLOCK).length).toBe(KEPT_BLOCKS + 2);
+    allocations.mockRestore();
+    // Block 0 was let go of long ago, but it is lent: unchanged, and taken back rather than read again.
+    expect(queued.equals(block(0))).toBe(true);
+    expect(log.at(0).buffer).toBe(queued.buffer);
+    // Given back (written out): its memory goes to the next blocks read, which are exact.
+    log.giveBack(lent);
+    for (let i = 1; i < 3 * KEPT_BLOCKS; i++) expect(log.at(i * LOG_BLOCK).equals(block(i))).toBe(true);
+    expect(log.at(0).equals(block(0))).toBe(true);
+  });
+
+  it("leaves a block whose view went untracked to the GC: taken back while the view is alive, read again once it is freed", async () => {
     const bytes = crypto.randomBytes((KEPT_BLOCKS + 2) * LOG_BLOCK);
     const log = logOf(bytes);
-    // A view a slow follower still has queued.
+    // A view queued on a connection whose writing out is not seen (a follower stopped with it queued).
     const queued: { view: Buffer | null } = { view: log.at(0) };
+    log.untrack(log.lend(0));
     readAll(log, LOG_BLOCK);
-    // Block 0 was let go of, but the queued view holds it: taken back, no second copy.
     expect(log.at(0).buffer).toBe(queued.view!.buffer);
     const firstMemory = new WeakRef(queued.view!.buffer);
     readAll(log, LOG_BLOCK);
+    // Its memory is never reused while the view may be alive: no block read since holds it.
+    expect(readAll(log, LOG_BLOCK).every((view) => view.buffer !== queued.view!.buffer)).toBe(true);
     queued.view = null;
-    // Nothing holds block 0 any more: once the GC frees it, a follower that far behind reads it again, still exact.
     await new Promise((resolve) => setImmediate(resolve));
     collectGarbage();
     expect(firstMemory.deref()).toBeUndefined();
-    const again = log.at(0);
-    expect(again.equals(bytes.subarray(0, LOG_BLOCK))).toBe(true);
+    expect(log.at(0).equals(bytes.subarray(0, LOG_BLOCK))).toBe(true);
   });
 });

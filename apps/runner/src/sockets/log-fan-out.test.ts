@@ -172,6 +172,28 @@ describe.each(["text", "binary"] as const)("LogFanOut, %s output", (encoding) =>
   });
 });
 
+describe("LogFanOut, followers catching up in a log longer than the kept blocks", () => {
+  it("binary followers spread over the log each get every byte exactly while the blocks' memory is reused under them", async () => {
+    const t = (current = await setUp());
+    // 40 blocks, each of its own letters, so a view whose memory was reused too early would show another block's.
+    const blocks = Array.from({ length: 40 }, (_, i) => Buffer.alloc(LOG_BLOCK, String.fromCharCode(65 + (i % 58))));
+    for (const data of blocks) t.print(data);
+    const total = Buffer.concat(blocks);
+    await t.logs.flushed();
+    // Joined at offsets far apart, some of them paused for a while: views of many blocks queued at once.
+    const clients = await Promise.all(Array.from({ length: 8 }, (_, i) => t.join(i * 5 * LOG_BLOCK + i, "binary")));
+    const paused = clients.filter((_, i) => i % 2 === 0).map((c) => (c.socket.io.engine.transport as unknown as { ws: { _socket: { pause(): void; resume(): void } } }).ws._socket);
+    for (const tcp of paused) tcp.pause();
+    await new Promise((r) => setTimeout(r, 100));
+    for (const tcp of paused) tcp.resume();
+    await until(() => clients.every((c) => c.next === total.length), "every client to reach the end");
+    for (const [i, client] of clients.entries()) {
+      expect(client.errors).toEqual([]);
+      expect(Buffer.concat(client.received).equals(total.subarray(i * 5 * LOG_BLOCK + i))).toBe(true);
+    }
+  });
+});
+
 describe("LogFanOut, text and binary followers of one log", () => {
   it("each gets every chunk in its own encoding, one encode per chunk and encoding", async () => {
     const t = (current = await setUp());

@@ -1,6 +1,6 @@
 import type { Socket } from "socket.io";
 import { utf8Boundary, type OutputEncoding } from "@berth/protocol";
-import type { LogBlocks } from "./log-blocks";
+import type { Block, LogBlocks } from "./log-blocks";
 
 /**
  * Bytes a caught-up client may have queued before it counts as behind. They are the room's broadcasts, one
@@ -13,6 +13,13 @@ const CATCH_UP_QUEUED_BYTES = 128 * 1024;
 
 /** An output event's `data` as the runner sends it: text, or the log's bytes for a follower that asked for `binary`. */
 export type OutputPayload = string | Buffer;
+
+/** The parts of engine.io's connection this follows to see a view written out (LogFollower's `lent`). */
+interface Connection {
+  transport?: { name: string; on(event: "drain", listener: () => void): void; off(event: "drain", listener: () => void): void };
+  on(event: "flush" | "upgrade", listener: () => void): void;
+  off(event: "flush" | "upgrade", listener: () => void): void;
+}
 
 /** engine.io's per-connection queue of packets not yet handed to the transport. */
 function queueOf(socket: Socket): { data?: string | Buffer }[] {
@@ -46,6 +53,23 @@ export class LogFollower {
   private stopped = false;
   private catchingUp = false;
   private readonly onDrain = () => this.catchUp();
+  /**
+   * Blocks this follower lent views of (one entry a view): `queued`, in engine.io's queue; `handed`, handed to the
+   * WebSocket transport in its last flush. A WebSocket send is written out before the transport says "drain" and
+   * before the next flush, so at its drain every handed view is in the kernel's buffer and its block is given back.
+   */
+  private readonly lent = { queued: [] as Block[], handed: [] as Block[] };
+  /** The WebSocket transport whose drains give views back; views handed to another transport are untracked. */
+  private transport: NonNullable<Connection["transport"]> | null = null;
+  private readonly onFlush = () => {
+    this.lent.handed.push(...this.lent.queued);
+    this.lent.queued.length = 0;
+  };
+  private readonly onWritten = () => {
+    for (const block of this.lent.handed) this.log.blocks.giveBack(block);
+    this.lent.handed.length = 0;
+  };
+  private readonly onUpgrade = () => this.watchTransport();
 
   constructor(
     readonly socket: Socket,
@@ -54,6 +78,10 @@ export class LogFollower {
     private readonly emit: (offset: number, data: OutputPayload) => void,
   ) {
     socket.conn.on("drain", this.onDrain);
+    const conn = socket.conn as unknown as Connection;
+    conn.on("flush", this.onFlush);
+    conn.on("upgrade", this.onUpgrade);
+    this.watchTransport();
   }
 
   get encoding(): OutputEncoding {
@@ -83,7 +111,29 @@ export class LogFollower {
     this.stopped = true;
     this.live = false;
     this.socket.conn.off("drain", this.onDrain);
+    const conn = this.socket.conn as unknown as Connection;
+    conn.off("flush", this.onFlush);
+    conn.off("upgrade", this.onUpgrade);
+    this.transport?.off("drain", this.onWritten);
+    // Views still queued or in flight may yet be written (a re-subscribe keeps the connection): left to the GC.
+    this.untrackLent();
     void this.socket.leave(this.log.room);
+  }
+
+  /** Gives lent views back on the connection's WebSocket transport's drains; on another transport, none is lent. */
+  private watchTransport(): void {
+    this.transport?.off("drain", this.onWritten);
+    // A transport upgraded from may never say its last sends were written: what it had is left to the GC.
+    this.untrackLent();
+    const transport = (this.socket.conn as unknown as Connection).transport;
+    this.transport = transport?.name === "websocket" ? transport : null;
+    this.transport?.on("drain", this.onWritten);
+  }
+
+  private untrackLent(): void {
+    for (const block of [...this.lent.handed, ...this.lent.queued]) this.log.blocks.untrack(block);
+    this.lent.handed.length = 0;
+    this.lent.queued.length = 0;
   }
 
   private catchUp(): void {
@@ -97,20 +147,23 @@ export class LogFollower {
     }
   }
 
-  /** The next event's bytes from `sent`, cut at a UTF-8 boundary so a character is never split across two events. */
-  private nextBytes(): Buffer {
+  /**
+   * The next event's bytes from `sent`, cut at a UTF-8 boundary so a character is never split across two events;
+   * `view` when they are a view of a block (to be lent if kept), not a copy.
+   */
+  private nextBytes(): { bytes: Buffer; view: boolean } {
     const bytes = this.log.blocks.at(this.sent);
     const end = utf8Boundary(bytes);
-    if (end > 0 || bytes.length === 0) return bytes.subarray(0, end);
+    if (end > 0 || bytes.length === 0) return { bytes: bytes.subarray(0, end), view: true };
     // Only part of a character before the block's end: joined with the rest of it from the next block.
     const rest = this.log.blocks.at(this.sent + bytes.length).subarray(0, 3);
     const joined = Buffer.concat([bytes, rest]);
-    return joined.subarray(0, utf8Boundary(joined) || joined.length);
+    return { bytes: joined.subarray(0, utf8Boundary(joined) || joined.length), view: false };
   }
 
   private catchUpNow(): void {
     while (queuedBytes(this.socket) < CATCH_UP_QUEUED_BYTES) {
-      const bytes = this.nextBytes();
+      const { bytes, view } = this.nextBytes();
       if (bytes.length === 0) {
         // The end of what is on disk, and every chunk is on disk before it is broadcast: the next one is ours.
         this.live = true;
@@ -119,8 +172,18 @@ export class LogFollower {
       }
       const offset = this.sent;
       this.sent += bytes.length;
-      // A binary event is a view of the shared block: it stays valid while it waits in the socket's queue.
-      this.emit(offset, this.log.encoding === "binary" ? bytes : bytes.toString("utf8"));
+      if (this.log.encoding === "text") {
+        this.emit(offset, bytes.toString("utf8"));
+        continue;
+      }
+      // A binary event is a view of the shared block: lent while it waits in the socket's queue and in flight, so
+      // the block's memory is not reused under it. Lent before the emit, which may flush at once.
+      if (view) {
+        const block = this.log.blocks.lend(offset);
+        if (this.transport) this.lent.queued.push(block);
+        else this.log.blocks.untrack(block);
+      }
+      this.emit(offset, bytes);
     }
   }
 }
