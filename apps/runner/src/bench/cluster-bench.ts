@@ -183,9 +183,12 @@ async function sessionsPerHostFigure(cluster: ChildCluster): Promise<void> {
 type ClientResult = { digest: string; firstByteAt?: number; resumedAt: number };
 const FANOUT_LIMIT_MS = 180_000;
 
-/** `clients` socket.io clients of the stream bench (stream-bench-clients.mjs) in one worker, on `base`. */
+/**
+ * `clients` socket.io clients of the stream bench (stream-bench-clients.mjs) in one worker, on `base`; without this
+ * process's node options, as the stream bench starts them (tsx's loader in a client thread makes its GC dearer).
+ */
 function clientThread(base: string, runId: string, clients: number): { results: Promise<ClientResult[]>; stop(): void } {
-  const worker = new Worker(new URL("./stream-bench-clients.mjs", import.meta.url), { workerData: { base, token: adminToken, runId, bytes: BYTES, clients, dropAt: 0 } });
+  const worker = new Worker(new URL("./stream-bench-clients.mjs", import.meta.url), { workerData: { base, token: adminToken, runId, bytes: BYTES, clients, dropAt: 0 }, execArgv: [] });
   const results = new Promise<ClientResult[]>((resolve, reject) => {
     worker.once("message", (message: { type: "done"; clients: ClientResult[] } | { type: "error"; message: string }) =>
       message.type === "done" ? resolve(message.clients) : reject(new Error(message.message)),
