@@ -112,8 +112,18 @@ export async function EarlyEditorScript() {
     `link.onload = () => (link.dataset.editorCss = "loaded");`,
     `link.onerror = () => (link.dataset.editorCss = "failed");`,
     `document.head.append(link);`,
-    // The page's own scripts, held back by server.mjs (defer-page-scripts.mjs) until the editor is made or
-    // failed, run from here: inserted as they were, in the parsed page.
+    // The page's own scripts, held back by server.mjs (defer-page-scripts.mjs) as inert links, are fetched
+    // once Monaco's files have arrived (so they take no connection or core from them; they load while Monaco
+    // evaluates) and run once the editor is made or failed: inserted as they were, in the parsed page. A
+    // file has arrived if the browser has its timing entry, or when its preload fires load or error.
+    `const fetchHeld = () => {`,
+    `  for (const held of document.querySelectorAll("link[data-after-editor]:not([rel])")) Object.assign(held, { as: "script", rel: "preload" });`,
+    `};`,
+    `const arrived = (link) => performance.getEntriesByName(link.href).length > 0 || new Promise((done) => {`,
+    `  link.addEventListener("load", done, { once: true });`,
+    `  link.addEventListener("error", done, { once: true });`,
+    `});`,
+    `Promise.all(${JSON.stringify(files)}.map((href) => document.querySelector(\`link[rel="modulepreload"][href="\${href}"]\`)).filter(Boolean).map(arrived)).then(fetchHeld);`,
     `const release = () => {`,
     `  for (const held of document.querySelectorAll("link[data-after-editor]")) {`,
     `    held.removeAttribute("data-after-editor");`,
