@@ -10,7 +10,8 @@ const HEAD =
   '<link rel="modulepreload" href="/_next/static/monaco/abc/editor.js"/></head>';
 const BODY =
   '<body><div data-editor-slot=""></div><script nonce="N1">self.__next_f.push([1,"a<b"])</script><script src="/_next/static/chunks/main.js" nonce="N1" async=""></script></body></html>';
-const held = (src) => `<link href="/_next/static/chunks/${src}" nonce="N1" data-after-editor=""/>`;
+const held = (src) =>
+  `<link href="/_next/static/chunks/${src}" nonce="N1" data-after-editor=""/>`;
 const EXPECTED = (HEAD + BODY)
   .replace('<script src="/_next/static/chunks/runtime.js" async="" nonce="N1"></script>', held("runtime.js"))
   .replace('<script src="/_next/static/chunks/main.js" nonce="N1" async=""></script>', held("main.js"));

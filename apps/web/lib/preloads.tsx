@@ -69,23 +69,19 @@ export function EditorPreload() {
 }
 
 /**
- * The IDE page's early editor: an inline script in the server HTML, after the editor's slot, that
+ * The IDE page's early editor: a module script in the server HTML, after the editor's slot, that
  * evaluates Monaco's bundle as soon as it has loaded and creates the editor in the slot
  * (monaco/entry.ts `startIdeEditor`), before React's hydration, ready at once: a file the tree is
  * clicked for before hydration is kept and opened when the React editor adopts the editor
- * (components/editor/ide-editor.tsx). Next's own scripts wait for it: server.mjs sends them as inert links
- * (defer-page-scripts.mjs), which this script preloads once Monaco's files have arrived and turns into the
- * scripts once the editor is created or has failed, so Next's runtime does not take the main thread between
- * Monaco's download and its evaluation. It links the editor's stylesheet first, so that it has
+ * (components/editor/ide-editor.tsx). Next's own scripts wait for it: server.mjs sends them as preloads
+ * (defer-page-scripts.mjs) and this script inserts them once the editor is created or has failed, so
+ * Next's runtime does not take the main thread between Monaco's download and its evaluation. It links the editor's stylesheet first, so that it has
  * loaded by the time Monaco has evaluated and the editor is created in the same task (monaco/entry.ts
  * `editorStylesheet`), not after a load event that hydration's tasks would run ahead of; linked from a
  * script, it holds up neither the page's first paint nor its inline scripts, as a stylesheet in the
  * HTML would (175 KB). Evaluating the bundle inside React (session 7) only
- * pushed hydration back, since the editor was still created after it. A classic script, run by the parser
- * where it stands: as an async module script it ran in a task of its own, which the browser queued behind
- * the first layout, so the stylesheet's parse and style came after Monaco's download, just before its
- * evaluation; `import()` still loads the bundle as a module. Its names are kept in a block, off the page's
- * global scope. The browser runs it only from the server HTML; after a
+ * pushed hydration back, since the editor was still created after it. `async`: it runs when the bundle is
+ * ready, not after the whole page is parsed. The browser runs it only from the server HTML; after a
  * client-side navigation React creates the editor itself. It carries the nonce of the page's CSP
  * (server.mjs puts the policy in the request's headers, as Next reads it for its own inline scripts).
  */
@@ -95,7 +91,6 @@ export async function EarlyEditorScript() {
   const nonce = (await headers()).get("content-security-policy")?.match(/'nonce-([^']+)'/)?.[1];
   const css = JSON.stringify(`${MONACO_URL}/editor.css`);
   const source = [
-    "{",
     // A file clicked in the server-rendered tree before React has hydrated it reaches no handler of React's:
     // the last one is kept on the slot for the editor to open when React adopts it (monaco/entry.ts).
     `const slot = document.querySelector("[data-editor-slot]");`,
@@ -141,7 +136,6 @@ export async function EarlyEditorScript() {
     `};`,
     `const released = () => (document.readyState === "loading" ? addEventListener("DOMContentLoaded", release, { once: true }) : release());`,
     `import(${JSON.stringify(files[0])}).then((editor) => editor.startIdeEditor()).then(released, released);`,
-    "}",
   ].join("\n");
-  return <script nonce={nonce} dangerouslySetInnerHTML={{ __html: source }} />;
+  return <script type="module" async nonce={nonce} dangerouslySetInnerHTML={{ __html: source }} />;
 }
