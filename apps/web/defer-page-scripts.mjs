@@ -2,13 +2,14 @@
 // and Next's chunks on background threads at once, then runs whichever is ready first: Next's runtime
 // instantiating the page's modules (40-70 ms of main thread) came before Monaco's evaluation and delayed the
 // editor by that much, on two cores where nothing else can run meanwhile. Here each `<script async>` of Next's
-// chunks in the IDE page's HTML becomes an inert `<link data-after-editor>` (no rel: nothing is fetched), which
-// the page's early script (lib/preloads.tsx) turns into a preload once Monaco's files have arrived, and into
-// the script itself once it has created the editor, or given up on it. Fetched with Monaco's files, Next's
-// eleven chunks took connections, the network process and a core for their parse from Monaco's, whose
-// download and parse are what the editor waits for. Applied only to an HTML page whose head names the editor
-// bundle (a modulepreload of editor.js, which the early script always comes with); every other response
-// passes untouched.
+// chunks in the IDE page's HTML becomes an inert `<link data-after-editor>` (no rel: nothing is fetched), and
+// the page's early script (lib/preloads.tsx) inserts the scripts once it has created the editor, or given up
+// on it. Fetched before that (as preloads, with Monaco's files or once they had arrived), Next's eleven chunks
+// took connections, the network process and a core for their download and parse from Monaco's download,
+// parse and evaluation, which the editor waits for; fetched after it, they delay React's adoption of the
+// editor by about the time they take to load (docs/benchmarks.md, "web"). Applied only to an HTML page whose
+// head names the editor bundle (a modulepreload of editor.js, which the early script always comes with);
+// every other response passes untouched.
 import { TextDecoder } from "node:util";
 import zlib from "node:zlib";
 
