@@ -2,11 +2,14 @@
 // and Next's chunks on background threads at once, then runs whichever is ready first: Next's runtime
 // instantiating the page's modules (40-70 ms of main thread) came before Monaco's evaluation and delayed the
 // editor by that much, on two cores where nothing else can run meanwhile. Here each `<script async>` of Next's
-// chunks in the IDE page's HTML becomes a `<link rel=preload as=script data-after-editor>`, so the files are
-// fetched as before but run only when the page's early script (lib/preloads.tsx) has created the editor,
-// or given up on it, and inserts them. Applied only to an HTML page whose head names the editor bundle
-// (a modulepreload of editor.js, which the early script always comes with); every other response passes
-// untouched.
+// chunks in the IDE page's HTML becomes an inert `<link data-after-editor>` (no rel: nothing is fetched), and
+// the page's early script (lib/preloads.tsx) inserts the scripts once it has created the editor, or given up
+// on it. Fetched before that (as preloads, with Monaco's files or once they had arrived), Next's eleven chunks
+// took connections, the network process and a core for their download and parse from Monaco's download,
+// parse and evaluation, which the editor waits for; fetched after it, they delay React's adoption of the
+// editor by about the time they take to load (docs/benchmarks.md, "web"). Applied only to an HTML page whose
+// head names the editor bundle (a modulepreload of editor.js, which the early script always comes with);
+// every other response passes untouched.
 import { TextDecoder } from "node:util";
 import zlib from "node:zlib";
 
@@ -15,11 +18,11 @@ const EDITOR_PRELOAD = /<link rel="modulepreload" href="[^"]*\/editor\.js"/;
 /** A head longer than this is not a page we know: it passes as it is. */
 const MAX_HEAD = 512 * 1024;
 
-/** `<script src=… async nonce=…>` of a Next chunk → its preload, marked for the early script. */
+/** `<script src=… async nonce=…>` of a Next chunk → an inert link to it, marked for the early script. */
 function deferTag(tag, src, attributes) {
   if (!/ async=""/.test(attributes)) return tag;
   const nonce = / nonce="([^"]*)"/.exec(attributes)?.[1];
-  return `<link rel="preload" as="script" href="${src}"${nonce === undefined ? "" : ` nonce="${nonce}"`} data-after-editor=""/>`;
+  return `<link href="${src}"${nonce === undefined ? "" : ` nonce="${nonce}"`} data-after-editor=""/>`;
 }
 
 /** Where the text may end inside a tag that the next piece completes: from there on it is held back. */

@@ -118,3 +118,23 @@ test("without the editor bundle the IDE still hydrates: Next's scripts are not h
   await page.getByTestId("tab-runs").click();
   await expect(page.getByTestId("tab-runs")).toHaveClass(/active/);
 });
+
+// Next's chunks wait for the early editor as inert links (apps/web/defer-page-scripts.mjs) and are fetched only when
+// the early script inserts them: fetched with Monaco's files, they took a core from Monaco's parse and evaluation.
+// Only what Next itself preloads in the head at low priority (its runtime's first chunk) may go out before.
+test("Next's chunks are fetched only once the early editor is ready", async ({ page, context, request }) => {
+  await signInContext(context);
+  const { id: sessionId } = await api.createSession(request, { name: `held-${Date.now()}`, autonomy: "trusted" });
+  const before: string[] = [];
+  const after: string[] = [];
+  await page.route(/\/_next\/static\/chunks\/[^/]+\.js$/, async (route) => {
+    const path = new URL(route.request().url()).pathname;
+    ((await page.locator("[data-monaco-ready]").count()) === 0 ? before : after).push(path);
+    await route.continue();
+  });
+  await page.goto(`/sessions/${sessionId}`, { waitUntil: "commit" });
+  await expect(page.getByTestId("socket-status")).toHaveText("live");
+  const preloaded = await page.locator('head link[rel="preload"][as="script"][fetchpriority="low"]').evaluateAll((links) => links.map((link) => new URL((link as HTMLLinkElement).href).pathname));
+  expect(before.filter((path) => !preloaded.includes(path))).toEqual([]);
+  expect(after.length).toBeGreaterThan(0);
+});

@@ -73,9 +73,9 @@ export function EditorPreload() {
  * evaluates Monaco's bundle as soon as it has loaded and creates the editor in the slot
  * (monaco/entry.ts `startIdeEditor`), before React's hydration, ready at once: a file the tree is
  * clicked for before hydration is kept and opened when the React editor adopts the editor
- * (components/editor/ide-editor.tsx). Next's own scripts wait for it: server.mjs sends them as preloads
+ * (components/editor/ide-editor.tsx). Next's own scripts wait for it: server.mjs sends them as inert links
  * (defer-page-scripts.mjs) and this script inserts them once the editor is created or has failed, so
- * Next's runtime does not take the main thread between Monaco's download and its evaluation. It links the editor's stylesheet first, so that it has
+ * neither their download and parse nor Next's runtime take a core from Monaco's download, parse and evaluation. It links the editor's stylesheet first, so that it has
  * loaded by the time Monaco has evaluated and the editor is created in the same task (monaco/entry.ts
  * `editorStylesheet`), not after a load event that hydration's tasks would run ahead of; linked from a
  * script, it holds up neither the page's first paint nor its inline scripts, as a stylesheet in the
@@ -123,8 +123,8 @@ export async function EarlyEditorScript() {
     `link.onload = () => (link.dataset.editorCss = "loaded");`,
     `link.onerror = () => (link.dataset.editorCss = "failed");`,
     `document.head.append(link);`,
-    // The page's own scripts, held back by server.mjs (defer-page-scripts.mjs) until the editor is made or
-    // failed, run from here: inserted as they were, in the parsed page.
+    // The page's own scripts, held back by server.mjs (defer-page-scripts.mjs) as inert links (nothing fetched
+    // yet), are inserted from here once the editor is made or failed: as they were, in the parsed page.
     `const release = () => {`,
     `  for (const held of document.querySelectorAll("link[data-after-editor]")) {`,
     `    held.removeAttribute("data-after-editor");`,
