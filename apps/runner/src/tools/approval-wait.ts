@@ -31,7 +31,7 @@ export class ApprovalWait {
     if (given) return { kind: "approved", approval: given, waitMs: null, ...(bound.expect ? { expect: bound.expect } : {}) };
     // A function tool's script as the text binds it: what an operator may trust from the approval.
     const scriptPath = call.tool?.spec.trustedScript?.(admission.args as never);
-    const scriptSha256 = scriptPath === undefined ? undefined : bound.expect?.[scriptPath];
+    const scriptSha256 = scriptPath === undefined ? null : bound.expect?.[scriptPath];
     const parked = await this.deps.approvals.park({
       sessionId: call.sessionId,
       tool: admission.tool,
@@ -39,7 +39,7 @@ export class ApprovalWait {
       text: bound.text,
       sha256: bound.sha256,
       requestedBy: call.requestedBy,
-      ...(scriptPath !== undefined && scriptSha256 ? { script: { path: scriptPath, sha256: scriptSha256 } } : {}),
+      ...(scriptPath && scriptSha256 ? { script: { path: scriptPath, sha256: scriptSha256 } } : {}),
     });
     if (call.waitMs <= 0) return { kind: "parked", parked, waited: false };
     const waitStarted = Date.now();

@@ -65,7 +65,8 @@ interface HashedScript {
 interface CallScripts {
   /** Null: the script could not be hashed (missing, too large, the sandbox did not answer); no rule vouches for it. */
   own?: { path: string; sha256: string | null };
-  tasks: Record<string, HashedScript>;
+  /** A plan's tasks' scripts that were hashed, by tool; absent when there are none. */
+  tasks?: Record<string, HashedScript>;
 }
 
 /**
@@ -182,9 +183,7 @@ export class ToolService {
     const generation = this.generation.observedBy(session.id, input.tool, input.args);
     const policyRules = await this.policy.get();
     // A function tool's script (or a plan's tasks'), hashed before admission: an operator's allow rule names the bytes it trusts.
-    const scripts = await this.scriptsOf(session.id, tools, input.tool, input.args, policyRules);
-    const script = scripts.own;
-    const taskScripts = Object.keys(scripts.tasks).length > 0 ? Object.fromEntries(Object.entries(scripts.tasks).map(([tool, hashed]) => [tool, hashed.sha256])) : undefined;
+    const { own: script, tasks: taskScripts } = await this.scriptsOf(session.id, tools, input.tool, input.args, policyRules);
     const admission = admit(
       // The session's owner in the browser acts as themselves (admit: autonomy does not ask them).
       {
@@ -228,7 +227,7 @@ export class ToolService {
 
     // Approval wait: an ask binds its files, then runs under an approval or is parked. A script an operator's rule
     // trusts runs only as the bytes that were hashed (the agent refuses it as changed otherwise).
-    const bound = taskScripts ? { taskScripts: scripts.tasks } : {};
+    const bound = taskScripts ? { taskScripts } : {};
     let approved: Approved = { waitMs: null, ...(admission.verdict === "allow" && script?.sha256 ? { expect: { [script.path]: script.sha256 } } : {}), ...bound };
     if (admission.verdict === "ask") {
       const settled = await this.approvalWait.settle(admission, { sessionId: session.id, tool: tools.resolve(admission.tool), requestedBy: input.principal.name, waitMs: input.waitMs ?? 0, ...(input.signal ? { signal: input.signal } : {}) });
@@ -272,10 +271,10 @@ export class ToolService {
    * rule, no round trip.
    */
   private async scriptsOf(sessionId: string, tools: ScopedTools, tool: string, args: unknown, rules: readonly PolicyRule[]): Promise<CallScripts> {
+    const trusted = new Set(rules.filter((rule) => rule.scriptSha256 !== undefined).map((rule) => rule.tool));
     // Most deployments trust no script by its bytes: the call's path stays as it was.
-    if (!rules.some((rule) => rule.scriptSha256 !== undefined)) return { tasks: {} };
-    const trusting = (name: string) => rules.some((rule) => rule.scriptSha256 !== undefined && rule.tool === name);
-    const scriptPathOf = (name: string, taskArgs: unknown) => (trusting(name) ? tools.resolve(name)?.spec.trustedScript?.(taskArgs as never) : undefined);
+    if (trusted.size === 0) return {};
+    const scriptPathOf = (name: string, taskArgs: unknown) => (trusted.has(name) ? tools.resolve(name)?.spec.trustedScript?.(taskArgs as never) : undefined);
     const own = scriptPathOf(tool, args);
     const tasks = new Map<string, string>();
     if (own === undefined && tools.resolve(tool)?.spec.plansCalls) {
@@ -286,7 +285,7 @@ export class ToolService {
       }
     }
     const paths = [...new Set([...(own === undefined ? [] : [own]), ...tasks.values()])];
-    if (paths.length === 0) return { tasks: {} };
+    if (paths.length === 0) return {};
     const hashes = new Map<string, string | null>();
     try {
       const hashed = await this.deps.driver.request(sessionId, AgentMethod.FilesHash, { paths }, FilesHashResultSchema);
@@ -299,7 +298,7 @@ export class ToolService {
       const sha256 = hashes.get(path);
       if (sha256) found[name] = { path, sha256 };
     }
-    return { ...(own === undefined ? {} : { own: { path: own, sha256: hashes.get(own) ?? null } }), tasks: found };
+    return { ...(own === undefined ? {} : { own: { path: own, sha256: hashes.get(own) ?? null } }), ...(Object.keys(found).length > 0 ? { tasks: found } : {}) };
   }
 
   /** Runs an admitted call: its run row when it makes one, the tool itself, the run's end, and what it changed. */

@@ -440,15 +440,15 @@ describe("admit: a function tool's script in a dispatch plan", () => {
   };
   const trusted: PolicyRule = { id: "trusts-a", tool: "count_lines", effect: "allow", scriptSha256: A, mustMatch: [], mustNotMatch: [] };
   const plan = { tasks: [{ tool: "count_lines", args: { path: "notes.txt" } }], topology: "parallel" };
-  const admitPlan = (extra: { scriptSha256?: string; taskScripts?: Record<string, string> }) =>
+  const admitPlan = (extra: { scriptSha256?: string; taskScripts?: Record<string, { sha256: string }> }) =>
     admit({ sessionId: "s1", tool: "dispatch", args: plan, caller: "agent", ...extra }, ctx("default", { registry: withFunctionTool, policyRules: [trusted] }));
 
   it("allows a task whose script has the bytes the operator's rule names", () => {
-    expect(admitPlan({ taskScripts: { count_lines: A } })).toMatchObject({ verdict: "allow", tool: "dispatch" });
+    expect(admitPlan({ taskScripts: { count_lines: { sha256: A } } })).toMatchObject({ verdict: "allow", tool: "dispatch" });
   });
 
   it("asks for a task whose script has other bytes, or whose script was not hashed; the plan's own hash is not its tasks'", () => {
-    expect(admitPlan({ taskScripts: { count_lines: B } }).verdict).toBe("ask");
+    expect(admitPlan({ taskScripts: { count_lines: { sha256: B } } }).verdict).toBe("ask");
     expect(admitPlan({}).verdict).toBe("ask");
     expect(admitPlan({ scriptSha256: A }).verdict).toBe("ask");
   });

@@ -48,8 +48,8 @@ export interface AdmissionCall {
   ownSession?: boolean;
   /** The sha256 of the workspace script the call runs, as the runner hashed it for this call (function tools). */
   scriptSha256?: string;
-  /** A dispatch plan's: the sha256 of each function tool's script its tasks run, by tool name, hashed for this call. */
-  taskScripts?: Readonly<Record<string, string>>;
+  /** A dispatch plan's: each function tool's script its tasks run, by tool name, as the runner hashed it for this call. */
+  taskScripts?: Readonly<Record<string, { readonly sha256: string }>>;
 }
 
 /** A grant remembered for this session ("allow `npm run dev` here"): acts like an allow rule. */
@@ -286,7 +286,7 @@ function evaluatePlan(call: AdmissionCall, args: unknown, ctx: AdmissionContext,
   const planned = [...plan.data.tasks, ...(plan.data.checks ?? [])];
   // Each task is judged with its own script's hash (a function tool the runner hashed for this plan), never the plan's.
   const { scriptSha256: _outer, ...caller } = call;
-  const scriptOf = (tool: string) => (Object.hasOwn(call.taskScripts ?? {}, tool) ? call.taskScripts![tool] : undefined);
+  const scriptOf = (tool: string) => (call.taskScripts && Object.hasOwn(call.taskScripts, tool) ? call.taskScripts[tool]?.sha256 : undefined);
   const tasks = planned.map((task) => {
     const scriptSha256 = scriptOf(task.tool);
     return evaluate({ ...caller, tool: task.tool, args: task.args, ...(scriptSha256 ? { scriptSha256 } : {}) }, ctx, depth + 1);
