@@ -215,24 +215,28 @@ export class ForwardToOwner {
     if (target.kind !== "session") return undefined;
     if (this.deps.holdsLocally?.(target.id)) return "here";
     if (marker !== undefined || !this.deps.marker.canSign) return undefined;
-    const known = this.owners.get(target.id);
-    if (!known || known.until <= Date.now() || known.owner.runnerId === this.deps.runnerId) return undefined;
-    return { owner: known.owner, sessionId: target.id };
+    const owner = this.remembered(target.id);
+    return owner && owner.runnerId !== this.deps.runnerId ? { owner, sessionId: target.id } : undefined;
   }
 
   /** The other runner holding the session, remembered for a moment; nobody/this runner is asked every time. */
   private async otherOwner(sessionId: string): Promise<SessionOwner | null> {
-    const now = Date.now();
-    const known = this.owners.get(sessionId);
-    if (known && known.until > now) return known.owner;
+    const known = this.remembered(sessionId);
+    if (known) return known;
     const owner = await this.deps.ownerOf(sessionId);
     if (!owner) {
       this.owners.delete(sessionId);
       return null;
     }
     if (this.owners.size >= OWNER_CACHE_MAX) this.owners.clear();
-    this.owners.set(sessionId, { owner, until: now + OWNER_CACHE_MS });
+    this.owners.set(sessionId, { owner, until: Date.now() + OWNER_CACHE_MS });
     return owner;
+  }
+
+  /** The session's owner as seen within OWNER_CACHE_MS, if it was. */
+  private remembered(sessionId: string): SessionOwner | undefined {
+    const known = this.owners.get(sessionId);
+    return known && known.until > Date.now() ? known.owner : undefined;
   }
 
   close(): void {
