@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type BrowserContext, type Page } from "@playwright/test";
 import { api, signInContext, watchExternalRequests } from "./support";
 
 test.afterEach(async ({ request }) => api.cleanup(request));
@@ -13,6 +13,19 @@ async function holdReactChunks(page: Page): Promise<() => void> {
     await held;
     await route.continue();
   });
+  return release;
+}
+
+/**
+ * A session of its own with `setup` run in it (bash), its IDE opened with React's chunks held: what the test does
+ * until it calls the returned release is before hydration.
+ */
+async function ideBeforeHydration(page: Page, context: BrowserContext, request: APIRequestContext, name: string, setup: string): Promise<() => void> {
+  await signInContext(context);
+  const { id: sessionId } = await api.createSession(request, { name: `${name}-${Date.now()}`, autonomy: "trusted" });
+  await api.tool(request, sessionId, "bash", { command: setup });
+  const release = await holdReactChunks(page);
+  await page.goto(`/sessions/${sessionId}`, { waitUntil: "commit" });
   return release;
 }
 
@@ -55,12 +68,7 @@ test("the early editor is ready before hydration and opens a file clicked before
 // script keeps it), instead of being lost (CI's tree-download spec right-clicked in that window once).
 test("a folder right-clicked before hydration gets the tree's menu once React takes over, and the tree's buttons wait for it", async ({ page, context, request }) => {
   const requests = watchExternalRequests(page);
-  await signInContext(context);
-  const { id: sessionId } = await api.createSession(request, { name: `early-menu-${Date.now()}`, autonomy: "trusted" });
-  await api.tool(request, sessionId, "bash", { command: "mkdir -p proj && echo x > proj/a.txt" });
-
-  const release = await holdReactChunks(page);
-  await page.goto(`/sessions/${sessionId}`, { waitUntil: "commit" });
+  const release = await ideBeforeHydration(page, context, request, "early-menu", "mkdir -p proj && echo x > proj/a.txt");
   const folder = page.locator('[data-testid="tree-folder"][data-path="proj"]');
   await folder.click({ button: "right" });
   await expect(page.locator("[data-asked-menu]")).toHaveCount(1);
@@ -79,12 +87,7 @@ test("a folder right-clicked before hydration gets the tree's menu once React ta
 // A folder clicked on the server-rendered tree before React took over folds once it has, and one clicked twice
 // stays open: the early script keeps the clicks, and it alone handles them until the tree has React.
 test("folders clicked before hydration fold or stay open once React takes over, and fold as ever after", async ({ page, context, request }) => {
-  await signInContext(context);
-  const { id: sessionId } = await api.createSession(request, { name: `early-fold-${Date.now()}`, autonomy: "trusted" });
-  await api.tool(request, sessionId, "bash", { command: "mkdir -p once twice && echo x > once/a.txt && echo y > twice/b.txt" });
-
-  const release = await holdReactChunks(page);
-  await page.goto(`/sessions/${sessionId}`, { waitUntil: "commit" });
+  const release = await ideBeforeHydration(page, context, request, "early-fold", "mkdir -p once twice && echo x > once/a.txt && echo y > twice/b.txt");
   const once = page.locator('[data-testid="tree-folder"][data-path="once"]');
   const twice = page.locator('[data-testid="tree-folder"][data-path="twice"]');
   await once.click();
