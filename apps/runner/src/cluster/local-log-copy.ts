@@ -29,7 +29,9 @@ export class LocalLogCopy {
     const dir = RunLogs.dirFor(dataDir, run.id);
     // A copy starts from the first chunk: what an earlier copy left (a runner stopped mid-copy) is not trusted.
     for (const file of ["stdout.log", "stderr.log", LOG_TIMES_FILE]) fs.rmSync(path.join(dir, file), { force: true });
-    this.logs = new RunLogs(dir);
+    // Queued: a copy catches up in bursts of stored chunks (up to a page of them from the database at once), which
+    // written at once would hold the event loop for the whole burst.
+    this.logs = new RunLogs(dir, Date.now, undefined, { queued: true });
   }
 
   /** Appends the next chunk of the run, in order. */

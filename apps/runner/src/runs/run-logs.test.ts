@@ -90,23 +90,27 @@ describe("RunLogs", () => {
     expect(Buffer.concat(pieces).equals(combined)).toBe(true);
   });
 
-  it("announces each chunk once it is on disk, in order, and readers of a live run see only announced bytes", async () => {
-    const dataDir = tempDataDir();
-    const logs = new RunLogs(RunLogs.dirFor(dataDir, "run_4"));
-    const seen: string[] = [];
-    for (let i = 0; i < 50; i++)
-      logs.append(i % 2 ? "stderr" : "stdout", Buffer.from(`c${i};`), ({ offset, combinedOffset }) => {
-        seen.push(`${i}@${offset}/${combinedOffset}`);
-        // What was just announced is readable, and nothing after it.
-        const size = logSize(dataDir, "run_4", "combined");
-        expect(size).toBe(combinedOffset + `c${i};`.length);
-        expect(readLog(dataDir, "run_4", "combined", 0, 10_000).content.toString().endsWith(`c${i};`)).toBe(true);
-      });
-    expect(logSize(dataDir, "run_4", "combined")).toBe(0);
-    await logs.close();
-    expect(seen).toHaveLength(50);
-    expect(seen.slice(0, 4)).toEqual(["0@0/0", "1@0/3", "2@3/6", "3@3/9"]);
-  });
+  // At once (the default) a chunk is announced before append returns; queued (with a sink) after its batch is written.
+  for (const way of ["at once", "queued"] as const) {
+    it(`announces each chunk once it is on disk, in order, and readers of a live run see only announced bytes (${way})`, async () => {
+      const dataDir = tempDataDir();
+      const sink = way === "queued" ? { store: async () => {}, end: () => {} } : undefined;
+      const logs = new RunLogs(RunLogs.dirFor(dataDir, "run_4"), Date.now, sink);
+      const seen: string[] = [];
+      for (let i = 0; i < 50; i++)
+        logs.append(i % 2 ? "stderr" : "stdout", Buffer.from(`c${i};`), ({ offset, combinedOffset }) => {
+          seen.push(`${i}@${offset}/${combinedOffset}`);
+          // What was just announced is readable, and nothing after it.
+          const size = logSize(dataDir, "run_4", "combined");
+          expect(size).toBe(combinedOffset + `c${i};`.length);
+          expect(readLog(dataDir, "run_4", "combined", 0, 10_000).content.toString().endsWith(`c${i};`)).toBe(true);
+        });
+      expect(logSize(dataDir, "run_4", "combined")).toBe(way === "queued" ? 0 : 190);
+      await logs.close();
+      expect(seen).toHaveLength(50);
+      expect(seen.slice(0, 4)).toEqual(["0@0/0", "1@0/3", "2@3/6", "3@3/9"]);
+    });
+  }
 
   it("reads a run from before the combined view was derived from its combined.log", () => {
     const dataDir = tempDataDir();

@@ -45,10 +45,11 @@ const MAX_STORED_CHUNK = 1024 * 1024;
  * a terminal shows) is read from the two files through it, so each chunk is written once. Offsets are byte offsets
  * within each stream, and within the combined view. (Runs from before kept a combined.log; it is still read.)
  *
- * Appends are buffered and written off the event loop (RunLogWriter); a chunk's `announce` callback runs once it
- * is on disk, in order, and readers of a live run see only announced bytes. So a runner crash loses nothing
- * already shown, and a follower that reads to the end and then takes the next broadcast chunk misses none.
- * With a sink (the database log store), each batch is also stored there before it is announced.
+ * Appends are written by RunLogWriter: at once, or queued off the event loop with a sink or a slow disk. A chunk's
+ * `announce` callback runs once it is on disk, in order (at once: before `append` returns), and readers of a live
+ * run see only announced bytes. So a runner crash loses nothing already shown, and a follower that reads to the end
+ * and then takes the next broadcast chunk misses none. With a sink (the database log store), each batch is also
+ * stored there before it is announced.
  */
 export class RunLogs {
   private readonly sizes = { stdout: 0, stderr: 0 };
@@ -66,8 +67,10 @@ export class RunLogs {
     readonly dir: string,
     private readonly now: () => number = Date.now,
     private readonly sink?: RunLogSink,
+    /** Write off the event loop even with no sink (RunLogWriter): for appends that come in bursts. */
+    opts: { queued?: boolean } = {},
   ) {
-    this.writer = new RunLogWriter(dir, LOG_TIMES_FILE, sink ? () => this.storeBatch(sink) : undefined);
+    this.writer = new RunLogWriter(dir, LOG_TIMES_FILE, sink ? () => this.storeBatch(sink) : undefined, opts);
     liveLogs.set(dir, this);
   }
 
