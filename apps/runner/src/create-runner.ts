@@ -1,3 +1,5 @@
+import type http from "node:http";
+import type { Duplex } from "node:stream";
 import { createDatabase, createRepositories, restrictDataDir } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
 import { DEFAULT_MCP_CALL_TIMEOUT_MS, McpClientGateway, createMcpToolProviders } from "@berth/mcp";
@@ -51,6 +53,8 @@ import { McpServersService } from "./mcp/mcp-servers-service";
 import { needsMcpTools, toResolvedMcpTool } from "./mcp/to-resolved-mcp-tool";
 import { FunctionToolCatalog } from "./function-tools/function-tool-catalog";
 import { createForwarding } from "./cluster/create-forwarding";
+import { PEER_LINK_PATH } from "./cluster/peer-link";
+import type { AnswerLinkedToolCall } from "./http/tool-call-fast-path";
 import { DatabaseLogStore } from "./cluster/database-log-store";
 import { LocalRunLogStore, runLogStoreKind, type RunLogStore } from "./cluster/run-log-store";
 
@@ -266,7 +270,14 @@ export async function createRunner(env: Env): Promise<Runner> {
     hosts,
     log: (message) => process.stderr.write(`berth-runner: ${message}\n`),
   });
-  const app = buildServer({ repos, dockerHealth, redisHealth: () => cluster.health(), logLevel: env.BERTH_LOG_LEVEL, browserSessions, apiTokens, hosts, tools, ...(forwarding ? { forwardEarly: forwarding.http.early } : {}) });
+  const app = buildServer({ repos, dockerHealth, redisHealth: () => cluster.health(), logLevel: env.BERTH_LOG_LEVEL, browserSessions, apiTokens, hosts, tools, ...(forwarding ? { forwardEarly: forwarding.http.early } : {}), ...(forwarding?.peers ? { linkedToolCalls: (answer: AnswerLinkedToolCall) => forwarding.peers!.serve(answer) } : {}) });
+  // The other runners' links (cluster/peer-link.ts) arrive as an upgrade on this runner's own port.
+  if (forwarding?.peers) {
+    const peers = forwarding.peers;
+    app.server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (req.url === PEER_LINK_PATH) peers.accept(req, socket, head);
+    });
+  }
   registerUserRoutes(app, { repos, revocation, sessions });
   registerSessionRoutes(app, { sessions, tools });
   registerDownloadRoutes(app, { sessions, driver });
@@ -298,6 +309,7 @@ export async function createRunner(env: Env): Promise<Runner> {
       await failover.stop();
       directory.close();
       forwarding?.http.close();
+      forwarding?.peers?.close();
       await io.close().catch(() => undefined);
       await app.close().catch(() => undefined);
       await runs.interruptAll("runner_shutdown").catch(() => undefined);
