@@ -1,5 +1,3 @@
-import type http from "node:http";
-import type { Duplex } from "node:stream";
 import { createDatabase, createRepositories, restrictDataDir } from "@berth/db";
 import type { SandboxDriver } from "@berth/sandbox";
 import { DEFAULT_MCP_CALL_TIMEOUT_MS, McpClientGateway, createMcpToolProviders } from "@berth/mcp";
@@ -53,7 +51,6 @@ import { McpServersService } from "./mcp/mcp-servers-service";
 import { needsMcpTools, toResolvedMcpTool } from "./mcp/to-resolved-mcp-tool";
 import { FunctionToolCatalog } from "./function-tools/function-tool-catalog";
 import { createForwarding } from "./cluster/create-forwarding";
-import { PEER_LINK_PATH } from "./cluster/peer-link";
 import type { AnswerLinkedToolCall } from "./http/tool-call-fast-path";
 import { DatabaseLogStore } from "./cluster/database-log-store";
 import { LocalRunLogStore, runLogStoreKind, type RunLogStore } from "./cluster/run-log-store";
@@ -272,12 +269,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   });
   const app = buildServer({ repos, dockerHealth, redisHealth: () => cluster.health(), logLevel: env.BERTH_LOG_LEVEL, browserSessions, apiTokens, hosts, tools, ...(forwarding ? { forwardEarly: forwarding.http.early } : {}), ...(forwarding?.peers ? { linkedToolCalls: (answer: AnswerLinkedToolCall) => forwarding.peers!.serve(answer) } : {}) });
   // The other runners' links (cluster/peer-link.ts) arrive as an upgrade on this runner's own port.
-  if (forwarding?.peers) {
-    const peers = forwarding.peers;
-    app.server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-      if (req.url === PEER_LINK_PATH) peers.accept(req, socket, head);
-    });
-  }
+  forwarding?.peers?.attach(app.server);
   registerUserRoutes(app, { repos, revocation, sessions });
   registerSessionRoutes(app, { sessions, tools });
   registerDownloadRoutes(app, { sessions, driver });

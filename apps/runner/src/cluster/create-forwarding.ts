@@ -30,13 +30,15 @@ export function createForwarding(opts: {
   /** This runner's Host/Origin allow-list: a request it refuses is never forwarded early. */
   hosts: HostAllowList;
   log: (message: string) => void;
+  /** The server's body limit (build-server.ts's `bodyLimitBytes`, DEFAULT_BODY_LIMIT unless set). */
+  bodyLimit?: number;
 }): Forwarding | null {
   const { env, repos } = opts;
   if (!env.BERTH_REDIS_URL && !env.BERTH_CLUSTER_SECRET) return null;
   const marker = new ForwardMarker(env.BERTH_RUNNER_ID, env.BERTH_CLUSTER_SECRET);
   const secret = env.BERTH_CLUSTER_SECRET;
   const http = new ForwardToOwner({
-    ...(secret ? { links: new PeerLinks({ runnerId: env.BERTH_RUNNER_ID, secret, log: opts.log }), bodyLimit: DEFAULT_BODY_LIMIT } : {}),
+    ...(secret ? { links: new PeerLinks({ runnerId: env.BERTH_RUNNER_ID, secret, log: opts.log }), bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT } : {}),
     runnerId: env.BERTH_RUNNER_ID,
     marker,
     ownerOf: opts.ownerOf,

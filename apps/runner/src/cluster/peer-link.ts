@@ -68,6 +68,7 @@ export class PeerLinkServer {
   private readonly secret: crypto.KeyObject;
   private readonly sockets = new Set<Duplex>();
   private answerer: AnswerLinkedToolCall | undefined;
+  private closed = false;
 
   constructor(
     private readonly deps: {
@@ -101,7 +102,14 @@ export class PeerLinkServer {
     );
   }
 
-  /** An upgrade request on PEER_LINK_PATH (the server's "upgrade" event). */
+  /** Takes the links that arrive at `server` (an upgrade on PEER_LINK_PATH; other upgrades are not its). */
+  attach(server: http.Server): void {
+    server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (req.url === PEER_LINK_PATH) this.accept(req, socket, head);
+    });
+  }
+
+  /** An upgrade request on PEER_LINK_PATH. */
   accept(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on("error", () => socket.destroy());
     const peerId = req.headers[RUNNER_HEADER];
@@ -112,7 +120,7 @@ export class PeerLinkServer {
     };
     if (req.method !== "GET" || (req.headers.upgrade ?? "").toLowerCase() !== PROTOCOL) return refuse("400 Bad Request", `not a ${PROTOCOL} upgrade`);
     if (typeof peerId !== "string" || !RUNNER_ID.test(peerId) || typeof peerNonce !== "string" || !NONCE.test(peerNonce)) return refuse("400 Bad Request", "no runner id or nonce");
-    if (!this.answerer) return refuse("503 Service Unavailable", "this runner does not answer linked calls yet");
+    if (!this.answerer || this.closed) return refuse("503 Service Unavailable", `this runner ${this.closed ? "is closing" : "does not answer linked calls yet"}`);
     if (!this.deps.admits(req)) return refuse("421 Misdirected Request", `Host ${JSON.stringify(req.headers.host ?? "")} is not one this runner answers`);
     const ownerNonce = crypto.randomBytes(32).toString("hex");
     const ownerProof = proof(this.secret, "owner", this.deps.runnerId, peerNonce, ownerNonce);
@@ -168,11 +176,14 @@ export class PeerLinkServer {
     };
     const reader = new FrameReader<PeerLinkToOwner>(PeerLinkToOwnerSchema, onFrame, (error) => end(error.message));
     socket.on("data", (chunk: Buffer) => reader.push(chunk));
+    // A link has no half-close: the peer's end is the link's.
+    socket.on("end", () => end(null));
     if (head.length > 0) reader.push(head);
   }
 
   /** Ends every link (the runner is closing): the calls in flight are hung up, the peers go the HTTP way. */
   close(): void {
+    this.closed = true;
     for (const socket of this.sockets) socket.destroy();
     this.sockets.clear();
   }
@@ -193,6 +204,7 @@ export class PeerLink {
     const reader = new FrameReader<PeerLinkAnswer>(PeerLinkAnswerSchema, ({ head, payload }) => this.answered(head, payload), (error) => this.break(error));
     socket.on("data", (chunk: Buffer) => reader.push(chunk));
     socket.on("error", (error) => this.break(error));
+    socket.on("end", () => this.break(new Error("the link closed")));
     socket.on("close", () => this.break(new Error("the link closed")));
   }
 
