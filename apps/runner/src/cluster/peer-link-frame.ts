@@ -32,10 +32,15 @@ export type PeerLinkAnswer = z.infer<typeof PeerLinkAnswerSchema>;
 export type PeerLinkFrame<Head> = { head: Head; payload: Buffer };
 
 /**
- * A frame's largest size: a tool call's body (BERTH's 12 MiB body limit) or its answer, with room to spare. A
- * larger length is a broken or hostile peer, not a frame to wait for.
+ * A call frame's largest size: a tool call's body (the runner's 12 MiB body limit) with room to spare. A larger
+ * length is a broken or hostile peer, not a frame to wait for.
  */
 export const PEER_LINK_FRAME_MAX = 64 * 1024 * 1024;
+/**
+ * An answer frame's: an answer is as large as the owner's HTTP answer would be, and comes from a runner that proved
+ * itself; this is over the longest JSON text V8 can make (2^29 characters).
+ */
+export const PEER_LINK_ANSWER_MAX = 1024 * 1024 * 1024;
 const HEAD_MAX = 64 * 1024;
 
 /** One frame's bytes, in one buffer (one write). */
@@ -66,6 +71,7 @@ export class FrameReader<Head> {
     private readonly schema: z.ZodType<Head>,
     private readonly onFrame: (frame: PeerLinkFrame<Head>) => void,
     private readonly onError: (error: Error) => void,
+    private readonly max = PEER_LINK_FRAME_MAX,
   ) {}
 
   push(chunk: Buffer): void {
@@ -77,7 +83,7 @@ export class FrameReader<Head> {
     let offset = 0;
     while (buffer.length - offset >= 4) {
       const length = buffer.readUInt32BE(offset);
-      if (length < 4 || length > PEER_LINK_FRAME_MAX) return this.fail(`a frame of ${length} bytes (the limit is ${PEER_LINK_FRAME_MAX}, the least 4)`);
+      if (length < 4 || length > this.max) return this.fail(`a frame of ${length} bytes (the limit is ${this.max}, the least 4)`);
       if (buffer.length - offset - 4 < length) break;
       const headLength = buffer.readUInt32BE(offset + 4);
       if (headLength > Math.min(HEAD_MAX, length - 4)) return this.fail(`a frame head of ${headLength} bytes in a frame of ${length} (the limit is ${HEAD_MAX})`);

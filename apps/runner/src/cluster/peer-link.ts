@@ -10,6 +10,7 @@ import type { AnswerLinkedToolCall, ToolCallAnswer } from "../http/tool-call-fas
 import {
   encodeFrame,
   FrameReader,
+  PEER_LINK_ANSWER_MAX,
   PeerLinkAnswerSchema,
   PeerLinkToOwnerSchema,
   type PeerLinkAnswer,
@@ -30,8 +31,10 @@ const RUNNER_ID = /^[a-z0-9-]{1,32}$/;
 const NONCE = /^[0-9a-f]{64}$/;
 /** How long a peer has to prove itself once the upgrade is answered; a link not made by then is given up. */
 const HANDSHAKE_MS = 5_000;
-/** After a link failed to open or broke, the next try waits this long (calls go the HTTP way meanwhile). */
+/** After a link could not be made, the next try waits this long (calls go the HTTP way meanwhile). */
 const RETRY_MS = 1_000;
+/** Links kept at most: more owner URLs than this (runners restarted on new ports) and the broken ones are dropped. */
+const LINKS_MAX = 100;
 
 /**
  * What proves a side of the handshake: an HMAC with the cluster secret (which never travels) over the role, the
@@ -52,7 +55,6 @@ export interface LinkedAnswer {
   payload: Buffer;
   close: boolean;
 }
-
 
 /** One call in flight on the owner: closed when the peer cancels it or the link goes. */
 class LinkedCallHangUp extends EventEmitter implements HangUp {
@@ -156,7 +158,11 @@ export class PeerLinkServer {
         return;
       }
       if (frame.type === "hello") return end("a second hello");
-      if (frame.type === "cancel") return void calls.get(frame.id)?.emit("close");
+      if (frame.type === "cancel") {
+        // Its answer is not sent: the client is gone.
+        calls.get(frame.id)?.emit("close");
+        return void calls.delete(frame.id);
+      }
       if (calls.has(frame.id)) return end(`call ${frame.id} is already in flight`);
       const hangUp = new LinkedCallHangUp();
       calls.set(frame.id, hangUp);
@@ -201,7 +207,7 @@ export class PeerLink {
   private broken: Error | null = null;
 
   constructor(private readonly socket: Duplex) {
-    const reader = new FrameReader<PeerLinkAnswer>(PeerLinkAnswerSchema, ({ head, payload }) => this.answered(head, payload), (error) => this.break(error));
+    const reader = new FrameReader<PeerLinkAnswer>(PeerLinkAnswerSchema, ({ head, payload }) => this.answered(head, payload), (error) => this.break(error), PEER_LINK_ANSWER_MAX);
     socket.on("data", (chunk: Buffer) => reader.push(chunk));
     socket.on("error", (error) => this.break(error));
     socket.on("end", () => this.break(new Error("the link closed")));
@@ -272,6 +278,7 @@ export class PeerLinks {
     if (known?.link?.usable) return known.link;
     const now = (this.deps.now ?? Date.now)();
     if (this.closed || known?.opening || (known && now < known.retryAt)) return undefined;
+    if (this.links.size >= LINKS_MAX) for (const [known, { link, opening }] of this.links) if (!opening && !link?.usable) this.links.delete(known);
     const entry = { link: null as PeerLink | null, opening: true, retryAt: 0 };
     this.links.set(url, entry);
     this.open(url, runnerId).then(
