@@ -301,9 +301,10 @@ export async function createRunner(env: Env): Promise<Runner> {
       await failover.stop();
       directory.close();
       forwarding?.http.close();
-      forwarding?.peers?.close();
       await io.close().catch(() => undefined);
-      await app.close().catch(() => undefined);
+      // Before the server's close, which waits for every socket to end, the peers' links too: calls in flight over
+      // them finish as requests in flight do.
+      await Promise.all([forwarding?.peers?.close(), app.close().catch(() => undefined)]);
       await runs.interruptAll("runner_shutdown").catch(() => undefined);
       await logStore.close().catch(() => undefined);
       // Stdio MCP servers stop with their connection; the session containers themselves keep running.

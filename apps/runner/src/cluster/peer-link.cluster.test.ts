@@ -1,5 +1,4 @@
 import fs from "node:fs";
-import net, { type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,58 +7,7 @@ import type { TestRunner } from "../testing/runner-test-kit";
 import { startTwoRunners, type TwoRunners } from "../testing/two-runners";
 import { setSessionOwner } from "../testing/set-session-owner";
 import { removeByRunner } from "../testing/child-cluster";
-import { PEER_LINK_PATH } from "./peer-link";
-
-/**
- * What passes between runner B and runner A: B reaches A through this TCP relay (A's Runner row names it), which
- * tells the peer link's connection from HTTP ones by their first bytes and can refuse links, as a link that cannot
- * be made.
- */
-class Relay {
-  readonly server = net.createServer((client) => this.relay(client));
-  port = 0;
-  target = 0;
-  refuseLinks = false;
-  links = 0;
-  /** Tool calls that went to A as HTTP requests. */
-  httpToolCalls = 0;
-  private readonly open = new Set<net.Socket>();
-
-  async listen(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    this.port = (this.server.address() as AddressInfo).port;
-  }
-
-  /** Ends every relayed connection (the link with them): what a network fault does. */
-  cut(): void {
-    for (const socket of this.open) socket.destroy();
-  }
-
-  private relay(client: net.Socket): void {
-    const upstream = net.connect(this.target, "127.0.0.1");
-    this.open.add(client).add(upstream);
-    let first = true;
-    let link = false;
-    client.on("data", (chunk: Buffer) => {
-      if (first) {
-        first = false;
-        link = chunk.toString("latin1").startsWith(`GET ${PEER_LINK_PATH} `);
-        if (link && this.refuseLinks) return void client.destroy();
-        if (link) this.links++;
-      }
-      if (!link) this.httpToolCalls += chunk.toString("latin1").match(/^POST \/api\/sessions\/[^/]+\/tools\//gm)?.length ?? 0;
-      upstream.write(chunk);
-    });
-    upstream.on("data", (chunk: Buffer) => client.write(chunk));
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-      this.open.delete(client);
-      this.open.delete(upstream);
-    };
-    for (const socket of [client, upstream]) socket.on("close", end).on("error", end);
-  }
-}
+import { TcpRelay } from "../testing/tcp-relay";
 
 let two: TwoRunners;
 let a: TestRunner;
@@ -67,7 +15,7 @@ let b: TestRunner;
 let repos: Repositories;
 let scratch: string;
 let sessionId: string;
-const relay = new Relay();
+const relay = new TcpRelay();
 const suffix = `${process.pid}-${Math.floor(Math.random() * 1e6)}`;
 const runnerIds = { a: `la-${suffix}`, b: `lb-${suffix}` };
 
@@ -94,8 +42,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await repos?.close();
   await two?.close();
-  relay.cut();
-  await new Promise((resolve) => relay.server.close(resolve));
+  await relay.close();
   removeByRunner([], [runnerIds.a, runnerIds.b]);
   if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
 }, 120_000);

@@ -15,6 +15,7 @@ import { registerSessionRoutes } from "../http/routes/sessions-routes";
 import { createForwarding, type Forwarding } from "./create-forwarding";
 import { encodeFrame } from "./peer-link-frame";
 import { PEER_LINK_PATH, PeerLinks } from "./peer-link";
+import { TcpRelay } from "../testing/tcp-relay";
 
 const SECRET = "cluster-secret-0123456789abcdef0123456789";
 const KNOWN = "known-token";
@@ -31,6 +32,7 @@ const tools: Pick<ToolService, "call"> = {
     if (input.tool === "broken") throw new Error("disk on fire (never shown to the client)");
     if (input.tool === "park") return { kind: "parked", approvalId: "ap_1", text: "bash rm", sha256: "ab".repeat(32), expiresAt: "2026-12-02T17:00:00.000Z" };
     if (input.tool === "hang") await new Promise((resolve) => input.signal?.addEventListener("abort", resolve));
+    if (input.tool === "slow") await new Promise((resolve) => setTimeout(resolve, 300));
     return { kind: "result", result: { ok: true, output: JSON.stringify({ session: input.sessionId, tool: input.tool, args: input.args, caller: input.caller, name: input.principal.name }) } };
   },
 };
@@ -46,6 +48,8 @@ const apps: FastifyInstance[] = [];
 const logged: string[] = [];
 let owner: { port: number; url: string; forwarding: Forwarding; requests: () => number };
 let nonOwner: { port: number; forwarding: Forwarding };
+/** Between the non-owner and the owner: the owner's Runner row names it. */
+const relay = new TcpRelay();
 
 /** build-server.ts's server with the session routes and forwarding as create-runner.ts wires them, listening. */
 async function runner(id: "runner-a" | "runner-b", opts: { ownerUrl?: string; apiTokens: ServerDeps["apiTokens"] }) {
@@ -89,13 +93,16 @@ const ownersTokens: ServerDeps["apiTokens"] = {
 
 beforeAll(async () => {
   owner = await runner("runner-a", { apiTokens: ownersTokens });
+  await relay.listen();
+  relay.target = owner.port;
+  ports.push(relay.port);
   // The non-owner would take any token as an admin's: the owner must not care.
   const anyone = { userId: "u9", name: "peer's idea", role: "admin", tokenId: "t9", credential: "token" } as Principal;
-  nonOwner = await runner("runner-b", { ownerUrl: owner.url, apiTokens: { authenticate: async () => anyone, cached: () => anyone } });
+  nonOwner = await runner("runner-b", { ownerUrl: `http://127.0.0.1:${relay.port}`, apiTokens: { authenticate: async () => anyone, cached: () => anyone } });
 });
 afterAll(async () => {
   nonOwner.forwarding.http.close();
-  owner.forwarding.peers?.close();
+  await relay.close();
   await Promise.all(apps.map((app) => app.close()));
 });
 
@@ -197,13 +204,27 @@ describe("a tool call through the non-owner goes to the owner over the peer link
     calls.length = 0;
     const inFlight = send(nonOwner.port, { path: "/api/sessions/s1/tools/hang", body: "{}" });
     await until(() => calls.some((call) => call.tool === "hang"), "the call to reach the owner");
-    // The owner takes no more links (as when it closes): its open ones end now.
-    owner.forwarding.peers!.close();
+    relay.cut();
     const answer = await inFlight;
     expect(answer).toMatch(/^HTTP\/1\.1 503 /);
     expect(JSON.parse(answer.split("\r\n\r\n")[1]!)).toEqual({
       error: { code: "sandbox_unavailable", message: "Session s1 is held by runner runner-a, which cannot be reached (the link closed); retry once it is back or another runner has adopted the session" },
     });
+    const before = owner.requests();
+    expect(await send(nonOwner.port, { body: "{}" })).toMatch(/^HTTP\/1\.1 200 /);
+    expect(owner.requests() - before).toBe(1);
+  });
+});
+
+describe("the owner closing", () => {
+  it("lets a call in flight over the link finish, then ends the link; the next call goes the HTTP way", async () => {
+    await linked();
+    calls.length = 0;
+    const inFlight = send(nonOwner.port, { path: "/api/sessions/s1/tools/slow", body: "{}" });
+    await until(() => calls.some((call) => call.tool === "slow"), "the call to reach the owner");
+    const closed = owner.forwarding.peers!.close();
+    expect(await inFlight).toMatch(/^HTTP\/1\.1 200 /);
+    await closed;
     const before = owner.requests();
     expect(await send(nonOwner.port, { body: "{}" })).toMatch(/^HTTP\/1\.1 200 /);
     expect(owner.requests() - before).toBe(1);

@@ -29,6 +29,8 @@ const NONCE_HEADER = "x-berth-link-nonce";
 const PROOF_HEADER = "x-berth-link-proof";
 const RUNNER_ID = /^[a-z0-9-]{1,32}$/;
 const NONCE = /^[0-9a-f]{64}$/;
+/** What Fastify answers a request that arrives while the server closes (its return503OnClosing). */
+const CLOSING_ANSWER = '{"error":"Service Unavailable","message":"Service Unavailable","statusCode":503}';
 /** How long a peer has to prove itself once the upgrade is answered; a link not made by then is given up. */
 const HANDSHAKE_MS = 5_000;
 /** After a link could not be made, the next try waits this long (calls go the HTTP way meanwhile). */
@@ -68,7 +70,8 @@ class LinkedCallHangUp extends EventEmitter implements HangUp {
  */
 export class PeerLinkServer {
   private readonly secret: crypto.KeyObject;
-  private readonly sockets = new Set<Duplex>();
+  /** Each open link's calls in flight. */
+  private readonly links = new Map<Duplex, Map<number, LinkedCallHangUp>>();
   private answerer: AnswerLinkedToolCall | undefined;
   private closed = false;
 
@@ -133,9 +136,9 @@ export class PeerLinkServer {
   }
 
   private open(socket: Duplex, head: Buffer, linkHost: string, peerId: string, expected: string): void {
-    this.sockets.add(socket);
     (socket as net.Socket).setNoDelay?.(true);
     const calls = new Map<number, LinkedCallHangUp>();
+    this.links.set(socket, calls);
     let proven = false;
     const handshake = setTimeout(() => end(`runner ${peerId} did not prove itself within ${HANDSHAKE_MS} ms`), HANDSHAKE_MS);
     handshake.unref();
@@ -145,7 +148,8 @@ export class PeerLinkServer {
     };
     socket.on("close", () => {
       clearTimeout(handshake);
-      this.sockets.delete(socket);
+      this.links.delete(socket);
+      this.drained();
       // The peer is gone with its clients' calls: each is hung up, as a client's closed HTTP connection would.
       for (const hangUp of calls.values()) hangUp.emit("close");
       calls.clear();
@@ -164,6 +168,7 @@ export class PeerLinkServer {
         return void calls.delete(frame.id);
       }
       if (calls.has(frame.id)) return end(`call ${frame.id} is already in flight`);
+      if (this.closed) return void socket.write(encodeFrame({ type: "answer", id: frame.id, status: 503 } satisfies PeerLinkAnswer, CLOSING_ANSWER));
       const hangUp = new LinkedCallHangUp();
       calls.set(frame.id, hangUp);
       this.answer(frame, payload, hangUp, linkHost, peerId).then(
@@ -172,6 +177,7 @@ export class PeerLinkServer {
           if (calls.get(frame.id) !== hangUp) return;
           calls.delete(frame.id);
           socket.write(encodeFrame({ type: "answer", id: frame.id, status, ...(close ? { close } : {}) } satisfies PeerLinkAnswer, answer));
+          if (this.closed && calls.size === 0) socket.end(() => socket.destroy());
         },
         (error: unknown) => {
           // The answerer turns every error into an answer; one that escapes it is a bug, and the link goes with it.
@@ -187,12 +193,23 @@ export class PeerLinkServer {
     if (head.length > 0) reader.push(head);
   }
 
-  /** Ends every link (the runner is closing): the calls in flight are hung up, the peers go the HTTP way. */
-  close(): void {
+  /**
+   * The runner is closing: no new link is taken, a call that still arrives gets Fastify's closing 503, and each link
+   * ends once its calls in flight are answered (as Fastify lets requests in flight finish). Resolves when all have
+   * ended; the peers go the HTTP way meanwhile.
+   */
+  close(): Promise<void> {
     this.closed = true;
-    for (const socket of this.sockets) socket.destroy();
-    this.sockets.clear();
+    for (const [socket, calls] of this.links) if (calls.size === 0) socket.end(() => socket.destroy());
+    return new Promise((resolve) => {
+      this.drained = () => {
+        if (this.links.size === 0) resolve();
+      };
+      this.drained();
+    });
   }
+
+  private drained: () => void = () => undefined;
 }
 
 /** A tool call's answer from the owner, or the link's failure before it came. */
