@@ -51,6 +51,7 @@ import { McpServersService } from "./mcp/mcp-servers-service";
 import { needsMcpTools, toResolvedMcpTool } from "./mcp/to-resolved-mcp-tool";
 import { FunctionToolCatalog } from "./function-tools/function-tool-catalog";
 import { createForwarding } from "./cluster/create-forwarding";
+import type { AnswerLinkedToolCall } from "./http/tool-call-fast-path";
 import { DatabaseLogStore } from "./cluster/database-log-store";
 import { LocalRunLogStore, runLogStoreKind, type RunLogStore } from "./cluster/run-log-store";
 
@@ -266,7 +267,9 @@ export async function createRunner(env: Env): Promise<Runner> {
     hosts,
     log: (message) => process.stderr.write(`berth-runner: ${message}\n`),
   });
-  const app = buildServer({ repos, dockerHealth, redisHealth: () => cluster.health(), logLevel: env.BERTH_LOG_LEVEL, browserSessions, apiTokens, hosts, tools, ...(forwarding ? { forwardEarly: forwarding.http.early } : {}) });
+  const app = buildServer({ repos, dockerHealth, redisHealth: () => cluster.health(), logLevel: env.BERTH_LOG_LEVEL, browserSessions, apiTokens, hosts, tools, ...(forwarding ? { forwardEarly: forwarding.http.early } : {}), ...(forwarding?.peers ? { linkedToolCalls: (answer: AnswerLinkedToolCall) => forwarding.peers!.serve(answer) } : {}) });
+  // The other runners' links (cluster/peer-link.ts) arrive as an upgrade on this runner's own port.
+  forwarding?.peers?.attach(app.server);
   registerUserRoutes(app, { repos, revocation, sessions });
   registerSessionRoutes(app, { sessions, tools });
   registerDownloadRoutes(app, { sessions, driver });
@@ -299,7 +302,9 @@ export async function createRunner(env: Env): Promise<Runner> {
       directory.close();
       forwarding?.http.close();
       await io.close().catch(() => undefined);
-      await app.close().catch(() => undefined);
+      // Before the server's close, which waits for every socket to end, the peers' links too: calls in flight over
+      // them finish as requests in flight do.
+      await Promise.all([forwarding?.peers?.close(), app.close().catch(() => undefined)]);
       await runs.interruptAll("runner_shutdown").catch(() => undefined);
       await logStore.close().catch(() => undefined);
       // Stdio MCP servers stop with their connection; the session containers themselves keep running.

@@ -7,10 +7,14 @@ import { checkRequest, type HostAllowList } from "../http/request-guard";
 import { ForwardMarker } from "./forward-marker";
 import { ForwardToOwner, type OwnerLookup } from "./forward-to-owner";
 import { OwnerSocketRelay } from "./owner-socket-relay";
+import { PeerLinkServer, PeerLinks } from "./peer-link";
+import { DEFAULT_BODY_LIMIT } from "../http/build-server";
 
 export interface Forwarding {
   http: ForwardToOwner;
   sockets: OwnerSocketRelay;
+  /** Where the other runners' links arrive (an upgrade on PEER_LINK_PATH); null without BERTH_CLUSTER_SECRET. */
+  peers: PeerLinkServer | null;
 }
 
 /**
@@ -26,11 +30,15 @@ export function createForwarding(opts: {
   /** This runner's Host/Origin allow-list: a request it refuses is never forwarded early. */
   hosts: HostAllowList;
   log: (message: string) => void;
+  /** The server's body limit (build-server.ts's `bodyLimitBytes`, DEFAULT_BODY_LIMIT unless set). */
+  bodyLimit?: number;
 }): Forwarding | null {
   const { env, repos } = opts;
   if (!env.BERTH_REDIS_URL && !env.BERTH_CLUSTER_SECRET) return null;
   const marker = new ForwardMarker(env.BERTH_RUNNER_ID, env.BERTH_CLUSTER_SECRET);
+  const secret = env.BERTH_CLUSTER_SECRET;
   const http = new ForwardToOwner({
+    ...(secret ? { links: new PeerLinks({ runnerId: env.BERTH_RUNNER_ID, secret, log: opts.log }), bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT } : {}),
     runnerId: env.BERTH_RUNNER_ID,
     marker,
     ownerOf: opts.ownerOf,
@@ -40,7 +48,16 @@ export function createForwarding(opts: {
     sessionOfApproval: async (approvalId) => (await repos.approvals.get(approvalId))?.sessionId ?? null,
     log: opts.log,
   });
-  return { http, sockets: new OwnerSocketRelay(http, marker) };
+  const peers = secret
+    ? new PeerLinkServer({
+        runnerId: env.BERTH_RUNNER_ID,
+        secret,
+        admits: (req) => checkRequest(req, opts.hosts) === null,
+        answersHere: (sessionId, from) => http.answersLinked(sessionId, from),
+        log: opts.log,
+      })
+    : null;
+  return { http, sockets: new OwnerSocketRelay(http, marker), peers };
 }
 
 /**

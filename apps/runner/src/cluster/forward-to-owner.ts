@@ -2,8 +2,11 @@ import http from "node:http";
 import https from "node:https";
 import type { Duplex } from "node:stream";
 import { AppError, toApiError } from "@berth/protocol";
+import { errorAnswer } from "../http/build-server";
 import { jsonRpcHttpError } from "../http/json-rpc-error";
+import { readBody, toolCallShape, writeToolCallAnswer, type ToolCallShape } from "../http/tool-call-fast-path";
 import { FORWARD_MARKER_HEADER, type ForwardMarker } from "./forward-marker";
+import type { PeerLink, PeerLinks } from "./peer-link";
 
 /** The runner holding a session's container, as the runner directory knows it (its Runner row). */
 export interface SessionOwner {
@@ -31,6 +34,13 @@ export interface ForwardToOwnerDeps {
    * credential. One it does not admit is Fastify's to answer (its 421/403, its 401).
    */
   admitsEarly: (req: http.IncomingMessage) => boolean;
+  /**
+   * Links to the other runners (peer-link.ts): a tool call the owner's fast path would take goes over one as a
+   * message when it is open; everything else, and every call while it is not, goes the HTTP way.
+   */
+  links?: PeerLinks;
+  /** The runner's body limit (build-server.ts): a call over a link is read here as the fast path reads it. */
+  bodyLimit?: number;
   /** Operator log: the owner's URL is named here, never to the client. */
   log: (message: string) => void;
 }
@@ -134,12 +144,58 @@ export class ForwardToOwner {
     // seen holding a moment ago.
     const known = this.knownNow(target, marker);
     if (known === "here") return next();
-    if (known) return this.proxy(req, res, known.owner, known.sessionId);
+    if (known) return this.pass(req, res, known.owner, known.sessionId);
     this.ownerFor(target, marker, req.url!).then(
-      (found) => (found ? this.proxy(req, res, found.owner, found.sessionId) : next()),
+      (found) => (found ? this.pass(req, res, found.owner, found.sessionId) : next()),
       (error: unknown) => this.refuse(req, res, error),
     );
   };
+
+  /** To the owner: over its peer link when the call is one its fast path takes and the link is open, else by HTTP. */
+  private pass(req: http.IncomingMessage, res: http.ServerResponse, owner: SessionOwner, sessionId: string): void {
+    const { links, bodyLimit } = this.deps;
+    const call = links && bodyLimit ? toolCallShape(req, bodyLimit) : null;
+    const link = call ? links!.ready(owner.url, owner.runnerId) : undefined;
+    if (!call || !link) return this.proxy(req, res, owner, sessionId);
+    this.overLink(req, res, link, call, owner);
+  }
+
+  /**
+   * One tool call as one frame each way: the body read as the fast path reads it, sent with the client's credential
+   * and guard headers (the owner authenticates and authorizes it), the owner's answer written as its fast path would
+   * write it. A client that hangs up cancels the call there; a link that breaks first is the 503 "cannot be reached".
+   */
+  private overLink(req: http.IncomingMessage, res: http.ServerResponse, link: PeerLink, call: ToolCallShape, owner: SessionOwner): void {
+    readBody(req, this.deps.bodyLimit!, (error, body) => {
+      if (error) {
+        const { status, body: refusal } = errorAnswer(error);
+        return writeToolCallAnswer(res, { status, payload: JSON.stringify(refusal), close: true });
+      }
+      const { authorization, cookie, origin } = req.headers;
+      const site = req.headers["sec-fetch-site"];
+      const head = { ...call, authorization, cookie, origin, secFetchSite: typeof site === "string" ? site : undefined };
+      const cancel = link.call(head, body, (outcome) => {
+        if ("answer" in outcome) return writeToolCallAnswer(res, outcome.answer);
+        const message = this.unreachable(owner, call.sessionId, outcome.error);
+        writeToolCallAnswer(res, { status: 503, payload: JSON.stringify({ error: { code: "sandbox_unavailable", message } }), close: false });
+      });
+      res.on("close", () => {
+        if (!res.writableFinished) cancel();
+      });
+    });
+  }
+
+  /**
+   * A call runner `from` sent over a peer link is answered here, unless another runner holds the session by now:
+   * then the 503 "now held by" (one hop at most, as for a request carrying a marker), and the client retries.
+   */
+  async answersLinked(sessionId: string, from: string): Promise<void> {
+    if (this.deps.holdsLocally?.(sessionId)) return;
+    const owner = await this.otherOwner(sessionId);
+    if (owner && owner.runnerId !== this.deps.runnerId) {
+      throw unavailable(`Session ${sessionId} is now held by runner ${owner.runnerId} (runner ${from} forwarded this request to runner ${this.deps.runnerId}); retry the request`);
+    }
+  }
 
   /** Streams one HTTP request to the owner and its response back. */
   proxy(req: http.IncomingMessage, res: http.ServerResponse, owner: SessionOwner, sessionId: string): void {
@@ -240,6 +296,7 @@ export class ForwardToOwner {
   }
 
   close(): void {
+    this.deps.links?.close();
     this.agents.http.destroy();
     this.agents.https.destroy();
   }

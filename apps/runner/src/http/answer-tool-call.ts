@@ -1,4 +1,3 @@
-import type http from "node:http";
 import { ToolCallBodySchema, ToolCallQuerySchema, type ParkedCall } from "@berth/protocol";
 import { callerOf } from "../auth/browser-sessions";
 import type { Principal } from "../auth/tokens";
@@ -16,7 +15,16 @@ export interface ToolCallRequest {
   /** The parsed query (already scanned by the preValidation hook, or `{}` when the URL has none). */
   query: unknown;
   /** Its response: a caller that hangs up before the answer aborts the call. */
-  response: http.ServerResponse;
+  response: HangUp;
+}
+
+/**
+ * A caller hanging up as an HTTP response tells it: "close" while the answer is not finished. A call that came over a
+ * peer link (cluster/peer-link.ts) has one too, closed by the peer's cancel or the link's end.
+ */
+export interface HangUp {
+  on(event: "close", listener: () => void): unknown;
+  readonly writableFinished: boolean;
 }
 
 /**

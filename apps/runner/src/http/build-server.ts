@@ -9,7 +9,7 @@ import { authorize } from "../auth/authorize";
 import { createRequestAuthenticator, type Authentication } from "../auth/authenticate-request";
 import { requestGuardHook, type HostAllowList } from "./request-guard";
 import { loneSurrogateIssue, mayEscapeSurrogate, unstorableParamIssue } from "./validate";
-import { toolCallFastPath } from "./tool-call-fast-path";
+import { linkedToolCallAnswerer, toolCallFastPath, type AnswerLinkedToolCall, type ToolCallEdge } from "./tool-call-fast-path";
 import type { ToolService } from "../tools/tool-service";
 
 declare module "fastify" {
@@ -47,6 +47,11 @@ export type ServerDeps = {
   forwardEarly?: (req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => void;
   /** The tool service: `POST /api/sessions/:id/tools/:tool` then takes the raw fast path (tool-call-fast-path.ts). */
   tools?: Pick<ToolService, "call">;
+  /**
+   * Several runners: handed, once, what answers a tool call another runner sent over a peer link (cluster/peer-link.ts)
+   * as the fast path answers it here (needs `tools`).
+   */
+  linkedToolCalls?: (answer: AnswerLinkedToolCall) => void;
 };
 
 /** A JSON body's text → its value, or the error the route answers (a Fastify content-type parser's contract). */
@@ -90,8 +95,11 @@ export function requirePrincipal(request: FastifyRequest): Principal {
   return request.principal;
 }
 
+/** The largest JSON body a runner takes by default: write_file's 8 MiB of content, plus JSON escaping. */
+export const DEFAULT_BODY_LIMIT = 12 * 1024 * 1024;
+
 export function buildServer(deps: ServerDeps): FastifyInstance {
-  const bodyLimit = deps.bodyLimitBytes ?? 12 * 1024 * 1024;
+  const bodyLimit = deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const app = Fastify({
     logger: { level: deps.logLevel, redact: ["req.headers.authorization", "req.headers.cookie"] },
     // One line per request is noise for a developer tool; errors are still logged.
@@ -152,13 +160,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     closing = true;
     done();
   });
-  const routed = deps.tools
-    ? toolCallFastPath(
-        { hosts: deps.hosts, authenticate: authenticateRequest, bodyLimit, parseJsonBody, errorAnswer, log: app.log, closing: () => closing },
-        deps.tools,
-        toFastify,
-      )
-    : toFastify;
+  const edge: ToolCallEdge = { hosts: deps.hosts, authenticate: authenticateRequest, bodyLimit, parseJsonBody, errorAnswer, log: app.log, closing: () => closing };
+  const routed = deps.tools ? toolCallFastPath(edge, deps.tools, toFastify) : toFastify;
+  if (deps.tools && deps.linkedToolCalls) deps.linkedToolCalls(linkedToolCallAnswerer(edge, deps.tools));
   if (deps.forwardEarly || routed !== toFastify) {
     const forwardEarly = deps.forwardEarly;
     app.server

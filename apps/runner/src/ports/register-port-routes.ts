@@ -2,6 +2,7 @@ import type http from "node:http";
 import type { Duplex } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Repositories } from "@berth/db";
+import { PEER_LINK_PATH } from "../cluster/peer-link";
 import { SandboxError, type SandboxDriver } from "@berth/sandbox";
 import { AppError, PortListResultSchema, PortMethod, PortNumberSchema, toApiError } from "@berth/protocol";
 import { allows } from "../auth/authorize";
@@ -178,7 +179,8 @@ export function registerPortRoutes(app: FastifyInstance, deps: PortRouteDeps): v
   app.server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     if (!PORT_PATH.test(req.url ?? "")) {
       // socket.io's own; any other path is served by nobody (socket.io is told not to sweep them: socket-server.ts).
-      if (!(req.url ?? "").startsWith("/socket.io/")) socket.destroy();
+      // A peer runner's link (cluster/peer-link.ts) is the cluster's.
+      if (!(req.url ?? "").startsWith("/socket.io/") && req.url !== PEER_LINK_PATH) socket.destroy();
       return;
     }
     void upgrade(req, socket, head);
