@@ -72,6 +72,35 @@ describe("approvals bind what runs (issue 14 item 3)", () => {
     expect(await read("ran2.txt")).toBe("");
   });
 
+  it("a plan's approval binds its tasks' files: the same plan over a rewritten script parks again, and a plan waited on refuses the rewritten task", async () => {
+    await write("p1.sh", "echo approved > plan1.txt\n");
+    const plan = { topology: "sequential", tasks: [{ tool: "run_script", args: { interpreter: "bash", script: "p1.sh" } }, { tool: "read_file", args: { path: "p1.sh" } }] };
+    const parked = await kit.tool<Parked>(session, "dispatch", plan);
+    expect(parked.status).toBe(202);
+    expect(parked.body.text).toMatch(/\nfile p1\.sh sha256=[0-9a-f]{64} bytes=\d+$/);
+    expect((await approve(parked.body)).status).toBe(200);
+
+    // Rewritten after approval: the same plan is another text to approve, and the new script never runs.
+    await write("p1.sh", "echo rewritten > plan1.txt\n");
+    const again = await kit.tool<Parked>(session, "dispatch", plan);
+    expect(again.status).toBe(202);
+    expect(again.body.approvalId).not.toBe(parked.body.approvalId);
+    expect(await read("plan1.txt")).toBe("");
+
+    // Waited on, then rewritten before the operator approves what they saw: the task is refused as changed.
+    await write("p1.sh", "echo approved again > plan1.txt\n");
+    const shown = await kit.tool<Parked>(session, "dispatch", plan);
+    expect(shown.status).toBe(202);
+    const waiting = kit.tool<Result>(session, "dispatch", plan, { wait: 30_000 });
+    await new Promise((r) => setTimeout(r, 500));
+    await write("p1.sh", "echo rewritten > plan1.txt\n");
+    expect((await approve(shown.body)).status).toBe(200);
+    const ran = await waiting;
+    const tasks = ran.body.details?.tasks as { output: string }[];
+    expect(tasks[0]?.output).toMatch(/^run_script: p1\.sh changed since approval/);
+    expect(await read("plan1.txt")).toBe("");
+  });
+
   it("the interpreter runs the bytes the agent checked, not the path: a script rewriting itself mid-run changes nothing", async () => {
     // bash reads a script file as it goes; run from the path, it would go on into the rewritten text.
     const script = 'printf "echo INJECTED\\n%.0s" $(seq 1 200) > self.sh\nsleep 0.3\necho approved-end\n';

@@ -29,7 +29,9 @@ describe("dispatch plans and monitor", () => {
     const parked = await kit.tool<Parked>(session, "dispatch", plan);
     expect(parked.status).toBe(202);
     expect(parked.body.text).toMatch(/^dispatch plan: topology=sequential tasks=3\n/);
-    expect(parked.body.text.split("\n")).toHaveLength(4);
+    // A line per task, then the file the plan's tasks bind as it is now (the task that writes it is the plan's own).
+    expect(parked.body.text.split("\n")).toHaveLength(5);
+    expect(parked.body.text.split("\n")[4]).toBe("file p.sh absent");
     const pending = await kit.api<{ approvals: { id: string }[] }>("GET", "/api/approvals?status=pending");
     expect(pending.body.approvals.filter((a) => a.id === parked.body.approvalId)).toHaveLength(1);
     await kit.api("POST", `/api/approvals/${parked.body.approvalId}`, { decision: "approve", sha256: parked.body.sha256 });

@@ -32,7 +32,7 @@ import type { ReceiptService } from "../receipts/receipt-service";
 import type { ActiveRuns } from "../runs/active-runs";
 import { followRunProgress } from "../runs/run-progress";
 import type { SkillsService } from "../skills/skills-service";
-import { ApprovalWait } from "./approval-wait";
+import { ApprovalWait, type TaskExpect } from "./approval-wait";
 import type { ObservationOverflow } from "./observation-overflow";
 import type { RunLogStore } from "../cluster/run-log-store";
 import { PolicyRuleCache } from "./policy-rule-cache";
@@ -53,6 +53,8 @@ interface Approved {
   expect?: Record<string, string | null>;
   /** A dispatch plan's: its function tools' scripts as hashed before admission, by tool; each task runs those bytes. */
   taskScripts?: Readonly<Record<string, HashedScript>>;
+  /** An approved plan's: the files each task must find when it runs, by its index in the plan (approval-wait.ts). */
+  taskExpect?: TaskExpect;
 }
 
 /** A workspace script a call runs, as the agent hashed it before admission. */
@@ -230,7 +232,14 @@ export class ToolService {
     const bound = taskScripts ? { taskScripts } : {};
     let approved: Approved = { waitMs: null, ...(admission.verdict === "allow" && script?.sha256 ? { expect: { [script.path]: script.sha256 } } : {}), ...bound };
     if (admission.verdict === "ask") {
-      const settled = await this.approvalWait.settle(admission, { sessionId: session.id, tool: tools.resolve(admission.tool), requestedBy: input.principal.name, waitMs: input.waitMs ?? 0, ...(input.signal ? { signal: input.signal } : {}) });
+      const settled = await this.approvalWait.settle(admission, {
+        sessionId: session.id,
+        tool: tools.resolve(admission.tool),
+        resolve: (tool) => tools.resolve(tool),
+        requestedBy: input.principal.name,
+        waitMs: input.waitMs ?? 0,
+        ...(input.signal ? { signal: input.signal } : {}),
+      });
       if (settled.kind === "parked") {
         const { parked } = settled;
         record({ verdict: "ask", approvalId: parked.id });
@@ -241,7 +250,7 @@ export class ToolService {
         record({ verdict: "ask", ok: false, errorCode: settled.result.error?.code ?? "denied", approvalId: settled.approvalId });
         return { kind: "result", result: settled.result };
       }
-      approved = { approval: settled.approval, waitMs: settled.waitMs, ...(settled.expect ? { expect: settled.expect } : {}), ...bound };
+      approved = { approval: settled.approval, waitMs: settled.waitMs, ...(settled.expect ? { expect: settled.expect } : {}), ...(settled.taskExpect ? { taskExpect: settled.taskExpect } : {}), ...bound };
     }
 
     // Execution, then the record.
@@ -408,18 +417,21 @@ export class ToolService {
    * its arguments are validated again and its run carries the plan's approval.
    */
   private async runPlanTask(tools: ScopedTools, tool: string, args: unknown, input: ToolCallInput, session: CallSession, plan: AdmissionResult, approved: Approved): Promise<ToolResult> {
-    const task = plan.tasks?.find((t) => t.tool === tool && sameArgs(t, tool, args, tools));
+    const index = plan.tasks?.findIndex((t) => t.tool === tool && sameArgs(t, tool, args, tools)) ?? -1;
+    const task = plan.tasks?.[index];
     if (!task || task.verdict === "deny") return toolFailure("denied", `dispatch: task ${tool} is not part of the admitted plan`);
     const outside = input.gate?.refusal(tool, tools.resolve(tool));
     if (outside) return toolFailure("denied", `dispatch: ${outside}`);
     const callId = newId("call");
-    // The plan's text binds the tasks' args, not their files: a task runs without `expect`, but a function tool whose
-    // script was hashed before admission (an operator's rule may have trusted it) runs exactly those bytes.
+    // An approved plan's text bound its tasks' files: a task no other task may change the files of runs only on the
+    // bytes approved. A function tool whose script was hashed before admission (an operator's rule may have trusted
+    // it) runs exactly those bytes.
     const script = approved.taskScripts?.[tool];
+    const expect = { ...approved.taskExpect?.get(index), ...(script ? { [script.path]: script.sha256 } : {}) };
     const result = await this.execute(tools, task, { ...input, tool }, session, callId, {
       ...(approved.approval ? { approval: approved.approval } : {}),
       waitMs: approved.waitMs,
-      ...(script ? { expect: { [script.path]: script.sha256 } } : {}),
+      ...(Object.keys(expect).length > 0 ? { expect } : {}),
     });
     this.log.record(input, task, {
       id: callId,
