@@ -2,12 +2,10 @@ import crypto from "node:crypto";
 import net, { type AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AppError } from "@berth/protocol";
 import type { Repositories } from "@berth/db";
 import type { Env } from "../env";
 import type { Principal } from "../auth/tokens";
 import type { SessionService } from "../sessions/session-service";
-import type { ToolCallInput, ToolCallOutcome } from "../tools/tool-call-input";
 import type { ToolService } from "../tools/tool-service";
 import { buildServer, type ServerDeps } from "../http/build-server";
 import { hostAllowList } from "../http/request-guard";
@@ -16,6 +14,7 @@ import { createForwarding, type Forwarding } from "./create-forwarding";
 import { encodeFrame } from "./peer-link-frame";
 import { PEER_LINK_PATH, PeerLinks } from "./peer-link";
 import { TcpRelay } from "../testing/tcp-relay";
+import { outcomeTools } from "../testing/outcome-tools";
 
 const SECRET = "cluster-secret-0123456789abcdef0123456789";
 const KNOWN = "known-token";
@@ -23,19 +22,8 @@ const FIRST_SIGHT = "first-sight-token";
 /** Who the owner says the token is: the only principal a call may run as, whatever the peer knows. */
 const ownersPrincipal: Principal = { userId: "u1", name: "dev", role: "developer", tokenId: "t1", credential: "token" };
 
-/** The owner's tool service: each tool name one outcome; `hang` waits for its call to be aborted. */
-const calls: ToolCallInput[] = [];
-const tools: Pick<ToolService, "call"> = {
-  async call(input): Promise<ToolCallOutcome> {
-    calls.push(input);
-    if (input.tool === "missing") throw new AppError({ code: "not_found", message: `No tool ${input.tool}` });
-    if (input.tool === "broken") throw new Error("disk on fire (never shown to the client)");
-    if (input.tool === "park") return { kind: "parked", approvalId: "ap_1", text: "bash rm", sha256: "ab".repeat(32), expiresAt: "2026-12-02T17:00:00.000Z" };
-    if (input.tool === "hang") await new Promise((resolve) => input.signal?.addEventListener("abort", resolve));
-    if (input.tool === "slow") await new Promise((resolve) => setTimeout(resolve, 300));
-    return { kind: "result", result: { ok: true, output: JSON.stringify({ session: input.sessionId, tool: input.tool, args: input.args, caller: input.caller, name: input.principal.name }) } };
-  },
-};
+/** The owner's tool service: each tool name one outcome (testing/outcome-tools.ts); `hang` waits for its call to be aborted. */
+const { tools, calls } = outcomeTools((input) => ({ session: input.sessionId, tool: input.tool, args: input.args, caller: input.caller, name: input.principal.name }));
 /** The non-owner's: never called (every call for s1 goes to the owner). */
 const notHere: Pick<ToolService, "call"> = {
   call: async () => {

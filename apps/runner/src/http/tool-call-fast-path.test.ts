@@ -2,31 +2,20 @@ import net from "node:net";
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AppError } from "@berth/protocol";
 import type { Principal } from "../auth/tokens";
 import type { SessionService } from "../sessions/session-service";
-import type { ToolCallInput, ToolCallOutcome } from "../tools/tool-call-input";
 import type { ToolService } from "../tools/tool-service";
 import { buildServer, type ServerDeps } from "./build-server";
 import { hostAllowList } from "./request-guard";
 import { registerSessionRoutes } from "./routes/sessions-routes";
+import { outcomeTools } from "../testing/outcome-tools";
 
 const KNOWN = "known-token";
 const FIRST_SIGHT = "first-sight-token";
 const principal: Principal = { userId: "u1", name: "dev", role: "developer", tokenId: "t1", credential: "token" };
 
-/** A tool service behind its interface: each tool name is one kind of outcome the route answers. */
-const calls: ToolCallInput[] = [];
-const tools: Pick<ToolService, "call"> = {
-  async call(input): Promise<ToolCallOutcome> {
-    calls.push(input);
-    if (input.tool === "missing") throw new AppError({ code: "not_found", message: `No tool ${input.tool}` });
-    if (input.tool === "broken") throw new Error("disk on fire (never shown to the client)");
-    if (input.tool === "bigint") return { kind: "result", result: { ok: true, output: "", details: { n: 1n } } };
-    if (input.tool === "park") return { kind: "parked", approvalId: "ap_1", text: "bash rm", sha256: "ab".repeat(32), expiresAt: "2026-12-02T17:00:00.000Z" };
-    return { kind: "result", result: { ok: true, output: JSON.stringify({ session: input.sessionId, tool: input.tool, args: input.args, caller: input.caller, waitMs: input.waitMs, allow: input.allow ?? null }) } };
-  },
-};
+/** A tool service behind its interface: each tool name is one kind of outcome the route answers (testing/outcome-tools.ts). */
+const { tools, calls } = outcomeTools((input) => ({ session: input.sessionId, tool: input.tool, args: input.args, caller: input.caller, waitMs: input.waitMs, allow: input.allow ?? null }));
 
 const ports: number[] = [];
 const servers: FastifyInstance[] = [];
