@@ -169,6 +169,28 @@ describe("McpClientGateway over Streamable HTTP", { timeout: 60_000 }, () => {
 });
 
 describe("schema pinning", { timeout: 60_000 }, () => {
+  it("a call prepared while a list_changed re-listing is in flight is judged against the new listing (held), not the replaced one", async () => {
+    const server = await httpServer();
+    // Pins written slowly (a database under load): the re-listing announced by list_changed takes a while to land.
+    let slow = false;
+    const pins = new InMemorySchemaPinStore();
+    const upsert = pins.upsert.bind(pins);
+    pins.upsert = async (pin) => {
+      if (slow) await new Promise((r) => setTimeout(r, 300));
+      return upsert(pin);
+    };
+    const gateway = gatewayWith({ pins });
+    gateway.upsertServer(httpEntry("remote", server.url));
+    expect((await gateway.listTools(scope)).find((t) => t.name === "echo")?.status).toBe("accepted");
+    slow = true;
+    expect(await gateway.callTool("flip_schema", {}, scope)).toMatchObject({ ok: true, output: "variant 2" });
+    // The announcement is in, its re-listing is not (its pins are still being written).
+    await new Promise((r) => setTimeout(r, 50));
+    const prepared = await gateway.prepare(scope);
+    expect(prepared.tools.find((t) => t.name === "echo")?.status).toBe("held");
+    expect(gateway.listCachedTools(scope).find((t) => t.name === "echo")?.status).toBe("held");
+  });
+
   it("holds a tool whose schema changed (list_changed over http) until an operator accepts it", async () => {
     const server = await httpServer();
     const changes: string[] = [];

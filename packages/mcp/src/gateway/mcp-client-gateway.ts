@@ -135,7 +135,9 @@ export class McpClientGateway {
     await Promise.all(
       entries.map(async (entry) => {
         try {
-          await this.#slotFor(entry, scope).connection.ensureConnected();
+          const { connection } = this.#slotFor(entry, scope);
+          await connection.ensureConnected();
+          await connection.settled();
         } catch (error) {
           unavailable.push({ serverId: entry.id, serverName: entry.name, message: messageOf(error) });
         }
@@ -248,6 +250,8 @@ export class McpClientGateway {
       connectTimeoutMs: this.#opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       backoff: this.#backoff,
       onTools: (tools) => this.#pins.observe(entry.id, tools),
+      // The pins' change bumped the generation before the listing was kept: a projection made in between is stale.
+      onListed: () => this.#generation++,
       onToolsChanged: () => this.#opts.onToolsChanged?.({ serverId: entry.id, ...(sessionId ? { sessionId } : {}) }),
       onError: (error) => this.#opts.onError?.(error, context),
     });

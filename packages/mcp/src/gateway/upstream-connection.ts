@@ -23,6 +23,8 @@ export interface UpstreamConnectionOptions<T> {
   backoff: BackoffOptions;
   /** Turns a fresh listing into what the gateway keeps (hashes, pins); runs on connect and on list_changed. */
   onTools(tools: Tool[]): Promise<T[]>;
+  /** The kept listing was replaced (on connect and on list_changed): what was projected from the last one is stale. */
+  onListed?(): void;
   onToolsChanged?(): void;
   onError?(error: unknown): void;
   now?(): number;
@@ -59,6 +61,14 @@ export class UpstreamConnection<T> {
   /** The last listing; empty until the first connect. Kept across a drop so names stay stable. */
   get tools(): readonly T[] {
     return this.#tools;
+  }
+
+  /**
+   * Settles once a re-listing announced by list_changed is in (at once when none is in flight): a call admitted after
+   * the announcement is judged against the new listing, not the one the upstream just replaced.
+   */
+  settled(): Promise<void> {
+    return this.#refreshing ?? Promise.resolve();
   }
 
   get lastError(): string | undefined {
@@ -141,7 +151,7 @@ export class UpstreamConnection<T> {
       client.onerror = (error) => this.opts.onError?.(error);
       await client.connect(transport, { timeout: this.opts.connectTimeoutMs });
       this.#client = client;
-      this.#tools = await this.#listAll(client);
+      this.#setTools(await this.#listAll(client));
       if (this.#state === "closed") throw new Error("removed while connecting");
       this.#state = "ready";
       this.#attempts = 0;
@@ -167,6 +177,11 @@ export class UpstreamConnection<T> {
     return this.opts.onTools(tools);
   }
 
+  #setTools(tools: T[]): void {
+    this.#tools = tools;
+    this.opts.onListed?.();
+  }
+
   /** list_changed: re-list, coalescing bursts into at most one listing in flight plus one after it. */
   #refresh(client: Client): void {
     if (this.#refreshing) {
@@ -177,7 +192,7 @@ export class UpstreamConnection<T> {
       do {
         this.#refreshAgain = false;
         if (this.#client !== client) return;
-        this.#tools = await this.#listAll(client);
+        this.#setTools(await this.#listAll(client));
         this.opts.onToolsChanged?.();
       } while (this.#refreshAgain);
     })()
