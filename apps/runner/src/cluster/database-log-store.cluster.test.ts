@@ -11,6 +11,7 @@ import { RunLogs, readLog } from "../runs/run-logs";
 import { TEST_ADMIN_TOKEN, type TestRunner } from "../testing/runner-test-kit";
 import { setSessionOwner } from "../testing/set-session-owner";
 import { startTwoRunners, type TwoRunners } from "../testing/two-runners";
+import { until } from "../testing/until";
 
 // Logs that survive their runner (issue 20, docs/scale-out.md): with the database log store, a run on runner A is
 // followed live by a client of runner B from offset 0, every byte once and in order, and after it ends B serves
@@ -67,13 +68,6 @@ function emitWithAck<T>(socket: Socket, event: string, payload: unknown): Promis
   });
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const sha256 = (bytes: Buffer) => crypto.createHash("sha256").update(bytes).digest("hex");
 
@@ -86,7 +80,7 @@ describe("run logs across two runners (BERTH_LOG_STORE=database on PostgreSQL)",
     const finished = emitWithAck<{ ok: boolean }>(onA, "tool:call", { sessionId, tool: "run_script", args: { interpreter: "python3", script: "many.py" } });
     runId = (await started).runId;
     // Mid-run: A has shown some of it, and is still running.
-    await until(async () => (await runners.a.api<{ size: number }>("GET", `/api/runs/${runId}/logs?stream=stdout&limit=1`)).body.size > 0, "A's first output");
+    await until(async () => (await runners.a.api<{ size: number }>("GET", `/api/runs/${runId}/logs?stream=stdout&limit=1`)).body.size > 0, "A's first output", 60_000);
 
     const onB = await runners.b.socket();
     const got = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
@@ -104,7 +98,7 @@ describe("run logs across two runners (BERTH_LOG_STORE=database on PostgreSQL)",
 
     expect((await finished).ok).toBe(true);
     const size = (stream: "stdout" | "stderr") => fs.statSync(RunLogs.pathFor(runners.a.dataDir, runId, stream)).size;
-    await until(() => next.stdout >= size("stdout") && next.stderr >= size("stderr"), "B's followers to reach the end of A's log");
+    await until(() => next.stdout >= size("stdout") && next.stderr >= size("stderr"), "B's followers to reach the end of A's log", 60_000);
     expect(misplaced).toEqual([]);
     for (const stream of ["stdout", "stderr"] as const) {
       const file = fs.readFileSync(RunLogs.pathFor(runners.a.dataDir, runId, stream));
@@ -148,7 +142,7 @@ describe("run logs across two runners (BERTH_LOG_STORE=database on PostgreSQL)",
     });
     const processId = started.body.details?.processId;
     expect(processId).toBeTruthy();
-    await until(async () => (await runners.a.api<{ size: number }>("GET", `/api/runs/${started.body.runId}/logs?stream=combined&limit=1`)).body.size > 0, "the process's first output");
+    await until(async () => (await runners.a.api<{ size: number }>("GET", `/api/runs/${started.body.runId}/logs?stream=combined&limit=1`)).body.size > 0, "the process's first output", 60_000);
     const onB = await runners.b.socket();
     const got: Buffer[] = [];
     let next = 0;
@@ -161,9 +155,9 @@ describe("run logs across two runners (BERTH_LOG_STORE=database on PostgreSQL)",
       got.push(bytes);
     });
     await emitWithAck(onB, "process:subscribe", { sessionId, processId, offset: 0 });
-    await until(async () => (await runners.a.api<{ run: { status: string } }>("GET", `/api/runs/${started.body.runId}`)).body.run.status !== "running", "the process to end");
+    await until(async () => (await runners.a.api<{ run: { status: string } }>("GET", `/api/runs/${started.body.runId}`)).body.run.status !== "running", "the process to end", 60_000);
     const combined = () => readLog(runners.a.dataDir, started.body.runId, "combined", 0, 1e9).content;
-    await until(() => next >= combined().length, "B's follower to reach the end of the combined log");
+    await until(() => next >= combined().length, "B's follower to reach the end of the combined log", 60_000);
     expect(misplaced).toEqual([]);
     expect(combined().toString()).toContain("err-300\n");
     expect(sha256(Buffer.concat(got))).toBe(sha256(combined()));
@@ -180,7 +174,7 @@ describe("run logs across two runners (BERTH_LOG_STORE=database on PostgreSQL)",
     await publisher.connect();
     await publisher.publish("berth:log:settled", "x");
     await publisher.close();
-    await until(() => published.has("settled"), "the pattern subscriber to hear its own publish");
+    await until(() => published.has("settled"), "the pattern subscriber to hear its own publish", 60_000);
     expect(published.get(quiet) ?? 0).toBe(0);
     for (const stream of ["stdout", "stderr"] as const) {
       const fromB = await fetch(`${runners.b.url}/api/runs/${quiet}/logs?stream=${stream}&download=1`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
@@ -234,7 +228,7 @@ describe("run logs across two runners (BERTH_LOG_STORE=database on PostgreSQL)",
     expect(chunksOfSession(doomed)).toBe(0);
     expect(chunksOfSession(sessionId)).toBe(kept);
     expect(fs.existsSync(RunLogs.dirFor(runners.a.dataDir, ran.body.runId))).toBe(false);
-    await until(() => !fs.existsSync(RunLogs.dirFor(runners.b.dataDir, ran.body.runId)), "B to drop its copy of the deleted session's log");
+    await until(() => !fs.existsSync(RunLogs.dirFor(runners.b.dataDir, ran.body.runId)), "B to drop its copy of the deleted session's log", 60_000);
     expect(fs.readdirSync(`${runners.b.dataDir}/runs`).sort()).toEqual(keptOnB.sort());
     // Read again from B, the log is gone, not copied back.
     expect((await runners.b.api<{ size: number }>("GET", `/api/runs/${ran.body.runId}/logs?stream=stdout`)).body.size).toBe(0);

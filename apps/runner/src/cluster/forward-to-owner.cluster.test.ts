@@ -14,6 +14,7 @@ import { setSessionOwner } from "../testing/set-session-owner";
 import { WS_ECHO_SERVER } from "../testing/ws-echo-server";
 import { removeByRunner } from "../testing/child-cluster";
 import { FORWARD_MARKER_HEADER, ForwardMarker } from "./forward-marker";
+import { until } from "../testing/until";
 
 let two: TwoRunners;
 let a: TestRunner;
@@ -32,13 +33,6 @@ const runnerIds = { a: `fa-${suffix}`, b: `fb-${suffix}` };
 
 const own = (id: string, runner: { id: string; url: string }) => setSessionOwner(repos, id, runner);
 
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** B never attached the session's container: what it answered came from A. */
 function onlyAHoldsIt(): void {

@@ -8,6 +8,7 @@ import { startTwoRunners, type TwoRunners } from "../testing/two-runners";
 import { setSessionOwner } from "../testing/set-session-owner";
 import { removeByRunner } from "../testing/child-cluster";
 import { TcpRelay } from "../testing/tcp-relay";
+import { until } from "../testing/until";
 
 let two: TwoRunners;
 let a: TestRunner;
@@ -19,13 +20,6 @@ const relay = new TcpRelay();
 const suffix = `${process.pid}-${Math.floor(Math.random() * 1e6)}`;
 const runnerIds = { a: `la-${suffix}`, b: `lb-${suffix}` };
 
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 beforeAll(async () => {
   await relay.listen();

@@ -15,6 +15,7 @@ import { encodeFrame } from "./peer-link-frame";
 import { PEER_LINK_PATH, PeerLinks } from "./peer-link";
 import { TcpRelay } from "../testing/tcp-relay";
 import { outcomeTools } from "../testing/outcome-tools";
+import { until } from "../testing/until";
 
 const SECRET = "cluster-secret-0123456789abcdef0123456789";
 const KNOWN = "known-token";
@@ -116,13 +117,6 @@ function send(port: number, request: Request, opened?: (socket: net.Socket) => v
   });
 }
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** A call through the non-owner that reached the owner with no HTTP request: the link is open. */
 async function linked(): Promise<void> {

@@ -3,6 +3,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_ADMIN_TOKEN, startTestRunner, type TestRunner } from "../testing/runner-test-kit";
 import { WS_ECHO_SERVER as WS_ECHO } from "../testing/ws-echo-server";
+import { until } from "../testing/until";
 
 let kit: TestRunner;
 let sessionId: string;
@@ -13,13 +14,6 @@ const preview = (
   headers: Record<string, string> = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
 ) => fetch(`${kit.url}/sessions/${sessionId}/ports/${port}${rest}`, { headers, redirect: "manual" });
 
-async function until(check: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 beforeAll(async () => {
   kit = await startTestRunner();

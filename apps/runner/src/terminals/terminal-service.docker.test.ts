@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { io as connect, type Socket } from "socket.io-client";
 import { RunLogs } from "../runs/run-logs";
 import { TEST_ADMIN_TOKEN, startTestRunner, type TestRunner } from "../testing/runner-test-kit";
+import { until } from "../testing/until";
 
 let kit: TestRunner;
 let cookie: string;
@@ -52,13 +53,6 @@ function transcript(socket: Socket, terminalId: string, offset = 0) {
   return state;
 }
 
-async function until(check: () => boolean, what: string, ms = 15_000, context = () => ""): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} ${context()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 beforeAll(async () => {
   kit = await startTestRunner();
