@@ -54,6 +54,7 @@ import { createForwarding } from "./cluster/create-forwarding";
 import type { AnswerLinkedToolCall } from "./http/tool-call-fast-path";
 import { DatabaseLogStore } from "./cluster/database-log-store";
 import { LocalRunLogStore, runLogStoreKind, type RunLogStore } from "./cluster/run-log-store";
+import { LogRetention } from "./runs/log-retention";
 
 export interface Runner {
   /** Base URL once listening. */
@@ -113,7 +114,7 @@ export async function createRunner(env: Env): Promise<Runner> {
   const logStore: RunLogStore =
     runLogStoreKind(env) === "database"
       ? new DatabaseLogStore({ chunks: repos.runLogChunks, runs: repos.runs, bus: cluster.bus, dataDir: env.dataDir, events, log: (line) => process.stderr.write(`berth-runner: ${line}\n`) })
-      : new LocalRunLogStore();
+      : new LocalRunLogStore(env.dataDir);
   const runs = new RunService({ repos, dataDir: env.dataDir, events, driver, receipts, logSink: (runId, resume) => logStore.sinkFor(runId, resume) });
   const activeRuns = new ActiveRuns();
   const builtins = BUILTIN_TOOLS;
@@ -293,11 +294,14 @@ export async function createRunner(env: Env): Promise<Runner> {
   await cluster.settled();
   const expiry = setInterval(() => void approvals.expireDue().catch(() => undefined), 30_000);
   expiry.unref();
+  const retention = new LogRetention({ runs: repos.runs, logs: logStore, days: env.BERTH_LOG_RETENTION_DAYS, log: logLine });
+  retention.start();
 
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing ??= (async () => {
       clearInterval(expiry);
+      await retention.stop();
       await failover.stop();
       directory.close();
       forwarding?.http.close();

@@ -34,6 +34,17 @@ describe("parseEnv", () => {
     expect(bad.errors.join("\n")).toMatch(/BERTH_DOCKER_HOSTS="dh2=tcp:\/\/10.213.90.2:2376": .*needs tls=<dir>/);
   });
 
+  it("keeps run logs 90 days by default, 0 for ever, and names a bad BERTH_LOG_RETENTION_DAYS", () => {
+    const defaults = parseEnv({});
+    expect(defaults.ok && defaults.env.BERTH_LOG_RETENTION_DAYS).toBe(90);
+    const forever = parseEnv({ BERTH_LOG_RETENTION_DAYS: "0" });
+    expect(forever.ok && forever.env.BERTH_LOG_RETENTION_DAYS).toBe(0);
+    const bad = parseEnv({ BERTH_LOG_RETENTION_DAYS: "-3" });
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    expect(bad.errors.join("\n")).toMatch(/BERTH_LOG_RETENTION_DAYS="-3": must be 0 \(keep every log\) or more/);
+  });
+
   it("reads BERTH_ALLOWED_HOSTS as a list and names a bad entry", () => {
     const good = parseEnv({ BERTH_ALLOWED_HOSTS: " berth.example.com, 10.0.0.5:3000 " });
     expect(good.ok && good.env.BERTH_ALLOWED_HOSTS).toEqual(["berth.example.com", "10.0.0.5:3000"]);

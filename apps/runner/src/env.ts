@@ -128,6 +128,8 @@ export const EnvSchema = z.object({
   BERTH_SESSION_LEASE_MS: z.coerce.number().int().min(1_000, "must be at least 1000").max(600_000, "must be at most 600000").default(15_000),
   /** Where run logs are kept: `local` files, or `database` (chunks in PostgreSQL, the local file a cache); default: database on PostgreSQL. */
   BERTH_LOG_STORE: z.enum(["", "local", "database"]).default(""),
+  /** How many days a run's log is kept after the run ended (runs/log-retention.ts); 0 keeps every log. */
+  BERTH_LOG_RETENTION_DAYS: z.coerce.number().int("must be a whole number of days").min(0, "must be 0 (keep every log) or more").max(36_500, "must be at most 36500").default(90),
   /**
    * Shared by the runners of one deployment: a runner signs what it forwards to a session's owner with it
    * (cluster/forward-marker.ts), so a client cannot pass for a runner; never logged. Unset: no forwarding.

@@ -36,6 +36,11 @@ class MemoryChunks {
     this.rows = this.rows.filter((c) => !runIds.includes(c.runId));
     return { runIds, chunks: before - this.rows.length };
   }
+  deleteForRuns(runIds: string[]): Promise<number> {
+    const before = this.rows.length;
+    this.rows = this.rows.filter((c) => !runIds.includes(c.runId));
+    return Promise.resolve(before - this.rows.length);
+  }
 }
 
 const dirs: string[] = [];
@@ -238,6 +243,31 @@ describe("DatabaseLogStore", () => {
     // Read again, it is not copied back: the log went with its session.
     await b.store.ready(rows.get("run_gone")!);
     expect(readLog(b.dataDir, "run_gone", "stdout", 0, 100).content.length).toBe(0);
+  });
+
+  it("removing runs past retention deletes their chunks and every runner's files of them; a run still writing keeps its log", async () => {
+    const { chunks, rows, a, b } = twoRunners();
+    for (const runId of ["run_old", "run_new"]) {
+      const logs = new RunLogs(RunLogs.dirFor(a.dataDir, runId), Date.now, a.store.sinkFor(runId));
+      logs.append("stdout", Buffer.from(`${runId}\n`));
+      await logs.close();
+      rows.set(runId, { id: runId, sessionId: "ses_a", status: "finished", stdoutBytes: runId.length + 1, stderrBytes: 0, details: {} });
+      await b.store.ready(rows.get(runId)!);
+    }
+    const live = new RunLogs(RunLogs.dirFor(a.dataDir, "run_live"), Date.now, a.store.sinkFor("run_live"));
+    live.append("stdout", Buffer.from("still going\n"));
+    await live.flushed();
+    await a.store.removeRuns(["run_old", "run_live"]);
+    expect([...new Set(chunks.rows.map((c) => c.runId))].sort()).toEqual(["run_live", "run_new"]);
+    for (const { dataDir } of [a, b]) {
+      await expect.poll(() => fs.existsSync(RunLogs.dirFor(dataDir, "run_old"))).toBe(false);
+      expect(readLog(dataDir, "run_new", "stdout", 0, 100).content.toString()).toBe("run_new\n");
+    }
+    expect(readLog(a.dataDir, "run_live", "stdout", 0, 100).content.toString()).toBe("still going\n");
+    await live.close();
+    // Swept again (another runner's sweep, or this one's after a restart): nothing left to delete, nothing published.
+    await b.store.removeRuns(["run_old"]);
+    expect(chunks.rows.filter((c) => c.runId === "run_old")).toEqual([]);
   });
 
   it("a run still writing when its session is removed is removed again once its log ends", async () => {

@@ -20,7 +20,7 @@ const CLOSE_WAIT_MS = 5_000;
 const RemovedSchema = z.object({ runIds: z.array(z.string().regex(/^run_[0-9A-Za-z_-]+$/)) });
 
 export interface DatabaseLogStoreDeps {
-  chunks: Pick<RunLogChunkRepository, "append" | "list" | "count" | "deleteForSession">;
+  chunks: Pick<RunLogChunkRepository, "append" | "list" | "count" | "deleteForSession" | "deleteForRuns">;
   runs: Pick<RunRepository, "get">;
   bus: ClusterBus;
   dataDir: string;
@@ -152,6 +152,15 @@ export class DatabaseLogStore implements RunLogStore {
     for (const runId of runIds) if (this.writes(runId)) this.removedWhileWriting.set(runId, sessionId);
     await this.dropCopies(runIds);
     await this.deps.bus.publish(REMOVED_CHANNEL, JSON.stringify({ runIds }));
+  }
+
+  async removeRuns(runIds: string[]): Promise<void> {
+    const ended = runIds.filter((runId) => !this.writes(runId));
+    if (ended.length === 0) return;
+    const chunks = await this.deps.chunks.deleteForRuns(ended);
+    await this.dropCopies(ended);
+    // The first runner to sweep them tells the others; a runner that was down drops its copies in its own sweep.
+    if (chunks > 0) await this.deps.bus.publish(REMOVED_CHANNEL, JSON.stringify({ runIds: ended }));
   }
 
   async close(): Promise<void> {

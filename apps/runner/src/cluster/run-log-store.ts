@@ -1,6 +1,7 @@
 import { databaseKind, type RunRecord } from "@berth/db";
 import type { Env } from "../env";
-import type { RunLogSink } from "../runs/run-logs";
+import fs from "node:fs";
+import { RunLogs, type RunLogSink } from "../runs/run-logs";
 
 /** What a store needs of a run's row to know whether this runner's files of it are whole. */
 export type StoredRun = Pick<RunRecord, "id" | "sessionId" | "status" | "stdoutBytes" | "stderrBytes" | "details">;
@@ -25,11 +26,18 @@ export interface RunLogStore {
   completeFromDatabase(runId: string): Promise<void>;
   /** The session was deleted: its runs' logs go with it, from shared storage and from every runner's files. */
   removeSession(sessionId: string): Promise<void>;
+  /**
+   * These ended runs' logs are past retention (runs/log-retention.ts): their files here go, and with the database
+   * store their chunks and every other runner's copies. A run this runner still writes keeps its log.
+   */
+  removeRuns(runIds: string[]): Promise<void>;
   close(): Promise<void>;
 }
 
 /** One runner, logs in its files only. */
 export class LocalRunLogStore implements RunLogStore {
+  constructor(private readonly dataDir: string) {}
+
   sinkFor(): undefined {
     return undefined;
   }
@@ -45,6 +53,12 @@ export class LocalRunLogStore implements RunLogStore {
   /** One runner's files are kept with their runs, as they always were (docs/scale-out.md, Lifecycle). */
   removeSession(): Promise<void> {
     return Promise.resolve();
+  }
+
+  async removeRuns(runIds: string[]): Promise<void> {
+    for (const runId of runIds) {
+      if (!RunLogs.writing(this.dataDir, runId)) await fs.promises.rm(RunLogs.dirFor(this.dataDir, runId), { recursive: true, force: true });
+    }
   }
 
   close(): Promise<void> {

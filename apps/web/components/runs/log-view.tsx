@@ -2,6 +2,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { findMatches, lineFromHash, lineIndexOf, parseLog, visibleRows, type LogChunk } from "@/lib/log-lines";
 import { formatLogTime, formatSinceStart, lineTimes, type LogTime } from "@/lib/log-times";
+import { formatBytes } from "@/lib/format";
 import { styleOf } from "./run-output";
 import styles from "./log-view.module.css";
 
@@ -10,6 +11,14 @@ const ROW = 20;
 const HEIGHT = 480;
 /** Rows rendered above and below the window, so a fast scroll does not show blanks. */
 const OVERSCAN = 30;
+
+/**
+ * What an ended run's empty log says: a run that printed bytes had its log removed (past BERTH_LOG_RETENTION_DAYS,
+ * or its session was deleted); the run's row and receipt keep how much it printed.
+ */
+export function endedLogEmpty(printedBytes: number): string {
+  return printedBytes > 0 ? `Log removed: this run printed ${formatBytes(printedBytes)}, no longer kept (past the log retention, or its session was deleted)` : "No output";
+}
 
 export interface LogDownload {
   /** A URL that serves the raw log; without it the text shown is downloaded as it is. */

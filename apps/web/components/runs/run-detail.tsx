@@ -14,7 +14,7 @@ import { CopyField } from "@/components/ui/copy-field";
 import { EmptyState, ErrorState, Spinner, StatusBadge } from "@/components/ui/states";
 import { ReceiptView } from "@/components/receipts/receipt-view";
 import { ResultImages } from "@/components/runs/result-images";
-import { LogView } from "./log-view";
+import { LogView, endedLogEmpty } from "./log-view";
 import { useRunStream } from "./use-run-stream";
 
 /** The run's one log: stdout and stderr as written, live while it runs (use-run-stream), read in full once it ended. */
@@ -29,7 +29,7 @@ function RunLog({ runId }: { runId: string }) {
       {...(startedAt !== undefined ? { startedAt } : {})}
       live={live}
       download={{ href: runLogDownloadUrl(runId, "combined" as LogStream), name: `${runId}.log` }}
-      empty={stream.error ?? (stream.status === null ? "Loading…" : live ? "Waiting for output…" : "No output")}
+      empty={stream.error ?? (stream.status === null ? "Loading…" : live ? "Waiting for output…" : stream.run ? endedLogEmpty(stream.run.stdoutBytes + stream.run.stderrBytes) : "No output")}
     />
   );
 }

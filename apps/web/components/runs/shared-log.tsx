@@ -2,7 +2,7 @@
 import { useMemo } from "react";
 import { sharedLogText, type SharedReceipt } from "@/lib/api";
 import { splitCombined, type LogChunk } from "@/lib/log-lines";
-import { LogView } from "./log-view";
+import { LogView, endedLogEmpty } from "./log-view";
 
 type SharedLogs = NonNullable<SharedReceipt["logs"]>;
 const offsetOf = (log: SharedLogs["stdout"]) => (typeof log === "object" && log ? (log.offset ?? 0) : 0);
@@ -12,7 +12,7 @@ const offsetOf = (log: SharedLogs["stdout"]) => (typeof log === "object" && log 
  * holds the whole log, stderr is marked (the combined log split against the two streams); a longer log
  * shows its last part, in the order written, and says so.
  */
-export function SharedLog({ logs, runId }: { logs: SharedReceipt["logs"]; runId: string }) {
+export function SharedLog({ logs, runId, printedBytes }: { logs: SharedReceipt["logs"]; runId: string; /** stdout and stderr as the receipt records them. */ printedBytes: number }) {
   const { chunks, cut } = useMemo((): { chunks: LogChunk[]; cut: boolean } => {
     const combined = sharedLogText(logs?.combined);
     const stdout = sharedLogText(logs?.stdout);
@@ -36,7 +36,7 @@ export function SharedLog({ logs, runId }: { logs: SharedReceipt["logs"]; runId:
   return (
     <>
       {cut ? <p className="muted tiny">The log is long: this link shows its last part.</p> : null}
-      <LogView chunks={chunks} live={false} download={{ name: `${runId}.log` }} testId="shared-log" />
+      <LogView chunks={chunks} live={false} download={{ name: `${runId}.log` }} empty={endedLogEmpty(printedBytes)} testId="shared-log" />
     </>
   );
 }

@@ -44,4 +44,13 @@ describe("RunLogChunkRepository", () => {
     expect([await t.repos.runLogChunks.count("run_a1"), await t.repos.runLogChunks.count("run_a2"), await t.repos.runLogChunks.count("run_b1"), await t.repos.runLogChunks.count("run_gone")]).toEqual([0, 0, 1, 1]);
     expect(await t.repos.runLogChunks.deleteForSession("ses_none")).toEqual({ runIds: [], chunks: 0 });
   });
+
+  it("deletes the chunks of the runs named and no other's", async () => {
+    const chunk = (runId: string, seq: number) => ({ runId, seq, stream: "stdout" as const, offset: seq, ms: 1, data: Buffer.from("x") });
+    await t.repos.runLogChunks.append([chunk("run_r1", 0), chunk("run_r1", 1), chunk("run_r2", 0), chunk("run_r3", 0)]);
+    expect(await t.repos.runLogChunks.deleteForRuns(["run_r1", "run_r2", "run_never"])).toBe(3);
+    expect([await t.repos.runLogChunks.count("run_r1"), await t.repos.runLogChunks.count("run_r2"), await t.repos.runLogChunks.count("run_r3")]).toEqual([0, 0, 1]);
+    expect(await t.repos.runLogChunks.deleteForRuns([])).toBe(0);
+  });
 });
+

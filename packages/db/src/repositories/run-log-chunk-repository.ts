@@ -88,16 +88,21 @@ export class RunLogChunkRepository {
    */
   async deleteForSession(sessionId: string): Promise<{ runIds: string[]; chunks: number }> {
     const runIds = (await this.db.run.findMany({ where: { sessionId }, select: { id: true } })).map((r) => r.id);
-    if (runIds.length === 0) return { runIds, chunks: 0 };
+    return { runIds, chunks: await this.deleteForRuns(runIds) };
+  }
+
+  /** Deletes the chunks of these runs (their logs are gone: the session's, or past retention); how many were deleted. */
+  async deleteForRuns(runIds: string[]): Promise<number> {
+    if (runIds.length === 0) return 0;
     if (this.pool) {
       const { rows } = await this.pool.query<{ n: string }>(
         `WITH gone AS (DELETE FROM "RunLogChunk" WHERE "runId" = ANY($1::text[]) RETURNING 1) SELECT count(*) AS "n" FROM gone`,
         [runIds],
       );
-      return { runIds, chunks: Number(rows[0]?.n ?? 0) };
+      return Number(rows[0]?.n ?? 0);
     }
     const { count } = await this.db.runLogChunk.deleteMany({ where: { runId: { in: runIds } } });
-    return { runIds, chunks: count };
+    return count;
   }
 
   /** How many chunks the run has stored (its next `seq`). */

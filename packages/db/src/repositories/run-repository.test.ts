@@ -152,4 +152,19 @@ describe("RunRepository", () => {
     expect({ ...direct, id: "" }).toEqual({ ...prisma, id: "" });
     await expect(t.repos.runs.finish("run_missing", { ...end, details: {} })).rejects.toThrow(/run_missing|not found|No record/i);
   });
+
+  it("pages through the runs that ended before a time, oldest first, leaving running runs and later ends out", async () => {
+    const end = (endedAt: string) => ({ status: "finished", outcome: "succeeded", cause: null, exitCode: 0, details: {}, stdoutBytes: 1, stderrBytes: 0, endedAt: new Date(endedAt), durationMs: 1 }) as const;
+    for (const [id, endedAt] of [["run_old_b", "2025-01-02T00:00:00Z"], ["run_old_a", "2025-01-02T00:00:00Z"], ["run_old_c", "2025-01-01T00:00:00Z"], ["run_recent", "2025-06-01T00:00:00Z"]] as const) {
+      await start(id, "ses_a", new Date("2024-12-31T00:00:00Z"));
+      await t.repos.runs.finish(id, end(endedAt));
+    }
+    await start("run_old_running", "ses_a", new Date("2024-12-30T00:00:00Z"));
+    const before = new Date("2025-03-01T00:00:00Z");
+    const first = await t.repos.runs.endedBefore(before, { limit: 2 });
+    expect(first.map((r) => r.id)).toEqual(["run_old_c", "run_old_a"]);
+    const second = await t.repos.runs.endedBefore(before, { limit: 2, after: first[1] });
+    expect(second).toEqual([{ id: "run_old_b", endedAt: new Date("2025-01-02T00:00:00Z") }]);
+    expect(await t.repos.runs.endedBefore(before, { limit: 2, after: second[0] })).toEqual([]);
+  });
 });

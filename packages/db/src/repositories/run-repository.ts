@@ -129,6 +129,26 @@ export class RunRepository {
     return rows.map(toView);
   }
 
+  /**
+   * Runs that ended before `before` (finished or interrupted), oldest first, a page at a time: `after` is the last
+   * of the previous page. What log retention (apps/runner runs/log-retention.ts) removes the logs of.
+   */
+  async endedBefore(before: Date, page: { limit: number; after?: { endedAt: Date; id: string } }): Promise<{ id: string; endedAt: Date }[]> {
+    await this.writes.settled();
+    const { after } = page;
+    const rows = await this.db.run.findMany({
+      where: {
+        status: { not: "running" },
+        endedAt: { lt: before },
+        ...(after ? { OR: [{ endedAt: { gt: after.endedAt } }, { endedAt: after.endedAt, id: { gt: after.id } }] } : {}),
+      },
+      orderBy: [{ endedAt: "asc" }, { id: "asc" }],
+      take: page.limit,
+      select: { id: true, endedAt: true },
+    });
+    return rows.flatMap((row) => (row.endedAt ? [{ id: row.id, endedAt: row.endedAt }] : []));
+  }
+
   /** The run of a session's background process (its details name the process). */
   async findProcessRun(sessionId: string, processId: string): Promise<RunRecord | null> {
     await this.writes.settled();

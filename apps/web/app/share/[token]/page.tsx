@@ -38,6 +38,9 @@ export default async function SharedReceiptPage({ params }: { params: Promise<{ 
   );
 }
 
+/** What the run wrote to stdout and stderr, as its receipt records (a process's combined log would count twice). */
+const printedBytes = (logs: readonly { name: string; bytes: number }[]) => logs.filter((log) => log.name === "stdout" || log.name === "stderr").reduce((sum, log) => sum + log.bytes, 0);
+
 function SharedView({ data }: { data: SharedReceipt }) {
   const body = data.receipt.body;
   return (
@@ -52,7 +55,7 @@ function SharedView({ data }: { data: SharedReceipt }) {
       <ScriptAsRun data={data} />
       <div className="card">
         <h2>Log</h2>
-        <SharedLog logs={data.logs} runId={body.run.id} />
+        <SharedLog logs={data.logs} runId={body.run.id} printedBytes={printedBytes(body.logs)} />
       </div>
     </>
   );
