@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_ADMIN_TOKEN, startTestRunner, type TestRunner } from "../testing/runner-test-kit";
 
@@ -114,6 +115,21 @@ describe("built-in tools through the runner (real Docker)", () => {
     const receipt = await kit.api<Record<string, unknown>>("GET", `/api/receipts/${result.receiptId}`);
     expect(JSON.stringify(receipt.body)).not.toContain("s3cret-value");
     expect(JSON.stringify(receipt.body)).toContain('"status":"created"');
+  });
+
+  it("hands a script's output over unlinked FIFOs, byte-exact, the script unable to reach them by name", async () => {
+    const script = "import os, sys, hashlib\nprint(os.readlink('/proc/self/fd/1'), os.readlink('/proc/self/fd/2'), flush=True)\nblock = bytes(range(256)) * 4096\nfor _ in range(8): sys.stdout.buffer.write(block)\nsys.stdout.flush()\nprint(hashlib.sha256(block * 8).hexdigest(), file=sys.stderr)\n";
+    await call("write_file", { path: "fifo.py", content: script });
+    const result = await call("run_script", { interpreter: "python3", script: "fifo.py" });
+    expect(result.ok).toBe(true);
+    const stdout = Buffer.from(await (await fetch(`${kit.url}/api/runs/${result.runId}/logs?stream=stdout&download=1`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).arrayBuffer());
+    const firstLine = stdout.subarray(0, stdout.indexOf(10)).toString();
+    // Both ends were FIFOs whose names were gone before the script started (processes/output-fifos.ts).
+    expect(firstLine).toMatch(/^\/\S+\/out-[0-9a-f]+ \(deleted\) \/\S+\/out-[0-9a-f]+ \(deleted\)$/);
+    const body = stdout.subarray(firstLine.length + 1);
+    expect(body.length).toBe(8 * 256 * 4096);
+    const stderr = await kit.api<{ content: string }>("GET", `/api/runs/${result.runId}/logs?stream=stderr`);
+    expect(crypto.createHash("sha256").update(body).digest("hex")).toBe(stderr.body.content.trim());
   });
 
   it("refuses bad arguments naming the field, and changes nothing", async () => {

@@ -1,6 +1,9 @@
-import { spawn } from "node:child_process";
+import { type StdioOptions, spawn } from "node:child_process";
+import { closeSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { constants } from "node:os";
+import { LentOutputReader } from "./lent-output";
+import { type OutputFifo, makeOutputFifos } from "./output-fifos";
 
 /** Time between SIGTERM and SIGKILL when a process group is stopped (docs/tools.md). */
 export const KILL_GRACE_MS = 1000;
@@ -69,7 +72,16 @@ export interface GroupRunOptions {
   env: Record<string, string>;
   timeoutMs: number;
   signal: AbortSignal;
-  onOutput: (stream: "stdout" | "stderr", chunk: Buffer, offset: number) => void;
+  /**
+   * Each chunk of output, in order, with its offset in its stream. With `fifoDir` the chunk is lent (its memory is
+   * read into again once `release` is called); without it, `release` does nothing and the chunk is the caller's.
+   */
+  onOutput: (stream: "stdout" | "stderr", chunk: Buffer, offset: number, release: () => void) => void;
+  /**
+   * Read stdout and stderr through FIFOs made in this folder, into a few reused buffers (lent-output.ts), not through
+   * Node's pipes (a new Buffer per read): for output in bulk, run_script's. Falls back to pipes when FIFOs cannot be made.
+   */
+  fifoDir?: string;
   /** Bytes the program reads on fd 3, then EOF: run_script hands the interpreter the script it checked this way. */
   fd3?: Buffer;
 }
@@ -95,28 +107,61 @@ const DRAIN_MS = 200;
  * and kills the whole group on timeout or abort (TERM, grace, KILL). Leftover group members after a
  * normal exit are counted (run_script reports cleanup-incomplete) and killed.
  */
-export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
+export async function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
   const startedAt = new Date();
+  const fifos = options.fifoDir === undefined ? null : await makeOutputFifos(options.fifoDir, 2).catch(() => null);
+  return runWithStdio(options, startedAt, fifos === null ? null : { stdout: fifos[0] as OutputFifo, stderr: fifos[1] as OutputFifo });
+}
+
+const noRelease = () => undefined;
+
+function runWithStdio(
+  options: GroupRunOptions,
+  startedAt: Date,
+  fifos: { stdout: OutputFifo; stderr: OutputFifo } | null,
+): Promise<GroupRunResult> {
   return new Promise((resolve) => {
     let timedOut = false;
     let aborted = false;
     const offsets = { stdout: 0, stderr: 0 };
-    const child = spawn(options.file, options.args, {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: options.fd3 ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
-    });
+    const output: StdioOptions = fifos ? ["ignore", fifos.stdout.writeFd, fifos.stderr.writeFd] : ["ignore", "pipe", "pipe"];
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(options.file, options.args, {
+        cwd: options.cwd,
+        env: options.env,
+        detached: true,
+        stdio: options.fd3 ? [...output, "pipe"] : output,
+      });
+    } catch (error) {
+      if (fifos) for (const { readFd } of [fifos.stdout, fifos.stderr]) closeSync(readFd);
+      throw error;
+    } finally {
+      // The child has its own copies of the write ends now (or never will): EOF comes when it and its descendants
+      // close theirs.
+      if (fifos) for (const { writeFd } of [fifos.stdout, fifos.stderr]) closeSync(writeFd);
+    }
     const fd3 = child.stdio[3];
     if (options.fd3 && fd3 && "end" in fd3) {
       // An interpreter that exits without reading it all closes the pipe: not an error of ours.
       fd3.on("error", () => undefined);
       fd3.end(options.fd3);
     }
+    const readers = fifos
+      ? (["stdout", "stderr"] as const).map(
+          (stream) =>
+            new LentOutputReader(fifos[stream].readFd, (chunk, release) => {
+              const offset = offsets[stream];
+              offsets[stream] += chunk.length;
+              options.onOutput(stream, chunk, offset, release);
+            }),
+        )
+      : [];
     for (const stream of ["stdout", "stderr"] as const) {
       child[stream]?.on("data", (chunk: Buffer) => {
-        options.onOutput(stream, chunk, offsets[stream]);
+        const offset = offsets[stream];
         offsets[stream] += chunk.length;
+        options.onOutput(stream, chunk, offset, noRelease);
       });
     }
     const stop = () => {
@@ -151,12 +196,19 @@ export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
     };
 
     child.on("error", (error) => {
+      for (const reader of readers) reader.destroy();
       finish({ exitCode: null, signal: null, spawnError: error.message, survivors: 0 });
     });
     child.on("exit", (code, signal) => {
+      // What is left in the pipes is read at once, as Node's pipes would, so a survivor's grace period measures it
+      // and not a slow consumer's backlog.
+      for (const reader of readers) reader.unthrottle();
       void (async () => {
         const pid = child.pid as number;
-        const closed = new Promise<void>((r) => child.on("close", () => r()));
+        const closed = Promise.all([
+          new Promise<void>((r) => child.on("close", () => r())),
+          ...readers.map((reader) => reader.ended),
+        ]).then(() => undefined);
         await Promise.race([closed, sleep(DRAIN_MS)]);
         const members = await groupMembers(pid);
         const survivors = members ? members.length : isGroupAlive(pid) ? 1 : 0;
@@ -165,6 +217,7 @@ export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
         await Promise.race([closed, sleep(DRAIN_MS)]);
         child.stdout?.destroy();
         child.stderr?.destroy();
+        for (const reader of readers) reader.destroy();
         finish({ exitCode: code, signal, survivors });
       })();
     });

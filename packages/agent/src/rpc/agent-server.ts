@@ -78,15 +78,23 @@ export function startAgentServer(options: AgentServerOptions): {
     if (!output.writableEnded) output.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
   };
   const notify: Notify = (method, params) => send({ method, params });
-  const emitOutput: EmitOutput = (header, data) => {
+  const emitOutput: EmitOutput = (header, data, written) => {
+    let handedOn = false;
     for (let at = 0; at < data.length && !output.writableEnded; at += OUTPUT_FRAME_MAX_DATA_BYTES) {
       const piece = data.subarray(at, at + OUTPUT_FRAME_MAX_DATA_BYTES);
+      const last = at + OUTPUT_FRAME_MAX_DATA_BYTES >= data.length;
       // Head and data leave in one write (writev), so a frame costs one syscall like a line did.
       output.cork();
       output.write(encodeOutputFrameHead({ ...header, offset: header.offset + at }, piece.length));
-      output.write(piece);
+      // Writes complete in order: the last piece's callback means every piece has left (or failed to: the error is
+      // the stream's, handled where it is made).
+      if (last && written) {
+        output.write(piece, () => written());
+        handedOn = true;
+      } else output.write(piece);
       output.uncork();
     }
+    if (!handedOn) written?.();
   };
   const processes = new ProcessManager(config.stateDir, notify, emitOutput, (file, args) => asWorkspaceUser(config, file, args));
   const terminals = new TerminalManager(config, log);

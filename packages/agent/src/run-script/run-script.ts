@@ -9,9 +9,9 @@ import {
   type RunScriptOutputHash,
 } from "@berth/protocol";
 import { childEnv } from "../processes/child-env";
-import { HeadTailBuffer } from "../processes/head-tail-buffer";
 import { asWorkspaceUser } from "../processes/launch";
 import { type GroupRunResult, runInGroup, signalNumber } from "../processes/process-group";
+import { StreamTail } from "../processes/stream-tail";
 import { defineTool, type ToolContext } from "../tools/tool-context";
 import { ToolFailureError, fail } from "../tools/tool-failure-error";
 import type { ResolvedPath } from "../workspace/workspace";
@@ -34,14 +34,6 @@ async function resolveArg(ctx: ToolContext, field: string, value: string): Promi
     }
     throw error;
   }
-}
-
-/** The last bytes of a stream as text, starting on a whole UTF-8 character. */
-function tailText(buffer: HeadTailBuffer): string {
-  const bytes = buffer.tailBytes();
-  let start = 0;
-  while (start < bytes.length && start < 4 && ((bytes[start] as number) & 0xc0) === 0x80) start++;
-  return bytes.subarray(start).toString("utf8");
 }
 
 export function decideOutcome(
@@ -120,10 +112,8 @@ export const runScriptTool = defineTool({
     const command = interpreterPath
       ? scriptCommand(args.interpreter, interpreterPath, args.interpreterArgs, script.real, args.args)
       : [];
-    const tails = {
-      stdout: new HeadTailBuffer(0, RUN_SCRIPT_TAIL_BYTES),
-      stderr: new HeadTailBuffer(0, RUN_SCRIPT_TAIL_BYTES),
-    };
+    // Copies of each stream's end: the chunks themselves are lent buffers, read into again once their frame is out.
+    const tails = { stdout: new StreamTail(RUN_SCRIPT_TAIL_BYTES), stderr: new StreamTail(RUN_SCRIPT_TAIL_BYTES) };
     const startedAt = new Date();
     const run: GroupRunResult = interpreterPath
       ? await runInGroup({
@@ -133,9 +123,11 @@ export const runScriptTool = defineTool({
           timeoutMs: args.timeoutMs,
           signal: ctx.signal,
           fd3: scriptBytes,
-          onOutput(stream, chunk, offset) {
+          // Output in bulk: read through FIFOs into reused buffers, each given back once its frame has been written.
+          fifoDir: ctx.config.stateDir,
+          onOutput(stream, chunk, offset, release) {
             tails[stream].push(chunk);
-            ctx.output({ callId: ctx.callId, stream, offset }, chunk);
+            ctx.output({ callId: ctx.callId, stream, offset }, chunk, release);
           },
         })
       : {
@@ -191,8 +183,8 @@ export const runScriptTool = defineTool({
       endedAt: run.endedAt.toISOString(),
       stdoutBytes: tails.stdout.total,
       stderrBytes: tails.stderr.total,
-      stdoutTail: tailText(tails.stdout),
-      stderrTail: tailText(tails.stderr),
+      stdoutTail: tails.stdout.text(),
+      stderrTail: tails.stderr.text(),
       inputs: inputHashes,
       outputs: outputHashes,
       timedOut: run.timedOut,

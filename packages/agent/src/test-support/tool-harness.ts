@@ -5,7 +5,7 @@ import type { OutputChunkHeader, ToolResult } from "@berth/protocol";
 import { loadAgentConfig } from "../config";
 import { ProcessManager } from "../processes/process-manager";
 import { callTool } from "../tools/call-tool";
-import type { ToolContext } from "../tools/tool-context";
+import type { EmitOutput, ToolContext } from "../tools/tool-context";
 import { AGENT_TOOLS } from "../tools/tool-registry";
 import { Workspace } from "../workspace/workspace";
 
@@ -41,8 +41,12 @@ export async function createToolHarness(extraEnv: Record<string, string> = {}): 
   });
   const notifications: Notification[] = [];
   const notify = (method: string, params: Record<string, unknown>) => notifications.push({ method, params });
-  // Live output is recorded beside the notifications, as `output` with its bytes in `data`.
-  const output = (header: OutputChunkHeader, data: Buffer) => notifications.push({ method: "output", params: { ...header, data } });
+  // Live output is recorded beside the notifications, as `output` with a copy of its bytes in `data` (a chunk may be a
+  // lent buffer, read into again once `written` is called).
+  const output: EmitOutput = (header: OutputChunkHeader, data: Buffer, written?: () => void) => {
+    notifications.push({ method: "output", params: { ...header, data: Buffer.from(data) } });
+    written?.();
+  };
   const processes = new ProcessManager(stateDir, notify, output);
   const workspace = new Workspace(root, { readOnlyRoots: [config.skillsRoot] });
   let n = 0;

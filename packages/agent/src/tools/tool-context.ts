@@ -5,8 +5,12 @@ import type { ProcessManager } from "../processes/process-manager";
 import type { Workspace } from "../workspace/workspace";
 
 export type Notify = (method: string, params: Record<string, unknown>) => void;
-/** Sends a chunk of live output to the runner (a binary frame on the channel, agent-output-frame.ts). */
-export type EmitOutput = (header: OutputChunkHeader, data: Buffer) => void;
+/**
+ * Sends a chunk of live output to the runner (a binary frame on the channel, agent-output-frame.ts). `written`, when
+ * given, is called once the frame's bytes have left (or will never leave): until then `data` must stay as it is, and
+ * from then on the caller may fill it again (run_script's reused read buffers, processes/lent-output.ts).
+ */
+export type EmitOutput = (header: OutputChunkHeader, data: Buffer, written?: () => void) => void;
 
 /** Everything a tool run may touch, handed in by the dispatcher (no globals, so tests can build one). */
 export interface ToolContext {
