@@ -36,7 +36,7 @@ describe("dispatch plans and monitor", () => {
     expect(pending.body.approvals.filter((a) => a.id === parked.body.approvalId)).toHaveLength(1);
     await kit.api("POST", `/api/approvals/${parked.body.approvalId}`, { decision: "approve", sha256: parked.body.sha256 });
     const ran = await kit.tool<Result>(session, "dispatch", plan);
-    expect(ran.body).toMatchObject({ ok: true, details: { succeeded: 3, failed: 0 } });
+    expect(ran.body, ran.body.output).toMatchObject({ ok: true, details: { succeeded: 3, failed: 0 } });
     const tasks = ran.body.details?.tasks as { runId?: string; output: string }[];
     expect(tasks[1]?.output).toMatch(/run_script succeeded/);
     // The run_script task's receipt names the plan's approval.
