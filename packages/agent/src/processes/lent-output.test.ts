@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LENT_BUFFER_BYTES, LentOutputReader, MAX_LENT_BYTES, MAX_LENT_CHUNKS } from "./lent-output";
-import { makeOutputFifos } from "./output-fifos";
+import { type OutputFifo, OutputFifoSupply, makeOutputFifos, outputFifoSupply } from "./output-fifos";
 import { runInGroup, sleep } from "./process-group";
 
 let dir: string;
@@ -198,8 +198,11 @@ describe("runInGroup with fifoDir", () => {
     expect(createHash("sha256").update(stderr).digest("hex")).toBe(digest);
   });
 
-  it("ends on a timeout mid-stream, and leaves no FIFO open in this process", async () => {
+  it("ends on a timeout mid-stream, and leaves no FIFO of its own open in this process", async () => {
     const openFds = async () => (await readdir("/proc/self/fd")).length;
+    // A run leaves the next run's set made ahead (four fds): counted before and after alike.
+    await run(path.join(dir, "state"), "true").result;
+    await outputFifoSupply(path.join(dir, "state")).prepared();
     const before = await openFds();
     let bytes = 0;
     const result = await runInGroup({
@@ -219,6 +222,7 @@ describe("runInGroup with fifoDir", () => {
     expect(bytes).toBeGreaterThan(0);
     // The sockets close their fds on the next turns.
     await sleep(50);
+    await outputFifoSupply(path.join(dir, "state")).prepared();
     expect(await openFds()).toBe(before);
   });
 
@@ -245,11 +249,69 @@ describe("runInGroup with fifoDir", () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
+  it("starts the next run on a set made ahead, a FIFO of its own", async () => {
+    const state = path.join(dir, "state");
+    const first = run(state, "readlink /proc/self/fd/1");
+    expect((await first.result).exitCode).toBe(0);
+    await outputFifoSupply(state).prepared();
+    const second = run(state, "readlink /proc/self/fd/1");
+    expect((await second.result).exitCode).toBe(0);
+    const [one, two] = [first.out, second.out].map((out) => Buffer.concat(out).toString().trim());
+    expect(two).toMatch(/\/out-[0-9a-f]+ \(deleted\)$/);
+    expect(two).not.toBe(one);
+  });
+
   it("falls back to pipes when no FIFO can be made", async () => {
     await writeFile(path.join(dir, "file"), "");
     const { result, out } = run(path.join(dir, "file", "state"), "readlink /proc/self/fd/1");
     expect((await result).exitCode).toBe(0);
     expect(Buffer.concat(out).toString()).not.toContain("(deleted)");
     expect(Buffer.concat(out).length).toBeGreaterThan(0);
+  });
+});
+
+describe("OutputFifoSupply", () => {
+  /** A maker that counts its sets (fake fds: nothing is opened) and fails while `failing` is set. */
+  function fakeMaker() {
+    const made: OutputFifo[][] = [];
+    const maker = {
+      made,
+      failing: false,
+      make: async (_dir: string, count: number): Promise<OutputFifo[]> => {
+        if (maker.failing) throw new Error("mkfifo: not found");
+        const set = Array.from({ length: count }, (_, i) => ({ readFd: 1000 + made.length * 10 + i, writeFd: 2000 + made.length * 10 + i }));
+        made.push(set);
+        return set;
+      },
+    };
+    return maker;
+  }
+
+  it("makes the first set when asked, then hands out the one made ahead", async () => {
+    const maker = fakeMaker();
+    const supply = new OutputFifoSupply("/state", 2, maker.make);
+    const first = await supply.take();
+    expect(maker.made).toHaveLength(1);
+    supply.prepare();
+    supply.prepare(); // one set ahead at most
+    await supply.prepared();
+    expect(maker.made).toHaveLength(2);
+    const second = await supply.take();
+    expect(second).toBe(maker.made[1]);
+    expect(second).not.toBe(first);
+    expect(maker.made).toHaveLength(2);
+  });
+
+  it("makes a set at once when the one made ahead failed, and throws when that fails too", async () => {
+    const maker = fakeMaker();
+    const supply = new OutputFifoSupply("/state", 2, maker.make);
+    maker.failing = true;
+    supply.prepare();
+    await supply.prepared();
+    await expect(supply.take()).rejects.toThrow("mkfifo: not found");
+    maker.failing = false;
+    supply.prepare();
+    maker.failing = true;
+    await expect(supply.take()).resolves.toHaveLength(2);
   });
 });

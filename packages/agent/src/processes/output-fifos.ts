@@ -57,3 +57,45 @@ export async function makeOutputFifos(dir: string, count: number): Promise<Outpu
   }
   return fifos;
 }
+
+/**
+ * A folder's FIFOs made ahead: a run takes a set made after the run before it ended instead of waiting for mkfifo
+ * (a process of its own: 2-3 ms inside the container, against ~15 ms for a whole `python3 -c pass`). Only the first
+ * run, and one that starts while another's set is still being made, waits. A set waiting here is four open fds and
+ * no names.
+ */
+export class OutputFifoSupply {
+  private ready: Promise<OutputFifo[] | null> | null = null;
+
+  constructor(
+    private readonly dir: string,
+    private readonly count: number,
+    private readonly make: (dir: string, count: number) => Promise<OutputFifo[]> = makeOutputFifos,
+  ) {}
+
+  /** A set made ahead when there is one, else one made now; throws as makeOutputFifos does. */
+  async take(): Promise<OutputFifo[]> {
+    const ready = this.ready;
+    this.ready = null;
+    return (ready ? await ready : null) ?? this.make(this.dir, this.count);
+  }
+
+  /** Makes the next run's set in the background, unless one is made or being made. */
+  prepare(): void {
+    this.ready ??= this.make(this.dir, this.count).catch(() => null);
+  }
+
+  /** Settles once the set being made ahead (if any) is made or has failed. */
+  async prepared(): Promise<void> {
+    await this.ready;
+  }
+}
+
+const supplies = new Map<string, OutputFifoSupply>();
+
+/** The one supply of stdout/stderr pairs for `dir` in this process (runInGroup's `fifoDir`). */
+export function outputFifoSupply(dir: string): OutputFifoSupply {
+  let supply = supplies.get(dir);
+  if (!supply) supplies.set(dir, (supply = new OutputFifoSupply(dir, 2)));
+  return supply;
+}

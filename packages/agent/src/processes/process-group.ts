@@ -3,7 +3,7 @@ import { closeSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { constants } from "node:os";
 import { LentOutputReader } from "./lent-output";
-import { type OutputFifo, makeOutputFifos } from "./output-fifos";
+import { type OutputFifo, outputFifoSupply } from "./output-fifos";
 
 /** Time between SIGTERM and SIGKILL when a process group is stopped (docs/tools.md). */
 export const KILL_GRACE_MS = 1000;
@@ -108,9 +108,15 @@ const DRAIN_MS = 200;
  * normal exit are counted (run_script reports cleanup-incomplete) and killed.
  */
 export async function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
+  const supply = options.fifoDir === undefined ? null : outputFifoSupply(options.fifoDir);
+  const fifos = supply ? await supply.take().catch(() => null) : null;
   const startedAt = new Date();
-  const fifos = options.fifoDir === undefined ? null : await makeOutputFifos(options.fifoDir, 2).catch(() => null);
-  return runWithStdio(options, startedAt, fifos === null ? null : { stdout: fifos[0] as OutputFifo, stderr: fifos[1] as OutputFifo });
+  try {
+    return await runWithStdio(options, startedAt, fifos === null ? null : { stdout: fifos[0] as OutputFifo, stderr: fifos[1] as OutputFifo });
+  } finally {
+    // The next run's set is made now that this one's output is read, not while it starts.
+    supply?.prepare();
+  }
 }
 
 const noRelease = () => undefined;
