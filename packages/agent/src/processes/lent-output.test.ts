@@ -200,7 +200,8 @@ describe("runInGroup with fifoDir", () => {
 
   it("ends on a timeout mid-stream, and leaves no FIFO of its own open in this process", async () => {
     const openFds = async () => (await readdir("/proc/self/fd")).length;
-    // A run leaves the next run's set made ahead (four fds): counted before and after alike.
+    // A first run leaves sets made ahead (FIFO_SETS_PER_BATCH); the run below takes one of them, whose four fds (two
+    // FIFOs' read and write ends) it must close, and opens nothing it leaves open.
     await run(path.join(dir, "state"), "true").result;
     await outputFifoSupply(path.join(dir, "state")).prepared();
     const before = await openFds();
@@ -223,7 +224,7 @@ describe("runInGroup with fifoDir", () => {
     // The sockets close their fds on the next turns.
     await sleep(50);
     await outputFifoSupply(path.join(dir, "state")).prepared();
-    expect(await openFds()).toBe(before);
+    expect(await openFds()).toBe(before - 4);
   });
 
   it("does not wait for a survivor that still holds the FIFO's write end", async () => {
@@ -271,7 +272,7 @@ describe("runInGroup with fifoDir", () => {
 });
 
 describe("OutputFifoSupply", () => {
-  /** A maker that counts its sets (fake fds: nothing is opened) and fails while `failing` is set. */
+  /** A maker that records what it made (fake fds: nothing is opened) and fails while `failing` is set. */
   function fakeMaker() {
     const made: OutputFifo[][] = [];
     const maker = {
@@ -279,39 +280,45 @@ describe("OutputFifoSupply", () => {
       failing: false,
       make: async (_dir: string, count: number): Promise<OutputFifo[]> => {
         if (maker.failing) throw new Error("mkfifo: not found");
-        const set = Array.from({ length: count }, (_, i) => ({ readFd: 1000 + made.length * 10 + i, writeFd: 2000 + made.length * 10 + i }));
-        made.push(set);
-        return set;
+        const fifos = Array.from({ length: count }, (_, i) => ({ readFd: 1000 + made.length * 100 + i, writeFd: 2000 + made.length * 100 + i }));
+        made.push(fifos);
+        return fifos;
       },
     };
     return maker;
   }
 
-  it("makes the first set when asked, then hands out the one made ahead", async () => {
+  it("makes a batch of sets with one mkfifo, hands them out in turn, and makes the next batch only once they are gone", async () => {
     const maker = fakeMaker();
-    const supply = new OutputFifoSupply("/state", 2, maker.make);
-    const first = await supply.take();
+    const supply = new OutputFifoSupply("/state", 2, 3, maker.make);
+    const sets = [await supply.take(), await supply.take()];
+    supply.prepare(); // one set is left: nothing is made
+    await supply.prepared();
+    sets.push(await supply.take());
     expect(maker.made).toHaveLength(1);
+    expect(maker.made[0]).toHaveLength(6);
+    expect(sets).toEqual([maker.made[0]!.slice(0, 2), maker.made[0]!.slice(2, 4), maker.made[0]!.slice(4, 6)]);
     supply.prepare();
-    supply.prepare(); // one set ahead at most
+    supply.prepare(); // one batch at a time
     await supply.prepared();
     expect(maker.made).toHaveLength(2);
-    const second = await supply.take();
-    expect(second).toBe(maker.made[1]);
-    expect(second).not.toBe(first);
-    expect(maker.made).toHaveLength(2);
+    expect(await supply.take()).toEqual(maker.made[1]!.slice(0, 2));
   });
 
-  it("makes a set at once when the one made ahead failed, and throws when that fails too", async () => {
+  it("throws when no batch can be made, and makes one again for the next run", async () => {
     const maker = fakeMaker();
-    const supply = new OutputFifoSupply("/state", 2, maker.make);
+    const supply = new OutputFifoSupply("/state", 2, 4, maker.make);
     maker.failing = true;
-    supply.prepare();
-    await supply.prepared();
-    await expect(supply.take()).rejects.toThrow("mkfifo: not found");
+    await expect(supply.take()).rejects.toThrow("no FIFOs could be made in /state");
     maker.failing = false;
-    supply.prepare();
-    maker.failing = true;
     await expect(supply.take()).resolves.toHaveLength(2);
+  });
+
+  it("gives runs that start together a set each from the one batch being made", async () => {
+    const maker = fakeMaker();
+    const supply = new OutputFifoSupply("/state", 2, 2, maker.make);
+    const [a, b] = await Promise.all([supply.take(), supply.take()]);
+    expect(maker.made).toHaveLength(1);
+    expect(a).not.toEqual(b);
   });
 });

@@ -58,36 +58,57 @@ export async function makeOutputFifos(dir: string, count: number): Promise<Outpu
   return fifos;
 }
 
+/** Sets of FIFOs one `mkfifo` makes for the runs ahead: one process for eight runs, 32 fds held while they wait. */
+export const FIFO_SETS_PER_BATCH = 8;
+
 /**
- * A folder's FIFOs made ahead: a run takes a set made after the run before it ended instead of waiting for mkfifo
- * (a process of its own: 2-3 ms inside the container, against ~15 ms for a whole `python3 -c pass`). Only the first
- * run, and one that starts while another's set is still being made, waits. A set waiting here is four open fds and
- * no names.
+ * A folder's FIFOs made ahead, a batch of sets at a time: a run takes a set made earlier instead of waiting for mkfifo
+ * (a process of its own, 2-3 ms of the container's CPU, against ~15 ms for a whole `python3 -c pass`). When the stock
+ * runs out, the run that finds it empty waits for one batch (so does the first run); the batch is remade once a run
+ * ends with the stock empty. A set waiting here is open fds and no names.
  */
 export class OutputFifoSupply {
-  private ready: Promise<OutputFifo[] | null> | null = null;
+  private stock: OutputFifo[][] = [];
+  private making: Promise<void> | null = null;
 
   constructor(
     private readonly dir: string,
+    /** FIFOs in a set (a run's stdout and stderr: 2). */
     private readonly count: number,
+    private readonly batch = FIFO_SETS_PER_BATCH,
     private readonly make: (dir: string, count: number) => Promise<OutputFifo[]> = makeOutputFifos,
   ) {}
 
-  /** A set made ahead when there is one, else one made now; throws as makeOutputFifos does. */
+  /** A set from the stock, after a batch is made when it is empty; throws when none can be made. */
   async take(): Promise<OutputFifo[]> {
-    const ready = this.ready;
-    this.ready = null;
-    return (ready ? await ready : null) ?? this.make(this.dir, this.count);
+    if (this.stock.length === 0) await (this.making ?? this.restock());
+    const set = this.stock.shift();
+    if (!set) throw new Error(`no FIFOs could be made in ${this.dir}`);
+    return set;
   }
 
-  /** Makes the next run's set in the background, unless one is made or being made. */
+  /** Makes the next batch in the background when the stock is empty (after a run, not while one starts). */
   prepare(): void {
-    this.ready ??= this.make(this.dir, this.count).catch(() => null);
+    if (this.stock.length === 0) void (this.making ?? this.restock());
   }
 
-  /** Settles once the set being made ahead (if any) is made or has failed. */
+  /** Settles once the batch being made (if any) is made or has failed. */
   async prepared(): Promise<void> {
-    await this.ready;
+    await this.making;
+  }
+
+  private restock(): Promise<void> {
+    const making = this.make(this.dir, this.count * this.batch)
+      .then((fifos) => {
+        for (let at = 0; at < fifos.length; at += this.count) this.stock.push(fifos.slice(at, at + this.count));
+      })
+      // The run that waited for it falls back to pipes; the next run tries again.
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.making === making) this.making = null;
+      });
+    this.making = making;
+    return making;
   }
 }
 
