@@ -1,7 +1,7 @@
 import http from "node:http";
 import zlib from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { createScriptDeferrer, deferPageScripts } from "./defer-page-scripts.mjs";
+import { createScriptDeferrer, deferPageScripts, editorHintsFirst } from "./defer-page-scripts.mjs";
 
 const HEAD =
   '<!DOCTYPE html><html><head><link rel="stylesheet" href="/_next/static/chunks/a.css"/>' +
@@ -12,7 +12,11 @@ const BODY =
   '<body><div data-editor-slot=""></div><script nonce="N1">self.__next_f.push([1,"a<b"])</script><script src="/_next/static/chunks/main.js" nonce="N1" async=""></script></body></html>';
 const held = (src) =>
   `<link href="/_next/static/chunks/${src}" nonce="N1" data-after-editor=""/>`;
+const EDITOR_JS = '<link rel="modulepreload" href="/_next/static/monaco/abc/editor.js"/>';
+// The editor's hint moves to the top of the head; the chunks' scripts become inert links.
 const EXPECTED = (HEAD + BODY)
+  .replace(EDITOR_JS, "")
+  .replace("<head>", `<head>${EDITOR_JS}`)
   .replace('<script src="/_next/static/chunks/runtime.js" async="" nonce="N1"></script>', held("runtime.js"))
   .replace('<script src="/_next/static/chunks/main.js" nonce="N1" async=""></script>', held("main.js"));
 
@@ -38,6 +42,27 @@ describe("createScriptDeferrer", () => {
   it("passes a page whose head does not name the editor bundle untouched", () => {
     const page = HEAD.replace(/<link rel="modulepreload"[^>]+>/, "") + BODY;
     expect(throughDeferrer(page, 9)).toBe(page);
+  });
+
+  it("puts the editor's hints first in the head, after the charset, and drops Next's preload of a chunk it holds", () => {
+    const monaco = (file) => `<link rel="modulepreload" href="/_next/static/monaco/abc/${file}"/>`;
+    const editorCss = '<link rel="preload" as="style" href="/_next/static/monaco/abc/editor.css"/>';
+    const font = '<link rel="preload" href="/_next/static/media/inter.woff2" as="font" type="font/woff2" crossorigin="anonymous"/>';
+    const stylesheet = '<link rel="stylesheet" href="/_next/static/chunks/a.css" nonce="N1" data-precedence="next"/>';
+    const mainPreload = '<link rel="preload" as="script" fetchPriority="low" nonce="N1" href="/_next/static/chunks/main.js"/>';
+    const head =
+      '<!DOCTYPE html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width"/>' +
+      stylesheet + mainPreload + font + monaco("editor.js") + monaco("chunk-A.js") + monaco("chunk-B.js") + editorCss + "</head>";
+    expect(editorHintsFirst(head)).toBe(
+      '<!DOCTYPE html><html lang="en"><head><meta charSet="utf-8"/>' + monaco("editor.js") + monaco("chunk-A.js") + monaco("chunk-B.js") + editorCss +
+        '<meta name="viewport" content="width=device-width"/>' + stylesheet + font + "</head>",
+    );
+    // The fonts and stylesheets are still named (after the editor's files); so is the page's held main script.
+    const out = throughDeferrer(head + BODY, 11);
+    expect(out.startsWith('<!DOCTYPE html><html lang="en"><head><meta charSet="utf-8"/>' + monaco("editor.js"))).toBe(true);
+    expect(out).toContain(font);
+    expect(out).not.toContain(mainPreload);
+    expect(out).toContain(held("main.js"));
   });
 
   it("sends nothing before the head is complete, then all of it", () => {
@@ -78,6 +103,7 @@ describe("deferPageScripts", () => {
     // Next is asked for the HTML as is.
     res.setHeader("x-saw-encoding", String(req.headers["accept-encoding"] ?? "none"));
     res.setHeader("content-type", "text/html; charset=utf-8");
+    res.setHeader("link", '</_next/static/media/inter.woff2>; rel=preload; as="font"');
     res.write(Buffer.from(HEAD.slice(0, 120)));
     res.write(HEAD.slice(120) + BODY.slice(0, 30));
     res.end(BODY.slice(30));
@@ -87,6 +113,8 @@ describe("deferPageScripts", () => {
     const base = await serve(page);
     const response = await get(`${base}/sessions/s1`, { "accept-encoding": "gzip, br" });
     expect(response.headers["content-encoding"]).toBe("gzip");
+    // Next's Link header (fonts, stylesheets) is not sent: the browser would ask for them before the editor's files.
+    expect(response.headers.link).toBeUndefined();
     expect(response.headers["x-saw-encoding"]).toBe("none");
     expect(zlib.gunzipSync(response.body).toString()).toBe(EXPECTED);
   });
@@ -116,10 +144,12 @@ describe("deferPageScripts", () => {
     const base = await serve((_req, res) => {
       res.statusCode = 307;
       res.setHeader("location", "/login?next=%2Fsessions%2Fs1");
+      res.setHeader("link", '</login>; rel=preload; as="document"');
       res.end("/login?next=%2Fsessions%2Fs1");
     });
     const response = await get(`${base}/sessions/s1`, { "accept-encoding": "gzip" });
     expect(response.status).toBe(307);
+    expect(response.headers.link).toBe("</login>; rel=preload; as=\"document\"");
     expect(response.headers.location).toBe("/login?next=%2Fsessions%2Fs1");
     expect(response.headers["content-encoding"]).toBeUndefined();
     expect(response.body.toString()).toBe("/login?next=%2Fsessions%2Fs1");
