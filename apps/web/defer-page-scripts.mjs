@@ -80,10 +80,11 @@ export function createScriptDeferrer() {
         if (end === -1) {
           if (pending.length <= MAX_HEAD) return "";
           mode = "pass";
-        } else if (EDITOR_PRELOAD.test(pending.slice(0, end))) {
-          mode = "defer";
-          pending = editorHintsFirst(pending.slice(0, end)) + pending.slice(end);
-        } else mode = "pass";
+        } else {
+          const head = pending.slice(0, end);
+          mode = EDITOR_PRELOAD.test(head) ? "defer" : "pass";
+          if (mode === "defer") pending = editorHintsFirst(head) + pending.slice(end);
+        }
       }
       return take(false);
     },
