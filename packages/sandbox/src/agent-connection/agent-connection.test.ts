@@ -131,6 +131,22 @@ describe("AgentConnection", () => {
     await expect(call).rejects.toThrow(/is not running \(cause: exited\)/);
   });
 
+  it("asks the agent to abort a tool call whose signal fires at once, before the watch on its signal starts", async () => {
+    const agent = new FakeAgent();
+    const conn = connect(agent);
+    const controller = new AbortController();
+    const call = conn.callTool({ tool: "sleep", args: { ms: 10_000 }, callId: "c8" }, { signal: controller.signal });
+    controller.abort();
+    await expect(call).resolves.toMatchObject({ ok: false, error: { code: "aborted" } });
+    expect((agent.received as { method: string }[]).map((message) => message.method)).toEqual(["tool.call", "tool.abort"]);
+  });
+
+  it("stops waiting for a call whose signal had aborted before it was made", async () => {
+    const conn = connect(new FakeAgent({ silent: true }), 60_000);
+    await expect(conn.ping({ signal: AbortSignal.abort() })).rejects.toThrow(/was aborted by the caller/);
+    expect(conn.pendingCount).toBe(0);
+  });
+
   it("asks the agent to abort a tool call when the signal fires", async () => {
     const conn = connect(new FakeAgent());
     const controller = new AbortController();

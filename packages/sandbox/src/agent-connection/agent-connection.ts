@@ -20,6 +20,7 @@ import {
 } from "@berth/protocol";
 import { SandboxError } from "../errors";
 import { AgentStreamReader } from "./agent-stream-reader";
+import { LateAbortWatch } from "./late-abort-watch";
 import { DEFAULT_LOG_BUDGET, LogBudget, type LogBudgetOptions } from "./log-budget";
 
 /** The two byte streams of an agent: what we write to its stdin, what we read from its stdout. */
@@ -69,7 +70,6 @@ interface PendingCall {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
-  cleanup: () => void;
 }
 
 /**
@@ -86,6 +86,8 @@ function successEnvelope(message: object): { success: true; data: JsonRpcRespons
 const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
 /** If nobody explains the end of the stream within this time, pending calls fail with a plain cause. */
 const END_GRACE_MS = 750;
+/** A call's abort signal is listened to once the call has lasted this long; an earlier abort is acted on then. */
+const ABORT_WATCH_AFTER_MS = 10;
 
 /**
  * JSON-RPC 2.0 client for berth-agent over newline-delimited JSON, with live output as binary frames between
@@ -113,6 +115,8 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
   private readonly faults: LogBudget;
   /** Request lines waiting for this turn of the event loop's one write (see send). */
   private outbox: string[] = [];
+  /** Callers' abort signals, listened to only for calls that last (LateAbortWatch). */
+  private readonly aborts = new LateAbortWatch(ABORT_WATCH_AFTER_MS);
 
   constructor(opts: AgentConnectionOptions) {
     super();
@@ -174,14 +178,7 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
 
   /** Runs one tool; aborting `signal` asks the agent to abort the call, whose result still arrives. */
   callTool(params: ToolCallParams, opts: AgentCallOptions = {}): Promise<ToolResult> {
-    const { signal, ...rest } = opts;
-    if (!signal) return this.request(AgentMethod.ToolCall, params, ToolCallResultSchema, rest);
-    const onAbort = () => void this.abortTool(params.callId).catch(() => undefined);
-    if (signal.aborted) queueMicrotask(onAbort);
-    else signal.addEventListener("abort", onAbort, { once: true });
-    return this.request(AgentMethod.ToolCall, params, ToolCallResultSchema, rest).finally(() =>
-      signal.removeEventListener("abort", onAbort),
-    );
+    return this.request(AgentMethod.ToolCall, params, ToolCallResultSchema, opts, () => void this.abortTool(params.callId).catch(() => undefined));
   }
 
   async abortTool(callId: string, opts: AgentCallOptions = {}): Promise<boolean> {
@@ -189,8 +186,11 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
     return result.aborted;
   }
 
-  /** One request; resolves with the schema-checked result or rejects with a SandboxError. */
-  request<T>(method: string, params: unknown, schema: ResultSchema<T>, opts: AgentCallOptions = {}): Promise<T> {
+  /**
+   * One request; resolves with the schema-checked result or rejects with a SandboxError. Aborting `opts.signal` runs
+   * `onAbort` (a tool call asks the agent to abort, and its result still arrives) or, without one, stops waiting.
+   */
+  request<T>(method: string, params: unknown, schema: ResultSchema<T>, opts: AgentCallOptions = {}, onAbort?: () => void): Promise<T> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.ended) return Promise.reject(this.endedError());
     const id = this.nextId++;
@@ -205,25 +205,8 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
           }),
         );
       }, timeoutMs);
-      const onAbort = () =>
-        this.settle(id)?.reject(
-          new SandboxError({
-            sessionId: this.sessionId,
-            reason: "timeout",
-            message: `Agent call ${method} in session ${this.sessionId} was aborted by the caller`,
-          }),
-        );
-      // tool.call handles its signal itself (the agent reports the aborted result); other calls just stop waiting.
-      const signal = method === AgentMethod.ToolCall ? undefined : opts.signal;
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.pending.set(id, {
-        method,
-        schema,
-        resolve: resolve as (value: unknown) => void,
-        reject,
-        timer,
-        cleanup: () => signal?.removeEventListener("abort", onAbort),
-      });
+      this.pending.set(id, { method, schema, resolve: resolve as (value: unknown) => void, reject, timer });
+      if (opts.signal) this.aborts.watch(id, opts.signal, onAbort ?? (() => this.stopWaiting(id, method)));
       this.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
     });
   }
@@ -258,12 +241,23 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
     this.faults.flush();
   }
 
+  /** A call whose caller aborted stops waiting for its answer. */
+  private stopWaiting(id: number, method: string): void {
+    this.settle(id)?.reject(
+      new SandboxError({
+        sessionId: this.sessionId,
+        reason: "timeout",
+        message: `Agent call ${method} in session ${this.sessionId} was aborted by the caller`,
+      }),
+    );
+  }
+
   private settle(id: number): PendingCall | undefined {
     const call = this.pending.get(id);
     if (!call) return undefined;
     this.pending.delete(id);
     clearTimeout(call.timer);
-    call.cleanup();
+    this.aborts.end(id);
     return call;
   }
 
