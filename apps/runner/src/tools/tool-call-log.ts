@@ -2,15 +2,15 @@ import type { Repositories } from "@berth/db";
 import type { AdmissionResult } from "@berth/tools";
 import type { ToolCallInput } from "./tool-call-input";
 
-/** How one call ended, as its row records it. */
+/** How one call ended, as its row records it (an absent field is stored as null). */
 export interface CallRecord {
   id: string;
   verdict: string;
-  ok?: boolean;
-  errorCode?: string;
-  runId?: string;
-  approvalId?: string;
-  durationMs?: number;
+  ok?: boolean | undefined;
+  errorCode?: string | undefined;
+  runId?: string | undefined;
+  approvalId?: string | undefined;
+  durationMs?: number | undefined;
   trace?: unknown;
 }
 
@@ -31,7 +31,8 @@ export class ToolCallLog {
       caller: input.caller,
       via: input.via,
       tool: admission.tool,
-      argsSha256: admission.sha256,
+      // Read when the row is written: a call that needed no approval or loop guard renders its text only then.
+      argsSha256: () => admission.sha256,
       args: admission.args,
       secrets: knownSecrets,
       actionClass: admission.actionClass,

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { seedRuns, seedSessions, useTestRepositories } from "./testing/open-test-repositories";
+import { ToolCallRepository } from "./tool-call-repository";
+import { WriteBehind } from "./write-behind";
 
 const t = useTestRepositories(async (repos) => {
   await seedSessions(repos, { ses_a: "user_a" });
@@ -103,6 +105,22 @@ describe("ToolCallRepository.recordLater (written behind the reply)", () => {
     landRun();
     await settled;
     expect(await t.db.toolCall.count({ where: { id: "call_of_late_run", runId: "run_late" } })).toBe(1);
+  });
+
+  it("reads a row's hash when its batch is written, and leaves out (and reports) a row that cannot be rendered", async () => {
+    const errors: unknown[] = [];
+    const writes = new WriteBehind((error) => errors.push(error));
+    const repo = new ToolCallRepository(t.db, writes);
+    let rendered = 0;
+    const fields = { ...call, args: { path: "a.txt" }, secrets: [], runId: null, trace: undefined };
+    repo.recordLater({ ...fields, id: "hash_later", argsSha256: () => (rendered++, "rendered-when-written") });
+    repo.recordLater({ ...fields, id: "hash_fails", argsSha256: () => { throw new Error("cannot render this call"); } });
+    expect(rendered).toBe(0);
+    await writes.settled();
+    expect(rendered).toBe(1);
+    expect((await t.db.toolCall.findUniqueOrThrow({ where: { id: "hash_later" } })).argsSha256).toBe("rendered-when-written");
+    expect(await t.db.toolCall.count({ where: { id: "hash_fails" } })).toBe(0);
+    expect(errors.map(String)).toEqual(["Error: cannot render this call"]);
   });
 
   it("writes what it holds when the writes behind are settled (as close does before it disconnects)", async () => {

@@ -14,7 +14,8 @@ export interface ToolCallRecordInput {
   caller: string;
   via: string | null;
   tool: string;
-  argsSha256: string;
+  /** The call text's hash, or how to get it when the row is written (admission renders it when first read). */
+  argsSha256: string | (() => string);
   /** Stored redacted: secret-looking values and `secrets` masked (redactSecrets). */
   args: unknown;
   secrets: string[];
@@ -30,7 +31,7 @@ export interface ToolCallRecordInput {
 
 /** Tool calls: one row per call, what was asked and how admission judged it. */
 export class ToolCallRepository {
-  private batch: Row[] = [];
+  private batch: HeldRow[] = [];
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -41,7 +42,7 @@ export class ToolCallRepository {
   }
 
   async record(input: ToolCallRecordInput): Promise<void> {
-    await this.db.toolCall.create({ data: toRow(input) });
+    await this.db.toolCall.create({ data: written(toRow(input)) });
   }
 
   /**
@@ -49,8 +50,10 @@ export class ToolCallRepository {
    * statement (a query costs far more than a row). Reads here wait for it (WriteBehind).
    */
   recordLater(input: ToolCallRecordInput): void {
-    // Redacted now (the caller's objects may change after this returns), and stamped when the call ended.
-    this.batch.push({ ...toRow(input), createdAt: new Date() });
+    // The arguments are kept as JSON text (the caller's objects may change after this returns) and redacted when the
+    // batch is written: a plain copy costs the reply's path a fraction of the redaction. Stamped when the call ended.
+    // The input is held as it came (a copy of its fields here costs more than the JSON text).
+    this.batch.push({ input, argsText: JSON.stringify(input.args) ?? "null", traceJson: traceJsonOf(input.trace), createdAt: new Date() });
     if (this.batch.length >= BATCH_ROWS) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), BATCH_MS);
   }
@@ -59,8 +62,17 @@ export class ToolCallRepository {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.batch.length === 0) return;
-    const rows = this.batch;
+    const rows: WrittenRow[] = [];
+    for (const held of this.batch) {
+      // A row that cannot be rendered is reported (the runner's log) and left out; the batch's others are written.
+      try {
+        rows.push(writtenLater(held));
+      } catch (error) {
+        this.writes.track(Promise.reject(error instanceof Error ? error : new Error(String(error))));
+      }
+    }
     this.batch = [];
+    if (rows.length === 0) return;
     const writeNow = sqliteWriterOf(this.db);
     const insert = () => (writeNow ? attempt(() => writeNow(insertSqlite(rows.length), rows.flatMap((row) => COLUMNS.map((column) => row[column])))) : this.db.$executeRaw(insertRows(rows)));
     // A call's run row is written behind too (`after` the run's id): the batch waits for those rows, or its
@@ -94,17 +106,19 @@ export class ToolCallRepository {
 const COLUMNS = [
   "id", "sessionId", "userId", "caller", "via", "tool", "argsSha256", "argsJson", "actionClass", "verdict",
   "approvalId", "ok", "errorCode", "runId", "durationMs", "traceJson", "createdAt",
-] as const satisfies readonly (keyof Row)[];
+] as const satisfies readonly (keyof WrittenRow)[];
 const COLUMN_LIST = Prisma.raw(COLUMNS.map((column) => `"${column}"`).join(", "));
 
 type Row = ReturnType<typeof toRow> & { createdAt: Date };
+/** A row whose hash is known, as it is written. */
+type WrittenRow = Row & { argsSha256: string };
 
 /**
  * One multi-row INSERT with bound values (placeholders as each database spells them). Not createMany: Prisma's query
  * compiler costs about 0.5 ms of CPU a row there, against under 0.1 ms a row for this statement, on the runner's
  * one thread, between the replies of the calls that come next.
  */
-function insertRows(rows: readonly Row[]): Prisma.Sql {
+function insertRows(rows: readonly WrittenRow[]): Prisma.Sql {
   const values = rows.map((row) => Prisma.sql`(${Prisma.join(COLUMNS.map((column) => row[column]))})`);
   return Prisma.sql`INSERT INTO "ToolCall" (${COLUMN_LIST}) VALUES ${Prisma.join(values)}`;
 }
@@ -126,5 +140,29 @@ function attempt(write: () => unknown): Promise<unknown> {
 
 function toRow(input: ToolCallRecordInput) {
   const { args, secrets, trace, ...fields } = input;
-  return { ...fields, argsJson: JSON.stringify(redactSecrets(args, secrets)), traceJson: trace === undefined ? null : JSON.stringify(trace) };
+  return { ...fields, argsJson: JSON.stringify(redactSecrets(args, secrets)), traceJson: traceJsonOf(trace) };
+}
+
+const traceJsonOf = (trace: unknown): string | null => (trace === undefined ? null : JSON.stringify(trace));
+
+/**
+ * A row recordLater holds until its batch is written: the input as it came, its arguments and trace as JSON text
+ * taken then (those objects are not read again), the arguments not yet redacted.
+ */
+interface HeldRow {
+  input: ToolCallRecordInput;
+  argsText: string;
+  traceJson: string | null;
+  createdAt: Date;
+}
+
+/** A held row as it is written: its arguments redacted (as `toRow` redacts them: they are JSON data) and its hash known. */
+function writtenLater({ input, argsText, traceJson, createdAt }: HeldRow): WrittenRow {
+  const { args: _args, trace: _trace, secrets, ...fields } = input;
+  return written({ ...fields, argsJson: JSON.stringify(redactSecrets(JSON.parse(argsText), secrets)), traceJson, createdAt });
+}
+
+/** A row as it is written: its hash is known by now. */
+function written<T extends { argsSha256: string | (() => string) }>(row: T): T & { argsSha256: string } {
+  return typeof row.argsSha256 === "string" ? (row as T & { argsSha256: string }) : { ...row, argsSha256: row.argsSha256() };
 }

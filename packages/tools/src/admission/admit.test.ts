@@ -184,6 +184,15 @@ describe("admit: order of steps", () => {
     expect(result).toMatchObject(renderCallText("bash", { command: "ls" }));
   });
 
+  it("gives an admitted call's text (rendered when first read) to a copy of the result and to its JSON", () => {
+    const args = { command: "echo hi" };
+    const result = admit({ sessionId: "s1", tool: "bash", args, caller: "api" }, ctx("yolo"));
+    const expected = renderCallText("bash", args);
+    expect({ ...result }).toMatchObject(expected);
+    expect(JSON.parse(JSON.stringify(result))).toMatchObject(expected);
+    expect(result.sha256).toBe(expected.sha256);
+  });
+
   it("classifies bash with its cwd, and bash process actions", () => {
     expect(
       admit(

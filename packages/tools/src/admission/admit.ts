@@ -8,7 +8,7 @@ import { evaluatePolicy } from "./evaluate-policy";
 import type { PolicyOutcome } from "./evaluate-policy";
 import { loopGuardKey } from "./loop-guard";
 import type { LoopGuard } from "./loop-guard";
-import { renderCallText } from "./render-call-text";
+import { renderCallText, type RenderedCall } from "./render-call-text";
 import { strictestDecision } from "./severity";
 
 /** A tool's class as the registry knows it; a bare class means not recognised for execute. */
@@ -98,9 +98,9 @@ export interface AdmissionResult {
   reason: string;
   /** Everything the classifier noticed. */
   reasons: string[];
-  /** Deterministic rendering of the call and its sha256: what an approval binds to. */
-  text: string;
-  sha256: string;
+  /** Deterministic rendering of the call and its sha256: what an approval binds to (rendered when first read). */
+  readonly text: string;
+  readonly sha256: string;
   ruleId?: string;
   /** A dispatch plan's tasks, each admitted on its own. */
   tasks?: AdmissionResult[];
@@ -151,8 +151,11 @@ function evaluate(call: AdmissionCall, ctx: AdmissionContext, depth: number): Ad
   if (builtinSpecOf(tool)?.plansCalls && !DispatchOpSchema.safeParse(args).success) return evaluatePlan(call, args, ctx, depth);
 
   const classified = classifyCall(tool, args, ctx);
-  const rendered = renderCallText(tool, args);
   const settled = settle(tool, classified, ctx, classified.commands, call);
+  // The call's text and hash are rendered when first read: an allowed call from a script needs them only for its
+  // row, written after the reply. Validated arguments are not changed after admission, so the text is the same.
+  let rendered: RenderedCall | undefined;
+  const render = () => (rendered ??= renderCallText(tool, args));
   return {
     verdict: settled.verdict,
     stage: settled.stage,
@@ -163,7 +166,12 @@ function evaluate(call: AdmissionCall, ctx: AdmissionContext, depth: number): Ad
     alwaysAsk: classified.alwaysAsk,
     reason: settled.reason,
     reasons: classified.reasons,
-    ...rendered,
+    get text() {
+      return render().text;
+    },
+    get sha256() {
+      return render().sha256;
+    },
     ...(settled.ruleId === undefined ? {} : { ruleId: settled.ruleId }),
   };
 }
