@@ -206,13 +206,16 @@ export async function createRunner(env: Env): Promise<Runner> {
     observation: { poolBytes: env.BERTH_OBSERVATION_POOL_BYTES, caps: env.BERTH_OBSERVATION_CAPS },
     limits: { mcpApprovalWaitMs: env.BERTH_MCP_APPROVAL_WAIT_MS, mcpCallTimeoutMs: DEFAULT_MCP_CALL_TIMEOUT_MS },
     functionTools,
-    prepareScope: async (scope, tool, opts) => {
-      if (!needsMcpTools(tool, builtinNames)) return;
-      // First: the function tools' names are reserved when the MCP tools are projected. Once per caller turn: a
-      // gateway call's capability, a dispatch task, runs against the file as its turn began (what admission judged).
-      if (!opts?.nested) await functionTools.refresh(scope.sessionId);
-      await mcpServers.refreshIfStale();
-      return gateway.prepare(scope);
+    // A built-in that reaches no MCP or function tool has nothing to prepare: no promise to wait for.
+    prepareScope: (scope, tool, opts) => {
+      if (!needsMcpTools(tool, builtinNames)) return undefined;
+      return (async () => {
+        // First: the function tools' names are reserved when the MCP tools are projected. Once per caller turn: a
+        // gateway call's capability, a dispatch task, runs against the file as its turn began (what admission judged).
+        if (!opts?.nested) await functionTools.refresh(scope.sessionId);
+        await mcpServers.refreshIfStale();
+        return gateway.prepare(scope);
+      })();
     },
   });
 

@@ -1,13 +1,22 @@
 import client from "prom-client";
 
+/** How many tool calls wait to be counted before they are counted anyway (a runner nobody scrapes). */
+const PENDING_CALLS_MAX = 1024;
+
 /** Prometheus metrics of one runner (GET /metrics). Gauges that mirror the database are collected on scrape. */
 export class RunnerMetrics {
   readonly registry = new client.Registry();
+  /**
+   * Tool calls not yet counted, in order: a call only appends here, and the two metrics take them in when they are
+   * read (a scrape) or when many wait. prom-client's label lookups cost microseconds a call, on the reply's path.
+   */
+  private pendingCalls: { tool: string; result: string; seconds: number }[] = [];
   private readonly toolCalls = new client.Counter({
     name: "berth_tool_calls_total",
     help: "Tool calls by tool and result (ok, error, denied, parked)",
     labelNames: ["tool", "result"],
     registers: [this.registry],
+    collect: () => this.countPendingCalls(),
   });
   private readonly toolLatency = new client.Histogram({
     name: "berth_tool_call_duration_seconds",
@@ -15,6 +24,7 @@ export class RunnerMetrics {
     labelNames: ["tool"],
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120],
     registers: [this.registry],
+    collect: () => this.countPendingCalls(),
   });
 
   constructor(collect: { sessions: () => Promise<number>; runsByOutcome: () => Promise<Record<string, number>>; approvalsPending: () => Promise<number> }) {
@@ -48,7 +58,16 @@ export class RunnerMetrics {
   }
 
   toolCall(tool: string, result: "ok" | "error" | "denied" | "parked", durationMs: number): void {
-    this.toolCalls.inc({ tool, result });
-    this.toolLatency.observe({ tool }, durationMs / 1000);
+    this.pendingCalls.push({ tool, result, seconds: durationMs / 1000 });
+    if (this.pendingCalls.length >= PENDING_CALLS_MAX) this.countPendingCalls();
+  }
+
+  private countPendingCalls(): void {
+    const calls = this.pendingCalls;
+    this.pendingCalls = [];
+    for (const { tool, result, seconds } of calls) {
+      this.toolCalls.inc({ tool, result });
+      this.toolLatency.observe({ tool }, seconds);
+    }
   }
 }

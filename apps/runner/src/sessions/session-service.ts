@@ -33,6 +33,8 @@ function assertAutonomyAllowed(principal: Principal, autonomy: Autonomy, session
  */
 export class SessionService {
   private readonly cache = new InvalidatingCache<SessionRecord>({ ttlMs: CACHE_TTL_MS, maxEntries: CACHE_MAX_ENTRIES });
+  /** What `get` answers for a row read (a row is replaced, never changed, when the session changes). */
+  private readonly views = new WeakMap<SessionRecord, SessionView & { env: Record<string, string> }>();
 
   constructor(
     private readonly deps: {
@@ -118,7 +120,13 @@ export class SessionService {
     check: (target: Target) => unknown = (target) => authorize(principal, "session", "read", target),
   ): Promise<SessionView & { env: Record<string, string> }> {
     const record = await this.record(id, check);
-    return { ...sessionView(record), env: record.env };
+    let view = this.views.get(record);
+    if (!view) {
+      // One view per cached row, shared by every call that reads it (and frozen: a caller cannot change another's).
+      view = Object.freeze({ ...sessionView(record), env: record.env });
+      this.views.set(record, view);
+    }
+    return view;
   }
 
   /** The row with where its sandbox lives, under the same rule as get. */

@@ -103,3 +103,19 @@ describe("upgradeLegacyHashes", () => {
     expect(await svc.upgradeLegacyHashes()).toEqual([]);
   });
 });
+
+describe("narrowingNow (a tool call's gate without waiting)", () => {
+  it("answers not narrowed only for a session known to have no active skill; anything else is narrowing's to tell", async () => {
+    const reader = { ...base, name: "reader", allowedTools: ["read_file"], activation: "model" as const };
+    const { svc } = service([{ ...reader, contentHash: skillContentHash(reader) }]);
+    // Nothing read yet about s1: only narrowing can tell.
+    expect(svc.narrowingNow("s1")).toBeUndefined();
+    expect(await svc.narrowing("s1")).toBeNull();
+    expect(svc.narrowingNow("s1")).toBeNull();
+    // A skill turned on: the cached answer goes, and a session with an active skill always asks narrowing.
+    await svc.setActive("s1", "reader", true, agent);
+    expect(svc.narrowingNow("s1")).toBeUndefined();
+    expect(await svc.narrowing("s1")).not.toBeNull();
+    expect(svc.narrowingNow("s1")).toBeUndefined();
+  });
+});

@@ -141,6 +141,14 @@ export class SkillsService {
     return upgraded;
   }
 
+  /**
+   * `narrowing` without waiting, for the common case: a session whose active skills are cached and that has none is
+   * not narrowed. Undefined when only `narrowing` can tell.
+   */
+  narrowingNow(sessionId: string): null | undefined {
+    return this.activeCache.get(sessionId)?.length === 0 ? null : undefined;
+  }
+
   private async records(sessionId: string): Promise<SessionSkillRecord[]> {
     const cached = this.activeCache.get(sessionId);
     if (cached) return cached;

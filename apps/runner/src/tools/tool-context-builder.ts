@@ -65,8 +65,9 @@ export function buildToolContext(
   },
 ): ToolContext {
   const { input, session, signal } = call;
-  // The hosts only a few tools use (dispatch trees, monitor, context) are made when a tool first reads them, not
-  // for every call: a read_file never does.
+  // The hosts only a few tools use (nested calls, dispatch trees, monitor, context) are made when a tool first reads
+  // them, not for every call: a read_file never does.
+  let host: ToolContext["host"];
   let trees: ToolContext["trees"];
   let monitor: ToolContext["monitor"];
   let context: ToolContext["context"];
@@ -79,15 +80,17 @@ export function buildToolContext(
     ...(signal ? { signal } : {}),
     ...(call.approvedText !== undefined ? { approvedText: call.approvedText } : {}),
     ...(input.onProgress ? { onProgress: input.onProgress } : {}),
-    host: {
-      catalogue: () => call.tools.catalogue().filter((tool) => input.gate?.allows(tool) ?? true),
-      refusal: (name) => {
-        const resolved = call.tools.resolve(name);
-        return resolved ? input.gate?.refusal(name, resolved) : undefined;
-      },
-      notices: () => deps.functionTools?.problems(session.id) ?? [],
-      call: (tool, args) => call.nested.call(tool, args),
-      callAdmitted: (tool, args, opts) => call.nested.callAdmitted(tool, args, opts),
+    get host() {
+      return (host ??= {
+        catalogue: () => call.tools.catalogue().filter((tool) => input.gate?.allows(tool) ?? true),
+        refusal: (name) => {
+          const resolved = call.tools.resolve(name);
+          return resolved ? input.gate?.refusal(name, resolved) : undefined;
+        },
+        notices: () => deps.functionTools?.problems(session.id) ?? [],
+        call: (tool, args) => call.nested.call(tool, args),
+        callAdmitted: (tool, args, opts) => call.nested.callAdmitted(tool, args, opts),
+      });
     },
     get trees() {
       return (trees ??= createCompeteTreesHost({ driver: deps.driver, repos: deps.repos, sessionId: session.id }));

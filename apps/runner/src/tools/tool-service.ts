@@ -40,7 +40,7 @@ import { ProcessClasses } from "./process-classes";
 import type { SessionLimits } from "./session-context-host";
 import type { ToolCallInput, ToolCallOutcome } from "./tool-call-input";
 import { ToolCallLog, type CallRecord } from "./tool-call-log";
-import { buildToolContext, type CallSession } from "./tool-context-builder";
+import { buildToolContext, type CallSession, type ToolContextDeps } from "./tool-context-builder";
 import { ToolGate, type RequestAllowlist } from "./tool-gate";
 import { WorkspaceGeneration, changesWorkspace } from "./workspace-generation";
 
@@ -84,6 +84,8 @@ export class ToolService {
   private readonly policy: PolicyRuleCache;
   private readonly log: ToolCallLog;
   private readonly approvalWait: ApprovalWait;
+  /** What every call's tool context is built from (made once: the deps do not change). */
+  private readonly contextDeps: ToolContextDeps;
 
   constructor(
     private readonly deps: {
@@ -101,7 +103,7 @@ export class ToolService {
       /** Runs in flight, so an explicit cancel (Stop) can abort one. */
       activeRuns?: ActiveRuns;
       /** Connects and lists the scope's MCP servers before a call of `tool` (the router answers from that listing). */
-      prepareScope?: (scope: ToolScope, tool: string, opts?: { nested?: boolean }) => Promise<{ unavailable: readonly unknown[] } | void>;
+      prepareScope?: (scope: ToolScope, tool: string, opts?: { nested?: boolean }) => Promise<{ unavailable: readonly unknown[] } | void> | undefined;
       /** Skills that govern: the session's active skills narrow what it may call. */
       skills: SkillsService;
       /** Full copies of results the observation budget cut, for `context recall`. */
@@ -121,11 +123,18 @@ export class ToolService {
     this.policy = new PolicyRuleCache(deps.repos);
     this.log = new ToolCallLog(deps.repos);
     this.approvalWait = new ApprovalWait({ approvals: deps.approvals, driver: deps.driver });
+    this.contextDeps = { ...deps, policyRules: () => this.policy.get() };
   }
 
   /** What a caller may reach in a session now: its request's allowlist and the session's active skills. */
   async gateFor(sessionId: string, allow?: RequestAllowlist): Promise<ToolGate> {
     return new ToolGate(allow, await this.deps.skills.narrowing(sessionId));
+  }
+
+  /** The same gate without waiting, when the session's active skills are known now (undefined: ask `gateFor`). */
+  private gateNow(sessionId: string, allow?: RequestAllowlist): ToolGate | undefined {
+    const narrowing = this.deps.skills.narrowingNow(sessionId);
+    return narrowing === undefined ? undefined : new ToolGate(allow, narrowing);
   }
 
   /** Why a direct tool of the session is kept from this caller (allowlist, active skill); undefined when not. */
@@ -174,9 +183,10 @@ export class ToolService {
     const session = await this.deps.sessions.get(input.sessionId, input.principal, (target) => authorize(input.principal, "toolCall", "call", target));
     const scope: ToolScope = { userId: input.principal.userId, sessionId: session.id };
     // A nested call (it comes with its turn) runs in the scope its outer call prepared.
-    await this.deps.prepareScope?.(scope, input.tool, { nested: input.turn !== undefined });
+    const preparing = this.deps.prepareScope?.(scope, input.tool, { nested: input.turn !== undefined });
+    if (preparing) await preparing;
     // A nested call (gateway, dispatch) keeps its turn's pool; the gate is asked again (a skill may have changed).
-    const gate = await this.gateFor(session.id, input.allow);
+    const gate = this.gateNow(session.id, input.allow) ?? (await this.gateFor(session.id, input.allow));
     const limits = input.caller === "browser" ? UNOBSERVED_LIMITS : (this.deps.observation ?? DEFAULT_OBSERVATION_LIMITS);
     input = { ...input, gate, turn: input.turn ?? new ObservationTurn(limits) };
     const tools = new ScopedTools(this.deps.router, scope);
@@ -210,8 +220,11 @@ export class ToolService {
       },
     );
     const callId = newId("call");
-    const record = (fields: Omit<CallRecord, "id" | "durationMs">) =>
-      this.log.record(input, admission, { id: callId, durationMs: Math.round(performance.now() - started), ...fields }, Object.values(session.env));
+    // Each call site writes its fields in full (no spreads: this runs on every call's reply path).
+    const record = (fields: Omit<CallRecord, "id" | "durationMs">) => {
+      const row: CallRecord = { id: callId, durationMs: Math.round(performance.now() - started), verdict: fields.verdict, ok: fields.ok, errorCode: fields.errorCode, runId: fields.runId, approvalId: fields.approvalId, trace: fields.trace };
+      this.log.record(input, admission, row, Object.values(session.env));
+    };
 
     const outside = admission.verdict === "deny" ? undefined : gate.refusal(admission.tool, tools.resolve(admission.tool));
     if (outside) {
@@ -261,14 +274,7 @@ export class ToolService {
       const own = changesWorkspace({ actionClass: admission.actionClass, ok: result.ok }) ? 1 : 0;
       this.deps.loopGuard.settle(loopGuardKey(session.id, admission.sha256), { callId, ...(result.runId ? { runId: result.runId } : {}), generation: after === generation + own ? after : undefined });
     }
-    record({
-      verdict: admission.verdict,
-      ok: result.ok,
-      ...(result.error ? { errorCode: result.error.code } : {}),
-      ...(result.runId ? { runId: result.runId } : {}),
-      ...(approved.approval ? { approvalId: approved.approval.id } : {}),
-      trace: result.trace,
-    });
+    record({ verdict: admission.verdict, ok: result.ok, errorCode: result.error?.code, runId: result.runId, approvalId: approved.approval?.id, trace: result.trace });
     this.deps.metrics.toolCall(admission.tool, result.ok ? "ok" : "error", performance.now() - started);
     return { kind: "result", result };
   }
@@ -355,9 +361,10 @@ export class ToolService {
     const tracked = runId ? this.deps.activeRuns?.track(runId, session.id, input.signal) : undefined;
     const signal = tracked?.signal ?? input.signal;
     const stopProgress = runId && input.onProgress ? followRunProgress(this.deps.events, runId, input.onProgress) : undefined;
-    const inner: ToolCallInput = { ...input, ...(signal ? { signal } : {}) };
+    // What a nested call inherits (made only when a tool makes one).
+    const inner = (): ToolCallInput => ({ ...input, ...(signal ? { signal } : {}) });
     const ctx = buildToolContext(
-      { ...this.deps, policyRules: () => this.policy.get() },
+      this.contextDeps,
       {
         input,
         session,
@@ -369,10 +376,10 @@ export class ToolService {
         ...(approval ? { approvedText: approval.text } : {}),
         nested: {
           call: async (tool, toolArgs) => {
-            const outcome = await this.call({ ...inner, tool, args: toolArgs });
+            const outcome = await this.call({ ...inner(), tool, args: toolArgs });
             return outcome.kind === "result" ? outcome.result : toolFailure("parked", `${tool} is waiting for operator approval ${outcome.approvalId} (sha256 ${outcome.sha256})`, { approvalId: outcome.approvalId });
           },
-          callAdmitted: (tool, toolArgs, opts) => this.runPlanTask(tools, tool, toolArgs, { ...withoutProgress(inner), ...(opts?.worktree ? { worktree: opts.worktree } : {}) }, session, admission, approved),
+          callAdmitted: (tool, toolArgs, opts) => this.runPlanTask(tools, tool, toolArgs, { ...withoutProgress(inner()), ...(opts?.worktree ? { worktree: opts.worktree } : {}) }, session, admission, approved),
           surface: () => this.surface(session.id, input.principal),
         },
       },
@@ -433,14 +440,7 @@ export class ToolService {
       waitMs: approved.waitMs,
       ...(Object.keys(expect).length > 0 ? { expect } : {}),
     });
-    this.log.record(input, task, {
-      id: callId,
-      verdict: "plan",
-      ok: result.ok,
-      ...(result.error ? { errorCode: result.error.code } : {}),
-      ...(result.runId ? { runId: result.runId } : {}),
-      ...(approved.approval ? { approvalId: approved.approval.id } : {}),
-    }, Object.values(session.env));
+    this.log.record(input, task, { id: callId, verdict: "plan", ok: result.ok, errorCode: result.error?.code, runId: result.runId, approvalId: approved.approval?.id }, Object.values(session.env));
     return result;
   }
 }
