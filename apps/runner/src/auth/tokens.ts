@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { UserRepository } from "@berth/db";
 import { ROLES, type Role } from "@berth/protocol";
+import { sha256Hex } from "@berth/protocol/node";
 
 // The roles are a wire type (protocol api/users.ts); auth code keeps importing them from here.
 export { ROLES, type Role };
@@ -27,7 +28,7 @@ export function newToken(): string {
 }
 
 export function hashToken(token: string): string {
-  return crypto.createHash("sha256").update(token).digest("hex");
+  return sha256Hex(token);
 }
 
 const ID_BYTES = 12;

@@ -119,10 +119,19 @@ export class SessionService {
     principal: Principal,
     check: (target: Target) => unknown = (target) => authorize(principal, "session", "read", target),
   ): Promise<SessionView & { env: Record<string, string> }> {
-    const record = await this.record(id, check);
+    return this.viewOf(await this.record(id, check));
+  }
+
+  /** `get` without waiting, when the row is in memory (a tool call's usual case); undefined: ask `get`. Throws what `get` rejects with. */
+  getNow(id: string, check: (target: Target) => unknown): (SessionView & { env: Record<string, string> }) | undefined {
+    const cached = this.cache.get(id);
+    return cached ? this.viewOf(this.checked(id, cached, check)) : undefined;
+  }
+
+  /** One view per cached row, shared by every call that reads it (and frozen: a caller cannot change another's). */
+  private viewOf(record: SessionRecord): SessionView & { env: Record<string, string> } {
     let view = this.views.get(record);
     if (!view) {
-      // One view per cached row, shared by every call that reads it (and frozen: a caller cannot change another's).
       view = Object.freeze({ ...sessionView(record), env: record.env });
       this.views.set(record, view);
     }
@@ -131,7 +140,10 @@ export class SessionService {
 
   /** The row with where its sandbox lives, under the same rule as get. */
   private async record(id: string, check: (target: Target) => unknown): Promise<SessionRecord> {
-    const record = await this.read(id);
+    return this.checked(id, await this.read(id), check);
+  }
+
+  private checked(id: string, record: SessionRecord | null, check: (target: Target) => unknown): SessionRecord {
     if (!record || record.status === "deleted") throw new AppError({ code: "not_found", message: `Session not found: ${id}` });
     check({ id: record.id, ownerId: record.ownerId });
     return record;

@@ -7,6 +7,11 @@ export class PolicyRuleCache {
 
   constructor(private readonly repos: Pick<Repositories, "policyRules">) {}
 
+  /** The rules when they are in memory (a tool call's usual case), else null: ask `get`. */
+  now(): PolicyRule[] | null {
+    return this.rules;
+  }
+
   async get(): Promise<PolicyRule[]> {
     this.rules ??= await this.repos.policyRules.listRules();
     return this.rules;

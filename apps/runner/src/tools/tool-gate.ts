@@ -11,6 +11,7 @@ export interface RequestAllowlist {
 
 /** `tools=a,b` and `servers=x` from a query string; absent or empty parts allow everything they would name. */
 export function parseRequestAllowlist(query: { tools?: unknown; servers?: unknown }): RequestAllowlist | undefined {
+  if (query.tools === undefined && query.servers === undefined) return undefined;
   const list = (value: unknown): string[] | undefined => {
     const text = Array.isArray(value) ? value.join(",") : typeof value === "string" ? value : undefined;
     const names = text

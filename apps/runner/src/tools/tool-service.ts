@@ -21,7 +21,7 @@ import {
 } from "@berth/tools";
 import type { ActionClass, ApprovalRequest, Autonomy, PolicyRule, ToolResult } from "@berth/protocol";
 import { AgentMethod, BuiltinTool, DispatchPlanSchema, FilesHashResultSchema, WORKSPACE_ROOT, toolFailure } from "@berth/protocol";
-import { authorize } from "../auth/authorize";
+import { authorize, type Target } from "../auth/authorize";
 import type { Principal } from "../auth/tokens";
 import { newId } from "../auth/tokens";
 import type { RunnerEvents } from "../events/runner-events";
@@ -70,6 +70,9 @@ interface CallScripts {
   /** A plan's tasks' scripts that were hashed, by tool; absent when there are none. */
   tasks?: Record<string, HashedScript>;
 }
+
+/** A call no rule trusts a script of. */
+const NO_SCRIPTS: CallScripts = Object.freeze({});
 
 /**
  * The one path every tool call takes, whoever the caller (browser, HTTP, MCP agent): the edge hands it a
@@ -180,7 +183,8 @@ export class ToolService {
   async call(input: ToolCallInput): Promise<ToolCallOutcome> {
     const started = performance.now();
     // Edge: docs/api.md, Roles: toolCall call (a viewer's refusal is a 403, another developer's session a 404).
-    const session = await this.deps.sessions.get(input.sessionId, input.principal, (target) => authorize(input.principal, "toolCall", "call", target));
+    const may = (target: Target) => authorize(input.principal, "toolCall", "call", target);
+    const session = this.deps.sessions.getNow(input.sessionId, may) ?? (await this.deps.sessions.get(input.sessionId, input.principal, may));
     const scope: ToolScope = { userId: input.principal.userId, sessionId: session.id };
     // A nested call (it comes with its turn) runs in the scope its outer call prepared.
     const preparing = this.deps.prepareScope?.(scope, input.tool, { nested: input.turn !== undefined });
@@ -193,9 +197,11 @@ export class ToolService {
 
     // Admission: pure; the tool is resolved here once and the same resolution runs.
     const generation = this.generation.observedBy(session.id, input.tool, input.args);
-    const policyRules = await this.policy.get();
-    // A function tool's script (or a plan's tasks'), hashed before admission: an operator's allow rule names the bytes it trusts.
-    const { own: script, tasks: taskScripts } = await this.scriptsOf(session.id, tools, input.tool, input.args, policyRules);
+    const policyRules = this.policy.now() ?? (await this.policy.get());
+    // A function tool's script (or a plan's tasks'), hashed before admission: an operator's allow rule names the bytes
+    // it trusts. Most deployments trust no script by its bytes: then nothing is hashed or waited for.
+    const trustsScripts = policyRules.some((rule) => rule.scriptSha256 !== undefined);
+    const { own: script, tasks: taskScripts } = trustsScripts ? await this.scriptsOf(session.id, tools, input.tool, input.args, policyRules) : NO_SCRIPTS;
     const admission = admit(
       // The session's owner in the browser acts as themselves (admit: autonomy does not ask them).
       {
@@ -204,8 +210,8 @@ export class ToolService {
         args: input.args,
         caller: input.caller,
         ownSession: session.ownerId === input.principal.userId,
-        ...(script?.sha256 ? { scriptSha256: script.sha256 } : {}),
-        ...(taskScripts ? { taskScripts } : {}),
+        scriptSha256: script?.sha256 ?? undefined,
+        taskScripts,
       },
       {
         registry: tools,
@@ -242,8 +248,7 @@ export class ToolService {
 
     // Approval wait: an ask binds its files, then runs under an approval or is parked. A script an operator's rule
     // trusts runs only as the bytes that were hashed (the agent refuses it as changed otherwise).
-    const bound = taskScripts ? { taskScripts } : {};
-    let approved: Approved = { waitMs: null, ...(admission.verdict === "allow" && script?.sha256 ? { expect: { [script.path]: script.sha256 } } : {}), ...bound };
+    let approved: Approved = { waitMs: null, expect: admission.verdict === "allow" && script?.sha256 ? { [script.path]: script.sha256 } : undefined, taskScripts };
     if (admission.verdict === "ask") {
       const settled = await this.approvalWait.settle(admission, {
         sessionId: session.id,
@@ -263,7 +268,7 @@ export class ToolService {
         record({ verdict: "ask", ok: false, errorCode: settled.result.error?.code ?? "denied", approvalId: settled.approvalId });
         return { kind: "result", result: settled.result };
       }
-      approved = { approval: settled.approval, waitMs: settled.waitMs, ...(settled.expect ? { expect: settled.expect } : {}), ...(settled.taskExpect ? { taskExpect: settled.taskExpect } : {}), ...bound };
+      approved = { approval: settled.approval, waitMs: settled.waitMs, expect: settled.expect, taskExpect: settled.taskExpect, taskScripts };
     }
 
     // Execution, then the record.
@@ -282,13 +287,11 @@ export class ToolService {
   /**
    * The workspace scripts a call runs that an operator's rule may trust, as the agent reads them now: a function
    * tool's own, or for a dispatch plan each of its tasks' function tools' (by tool name; a task whose script cannot be
-   * hashed is left out, so no rule vouches for it). Only a tool some policy rule names a script for is hashed: no
-   * rule, no round trip.
+   * hashed is left out, so no rule vouches for it). Only a tool some policy rule names a script for is hashed (the
+   * caller asks only when some rule names one).
    */
   private async scriptsOf(sessionId: string, tools: ScopedTools, tool: string, args: unknown, rules: readonly PolicyRule[]): Promise<CallScripts> {
     const trusted = new Set(rules.filter((rule) => rule.scriptSha256 !== undefined).map((rule) => rule.tool));
-    // Most deployments trust no script by its bytes: the call's path stays as it was.
-    if (trusted.size === 0) return {};
     const scriptPathOf = (name: string, taskArgs: unknown) => (trusted.has(name) ? tools.resolve(name)?.spec.trustedScript?.(taskArgs as never) : undefined);
     const own = scriptPathOf(tool, args);
     const tasks = new Map<string, string>();

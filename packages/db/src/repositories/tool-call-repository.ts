@@ -53,7 +53,7 @@ export class ToolCallRepository {
     // The arguments are kept as JSON text (the caller's objects may change after this returns) and redacted when the
     // batch is written: a plain copy costs the reply's path a fraction of the redaction. Stamped when the call ended.
     // The input is held as it came (a copy of its fields here costs more than the JSON text).
-    this.batch.push({ input, argsText: JSON.stringify(input.args) ?? "null", traceJson: traceJsonOf(input.trace), createdAt: new Date() });
+    this.batch.push({ input, argsText: JSON.stringify(input.args) ?? "null", traceJson: traceJsonOf(input.trace), endedAt: Date.now() });
     if (this.batch.length >= BATCH_ROWS) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), BATCH_MS);
   }
@@ -153,13 +153,14 @@ interface HeldRow {
   input: ToolCallRecordInput;
   argsText: string;
   traceJson: string | null;
-  createdAt: Date;
+  /** When the call ended (epoch ms): its row's createdAt. */
+  endedAt: number;
 }
 
 /** A held row as it is written: its arguments redacted (as `toRow` redacts them: they are JSON data) and its hash known. */
-function writtenLater({ input, argsText, traceJson, createdAt }: HeldRow): WrittenRow {
+function writtenLater({ input, argsText, traceJson, endedAt }: HeldRow): WrittenRow {
   const { args: _args, trace: _trace, secrets, ...fields } = input;
-  return written({ ...fields, argsJson: JSON.stringify(redactSecrets(JSON.parse(argsText), secrets)), traceJson, createdAt });
+  return written({ ...fields, argsJson: JSON.stringify(redactSecrets(JSON.parse(argsText), secrets)), traceJson, createdAt: new Date(endedAt) });
 }
 
 /** A row as it is written: its hash is known by now. */

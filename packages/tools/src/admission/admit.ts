@@ -129,22 +129,16 @@ export function admit(call: AdmissionCall, ctx: AdmissionContext): AdmissionResu
   return { ...result, verdict: "deny", stage: "loop_guard", reason: guard.message };
 }
 
+/** A call refused before it could be classified (an unknown tool, invalid arguments). */
+function refused(tool: string, stage: AdmissionStage, reason: string, args: unknown): AdmissionResult {
+  return { tool, args, ...renderCallText(tool, args), reasons: [], verdict: "deny", stage, actionClass: "unknown", recognised: false, alwaysAsk: false, reason };
+}
+
 function evaluate(call: AdmissionCall, ctx: AdmissionContext, depth: number): AdmissionResult {
   const { tool } = call;
-  const base = (args: unknown) => ({ tool, args, ...renderCallText(tool, args), reasons: [] as string[] });
-  const refuse = (stage: AdmissionStage, reason: string, args: unknown): AdmissionResult => ({
-    ...base(args),
-    verdict: "deny",
-    stage,
-    actionClass: "unknown",
-    recognised: false,
-    alwaysAsk: false,
-    reason,
-  });
-
-  if (!ctx.registry.has(tool)) return refuse("tool", `Unknown tool: ${tool}`, call.args);
+  if (!ctx.registry.has(tool)) return refused(tool, "tool", `Unknown tool: ${tool}`, call.args);
   const validated = ctx.registry.validate(tool, call.args);
-  if (!validated.ok) return refuse("arguments", validated.message, call.args);
+  if (!validated.ok) return refused(tool, "arguments", validated.message, call.args);
   const args = validated.args;
 
   // An op on a finished compete (apply-winner, clear) is no plan: its spec classifies it like any call.
