@@ -32,7 +32,7 @@ export class ToolCallLog {
       via: input.via,
       tool: admission.tool,
       // Read when the row is written: a call that needed no approval or loop guard renders its text only then.
-      argsSha256: () => admission.sha256,
+      argsSha256: admission,
       args: admission.args,
       secrets: knownSecrets,
       actionClass: admission.actionClass,

@@ -43,75 +43,100 @@ export interface NestedCalls {
   surface(): { name: string; description: string }[];
 }
 
+/** One execution's call, as the tool context is built from it. */
+interface ContextCall {
+  input: ToolCallInput;
+  session: CallSession;
+  tools: ScopedTools;
+  /** The tool run (the one whose approval bound `expect`). */
+  tool: string;
+  /** The call's id, or its run's id for a call that makes a run. */
+  callId: string;
+  signal?: AbortSignal;
+  expect?: Record<string, string | null>;
+  /** The text of the approval the call runs under, if it asked. */
+  approvedText?: string;
+  nested: NestedCalls;
+}
+
 /**
  * Everything one execution may use: the session's sandbox (its env, the approval's file hashes), the
  * catalogue its gate allows, run monitoring scoped to the session, and `context`'s view of the session.
  */
-export function buildToolContext(
-  deps: ToolContextDeps,
-  call: {
-    input: ToolCallInput;
-    session: CallSession;
-    tools: ScopedTools;
-    /** The tool run (the one whose approval bound `expect`). */
-    tool: string;
-    /** The call's id, or its run's id for a call that makes a run. */
-    callId: string;
-    signal?: AbortSignal;
-    expect?: Record<string, string | null>;
-    /** The text of the approval the call runs under, if it asked. */
-    approvedText?: string;
-    nested: NestedCalls;
-  },
-): ToolContext {
-  const { input, session, signal } = call;
-  // The hosts only a few tools use (nested calls, dispatch trees, monitor, context) are made when a tool first reads
-  // them, not for every call: a read_file never does.
-  let host: ToolContext["host"];
-  let trees: ToolContext["trees"];
-  let monitor: ToolContext["monitor"];
-  let context: ToolContext["context"];
-  return {
-    sessionId: session.id,
-    userId: input.principal.userId,
-    callId: call.callId,
-    caller: input.caller,
-    sandbox: sessionSandbox(deps.driver, { sessionId: session.id, tool: call.tool, env: session.env, ...(call.expect ? { expect: call.expect } : {}), ...(input.worktree ? { worktree: input.worktree } : {}) }),
-    ...(signal ? { signal } : {}),
-    ...(call.approvedText !== undefined ? { approvedText: call.approvedText } : {}),
-    ...(input.onProgress ? { onProgress: input.onProgress } : {}),
-    get host() {
-      return (host ??= {
-        catalogue: () => call.tools.catalogue().filter((tool) => input.gate?.allows(tool) ?? true),
-        refusal: (name) => {
-          const resolved = call.tools.resolve(name);
-          return resolved ? input.gate?.refusal(name, resolved) : undefined;
-        },
-        notices: () => deps.functionTools?.problems(session.id) ?? [],
-        call: (tool, args) => call.nested.call(tool, args),
-        callAdmitted: (tool, args, opts) => call.nested.callAdmitted(tool, args, opts),
-      });
-    },
-    get trees() {
-      return (trees ??= createCompeteTreesHost({ driver: deps.driver, repos: deps.repos, sessionId: session.id }));
-    },
-    get monitor() {
-      return (monitor ??= createMonitorHost({
-        repos: deps.repos,
-        dataDir: deps.dataDir,
-        receipts: deps.receipts,
-        events: deps.events,
-        sessionId: session.id,
-        tools: () => call.nested.surface(),
-        ...(deps.logs ? { logs: deps.logs } : {}),
-      }));
-    },
-    // A getter, not a spread: spreading one would make the host at once.
-    get context() {
-      if (input.turn === undefined || input.gate === undefined) return undefined;
-      return (context ??= contextHost(deps, input, session, input.turn, input.gate));
-    },
-  };
+export function buildToolContext(deps: ToolContextDeps, call: ContextCall): ToolContext {
+  return new CallToolContext(deps, call);
+}
+
+/**
+ * A class, so a call builds one plain object: the hosts only a few tools use (nested calls, dispatch trees, monitor,
+ * context) are getters on its prototype, made when a tool first reads them (a read_file never does).
+ */
+class CallToolContext implements ToolContext {
+  readonly sessionId: string;
+  readonly userId: string;
+  readonly callId: string;
+  readonly caller: ToolCallInput["caller"];
+  readonly sandbox: ToolContext["sandbox"];
+  readonly signal: AbortSignal | undefined;
+  readonly approvedText: string | undefined;
+  readonly onProgress: ToolContext["onProgress"];
+  #host: ToolContext["host"];
+  #trees: ToolContext["trees"];
+  #monitor: ToolContext["monitor"];
+  #context: ToolContext["context"];
+
+  constructor(
+    private readonly deps: ToolContextDeps,
+    private readonly call: ContextCall,
+  ) {
+    const { input, session } = call;
+    this.sessionId = session.id;
+    this.userId = input.principal.userId;
+    this.callId = call.callId;
+    this.caller = input.caller;
+    this.sandbox = sessionSandbox(deps.driver, { sessionId: session.id, tool: call.tool, env: session.env, ...(call.expect ? { expect: call.expect } : {}), ...(input.worktree ? { worktree: input.worktree } : {}) });
+    this.signal = call.signal;
+    this.approvedText = call.approvedText;
+    this.onProgress = input.onProgress;
+  }
+
+  get host(): ToolContext["host"] {
+    const { call, deps } = this;
+    const { input } = call;
+    return (this.#host ??= {
+      catalogue: () => call.tools.catalogue().filter((tool) => input.gate?.allows(tool) ?? true),
+      refusal: (name) => {
+        const resolved = call.tools.resolve(name);
+        return resolved ? input.gate?.refusal(name, resolved) : undefined;
+      },
+      notices: () => deps.functionTools?.problems(call.session.id) ?? [],
+      call: (tool, args) => call.nested.call(tool, args),
+      callAdmitted: (tool, args, opts) => call.nested.callAdmitted(tool, args, opts),
+    });
+  }
+
+  get trees(): ToolContext["trees"] {
+    return (this.#trees ??= createCompeteTreesHost({ driver: this.deps.driver, repos: this.deps.repos, sessionId: this.sessionId }));
+  }
+
+  get monitor(): ToolContext["monitor"] {
+    const { deps, call } = this;
+    return (this.#monitor ??= createMonitorHost({
+      repos: deps.repos,
+      dataDir: deps.dataDir,
+      receipts: deps.receipts,
+      events: deps.events,
+      sessionId: this.sessionId,
+      tools: () => call.nested.surface(),
+      ...(deps.logs ? { logs: deps.logs } : {}),
+    }));
+  }
+
+  get context(): ToolContext["context"] {
+    const { input, session } = this.call;
+    if (input.turn === undefined || input.gate === undefined) return undefined;
+    return (this.#context ??= contextHost(this.deps, input, session, input.turn, input.gate));
+  }
 }
 
 /** `context` for this call: its session, principal, gate and turn. */

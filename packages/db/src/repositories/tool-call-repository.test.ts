@@ -113,8 +113,8 @@ describe("ToolCallRepository.recordLater (written behind the reply)", () => {
     const repo = new ToolCallRepository(t.db, writes);
     let rendered = 0;
     const fields = { ...call, args: { path: "a.txt" }, secrets: [], runId: null, trace: undefined };
-    repo.recordLater({ ...fields, id: "hash_later", argsSha256: () => (rendered++, "rendered-when-written") });
-    repo.recordLater({ ...fields, id: "hash_fails", argsSha256: () => { throw new Error("cannot render this call"); } });
+    repo.recordLater({ ...fields, id: "hash_later", argsSha256: { get sha256() { return (rendered++, "rendered-when-written"); } } });
+    repo.recordLater({ ...fields, id: "hash_fails", argsSha256: { get sha256(): string { throw new Error("cannot render this call"); } } });
     expect(rendered).toBe(0);
     await writes.settled();
     expect(rendered).toBe(1);

@@ -14,8 +14,8 @@ export interface ToolCallRecordInput {
   caller: string;
   via: string | null;
   tool: string;
-  /** The call text's hash, or how to get it when the row is written (admission renders it when first read). */
-  argsSha256: string | (() => string);
+  /** The call text's hash, or what holds it, read when the row is written (admission renders it when first read). */
+  argsSha256: string | { readonly sha256: string };
   /** Stored redacted: secret-looking values and `secrets` masked (redactSecrets). */
   args: unknown;
   secrets: string[];
@@ -164,6 +164,6 @@ function writtenLater({ input, argsText, traceJson, endedAt }: HeldRow): Written
 }
 
 /** A row as it is written: its hash is known by now. */
-function written<T extends { argsSha256: string | (() => string) }>(row: T): T & { argsSha256: string } {
-  return typeof row.argsSha256 === "string" ? (row as T & { argsSha256: string }) : { ...row, argsSha256: row.argsSha256() };
+function written<T extends { argsSha256: string | { readonly sha256: string } }>(row: T): T & { argsSha256: string } {
+  return typeof row.argsSha256 === "string" ? (row as T & { argsSha256: string }) : { ...row, argsSha256: row.argsSha256.sha256 };
 }
