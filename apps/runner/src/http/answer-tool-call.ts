@@ -4,6 +4,10 @@ import type { Principal } from "../auth/tokens";
 import type { ToolService } from "../tools/tool-service";
 import { parseScanned } from "./validate";
 import { parseRequestAllowlist } from "../tools/tool-gate";
+import { AbortControllerSupply } from "./abort-controller-supply";
+
+/** Each call's hang-up controller, made ahead (shared by every runner in the process: each controller serves one call). */
+const hangUps = new AbortControllerSupply();
 
 /** A tool call's request once it is parsed and authenticated, as the route and the fast path both hold it. */
 export interface ToolCallRequest {
@@ -39,7 +43,7 @@ export async function answerToolCall(tools: Pick<ToolService, "call">, request: 
   const query = isEmptyObject(request.query) ? {} : parseScanned(ToolCallQuerySchema, request.query, "query");
   const { wait } = query;
   const allow = parseRequestAllowlist(query);
-  const abort = new AbortController();
+  const abort = hangUps.take();
   // A caller that hangs up aborts its call (the run ends as aborted), not a finished response.
   response.on("close", () => {
     if (!response.writableFinished) abort.abort();
