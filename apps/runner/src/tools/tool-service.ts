@@ -395,7 +395,10 @@ export class ToolService {
     let result: ToolResult;
     try {
       result = exhausted ?? (await spec.run(args, ctx));
-      if (turn && cap !== undefined && !exhausted) result = await turn.fit(spec.name, cap, result, (tool, text) => this.deps.overflow.save(session.id, tool, text));
+      if (turn && cap !== undefined && !exhausted) {
+        const fitted = turn.fit(spec.name, cap, result, (tool, text) => this.deps.overflow.save(session.id, tool, text));
+        result = fitted instanceof Promise ? await fitted : fitted;
+      }
     } catch (error) {
       result = toolFailure("sandbox_error", (error as Error).message);
     } finally {

@@ -71,9 +71,10 @@ export class ObservationTurn {
 
   /**
    * After a call ran: draws what it shows from the pool, cutting it to `min(cap, remaining)` first. A failure
-   * is drawn as it is (its message is short and must be read whole).
+   * is drawn as it is (its message is short and must be read whole). A result drawn whole is answered at once (no
+   * promise): most are, and a call's reply need not wait a turn for it.
    */
-  async fit(tool: string, cap: number, result: ToolResult, save: OverflowSaver): Promise<ToolResult> {
+  fit(tool: string, cap: number, result: ToolResult, save: OverflowSaver): ToolResult | Promise<ToolResult> {
     this.observations++;
     this.exhaustedInARow = 0;
     const total = byteLength(result.output);
@@ -83,6 +84,11 @@ export class ObservationTurn {
       this.used += total;
       return result;
     }
+    return this.cut(tool, cap, result, save, { total, left, limit });
+  }
+
+  /** A result cut to `limit`: its whole output saved for `context recall`, a stub of it shown. */
+  private async cut(tool: string, cap: number, result: ToolResult, save: OverflowSaver, { total, left, limit }: { total: number; left: number; limit: number }): Promise<ToolResult> {
     const ref = await save(tool, result.output);
     const why =
       limit === cap ? `${tool} cap ${cap} bytes` : `${left} bytes left of this turn's pool of ${this.limits.poolBytes}`;
