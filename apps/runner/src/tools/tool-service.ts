@@ -19,7 +19,7 @@ import {
   type ToolScope,
   type FunctionToolsReport,
 } from "@berth/tools";
-import type { ActionClass, ApprovalRequest, Autonomy, PolicyRule, ToolResult } from "@berth/protocol";
+import type { ActionClass, ApprovalRequest, Autonomy, ToolResult } from "@berth/protocol";
 import { AgentMethod, BuiltinTool, DispatchPlanSchema, FilesHashResultSchema, WORKSPACE_ROOT, toolFailure } from "@berth/protocol";
 import { authorize, type Target } from "../auth/authorize";
 import type { Principal } from "../auth/tokens";
@@ -197,11 +197,11 @@ export class ToolService {
 
     // Admission: pure; the tool is resolved here once and the same resolution runs.
     const generation = this.generation.observedBy(session.id, input.tool, input.args);
-    const policyRules = this.policy.now() ?? (await this.policy.get());
+    const policy = this.policy.now() ?? (await this.policy.load());
+    const policyRules = policy.rules;
     // A function tool's script (or a plan's tasks'), hashed before admission: an operator's allow rule names the bytes
     // it trusts. Most deployments trust no script by its bytes: then nothing is hashed or waited for.
-    const trustsScripts = policyRules.some((rule) => rule.scriptSha256 !== undefined);
-    const { own: script, tasks: taskScripts } = trustsScripts ? await this.scriptsOf(session.id, tools, input.tool, input.args, policyRules) : NO_SCRIPTS;
+    const { own: script, tasks: taskScripts } = policy.scriptTools.size > 0 ? await this.scriptsOf(session.id, tools, input.tool, input.args, policy.scriptTools) : NO_SCRIPTS;
     const admission = admit(
       // The session's owner in the browser acts as themselves (admit: autonomy does not ask them).
       {
@@ -287,11 +287,10 @@ export class ToolService {
   /**
    * The workspace scripts a call runs that an operator's rule may trust, as the agent reads them now: a function
    * tool's own, or for a dispatch plan each of its tasks' function tools' (by tool name; a task whose script cannot be
-   * hashed is left out, so no rule vouches for it). Only a tool some policy rule names a script for is hashed (the
-   * caller asks only when some rule names one).
+   * hashed is left out, so no rule vouches for it). Only a tool in `trusted` (some policy rule names a script for it)
+   * is hashed.
    */
-  private async scriptsOf(sessionId: string, tools: ScopedTools, tool: string, args: unknown, rules: readonly PolicyRule[]): Promise<CallScripts> {
-    const trusted = new Set(rules.filter((rule) => rule.scriptSha256 !== undefined).map((rule) => rule.tool));
+  private async scriptsOf(sessionId: string, tools: ScopedTools, tool: string, args: unknown, trusted: ReadonlySet<string>): Promise<CallScripts> {
     const scriptPathOf = (name: string, taskArgs: unknown) => (trusted.has(name) ? tools.resolve(name)?.spec.trustedScript?.(taskArgs as never) : undefined);
     const own = scriptPathOf(tool, args);
     const tasks = new Map<string, string>();
