@@ -42,7 +42,7 @@ export class ToolCallRepository {
   }
 
   async record(input: ToolCallRecordInput): Promise<void> {
-    await this.db.toolCall.create({ data: written(toRow(input)) });
+    await this.db.toolCall.create({ data: rowOf(input, input.args, traceJsonOf(input.trace)) });
   }
 
   /**
@@ -50,9 +50,8 @@ export class ToolCallRepository {
    * statement (a query costs far more than a row). Reads here wait for it (WriteBehind).
    */
   recordLater(input: ToolCallRecordInput): void {
-    // The arguments are kept as JSON text (the caller's objects may change after this returns) and redacted when the
-    // batch is written: a plain copy costs the reply's path a fraction of the redaction. Stamped when the call ended.
-    // The input is held as it came (a copy of its fields here costs more than the JSON text).
+    // The input is held as it came, its arguments as JSON text (the caller's objects may change after this returns),
+    // redacted when the batch is written: a plain copy costs the reply's path a fraction of the redaction.
     this.batch.push({ input, argsText: JSON.stringify(input.args) ?? "null", traceJson: traceJsonOf(input.trace), endedAt: Date.now() });
     if (this.batch.length >= BATCH_ROWS) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), BATCH_MS);
@@ -62,7 +61,7 @@ export class ToolCallRepository {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.batch.length === 0) return;
-    const rows: WrittenRow[] = [];
+    const rows: Row[] = [];
     for (const held of this.batch) {
       // A row that cannot be rendered is reported (the runner's log) and left out; the batch's others are written.
       try {
@@ -106,19 +105,17 @@ export class ToolCallRepository {
 const COLUMNS = [
   "id", "sessionId", "userId", "caller", "via", "tool", "argsSha256", "argsJson", "actionClass", "verdict",
   "approvalId", "ok", "errorCode", "runId", "durationMs", "traceJson", "createdAt",
-] as const satisfies readonly (keyof WrittenRow)[];
+] as const satisfies readonly (keyof Row)[];
 const COLUMN_LIST = Prisma.raw(COLUMNS.map((column) => `"${column}"`).join(", "));
 
-type Row = ReturnType<typeof toRow> & { createdAt: Date };
-/** A row whose hash is known, as it is written. */
-type WrittenRow = Row & { argsSha256: string };
+type Row = ReturnType<typeof rowOf> & { createdAt: Date };
 
 /**
  * One multi-row INSERT with bound values (placeholders as each database spells them). Not createMany: Prisma's query
  * compiler costs about 0.5 ms of CPU a row there, against under 0.1 ms a row for this statement, on the runner's
  * one thread, between the replies of the calls that come next.
  */
-function insertRows(rows: readonly WrittenRow[]): Prisma.Sql {
+function insertRows(rows: readonly Row[]): Prisma.Sql {
   const values = rows.map((row) => Prisma.sql`(${Prisma.join(COLUMNS.map((column) => row[column]))})`);
   return Prisma.sql`INSERT INTO "ToolCall" (${COLUMN_LIST}) VALUES ${Prisma.join(values)}`;
 }
@@ -138,9 +135,10 @@ function attempt(write: () => unknown): Promise<unknown> {
   }
 }
 
-function toRow(input: ToolCallRecordInput) {
-  const { args, secrets, trace, ...fields } = input;
-  return { ...fields, argsJson: JSON.stringify(redactSecrets(args, secrets)), traceJson: traceJsonOf(trace) };
+/** A call's columns: its arguments redacted (JSON data), its trace as JSON text, its call text's hash read now. */
+function rowOf(input: ToolCallRecordInput, args: unknown, traceJson: string | null) {
+  const { args: _args, trace: _trace, secrets, argsSha256, ...fields } = input;
+  return { ...fields, argsSha256: typeof argsSha256 === "string" ? argsSha256 : argsSha256.sha256, argsJson: JSON.stringify(redactSecrets(args, secrets)), traceJson };
 }
 
 const traceJsonOf = (trace: unknown): string | null => (trace === undefined ? null : JSON.stringify(trace));
@@ -157,13 +155,6 @@ interface HeldRow {
   endedAt: number;
 }
 
-/** A held row as it is written: its arguments redacted (as `toRow` redacts them: they are JSON data) and its hash known. */
-function writtenLater({ input, argsText, traceJson, endedAt }: HeldRow): WrittenRow {
-  const { args: _args, trace: _trace, secrets, ...fields } = input;
-  return written({ ...fields, argsJson: JSON.stringify(redactSecrets(JSON.parse(argsText), secrets)), traceJson, createdAt: new Date(endedAt) });
-}
-
-/** A row as it is written: its hash is known by now. */
-function written<T extends { argsSha256: string | { readonly sha256: string } }>(row: T): T & { argsSha256: string } {
-  return typeof row.argsSha256 === "string" ? (row as T & { argsSha256: string }) : { ...row, argsSha256: row.argsSha256.sha256 };
+function writtenLater({ input, argsText, traceJson, endedAt }: HeldRow): Row {
+  return { ...rowOf(input, JSON.parse(argsText), traceJson), createdAt: new Date(endedAt) };
 }
