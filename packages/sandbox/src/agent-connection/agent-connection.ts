@@ -178,7 +178,8 @@ export class AgentConnection extends EventEmitter<AgentConnectionEvents> {
 
   /** Runs one tool; aborting `signal` asks the agent to abort the call, whose result still arrives. */
   callTool(params: ToolCallParams, opts: AgentCallOptions = {}): Promise<ToolResult> {
-    return this.request(AgentMethod.ToolCall, params, ToolCallResultSchema, opts, () => void this.abortTool(params.callId).catch(() => undefined));
+    const onAbort = opts.signal ? () => void this.abortTool(params.callId).catch(() => undefined) : undefined;
+    return this.request(AgentMethod.ToolCall, params, ToolCallResultSchema, opts, onAbort);
   }
 
   async abortTool(callId: string, opts: AgentCallOptions = {}): Promise<boolean> {

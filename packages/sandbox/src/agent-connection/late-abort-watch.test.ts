@@ -13,15 +13,21 @@ function countedSignal() {
   return { controller, added };
 }
 
+/** A watch of 10 ms with call 1 watched on a counted signal. */
+function watchedCall() {
+  const watch = new LateAbortWatch(10);
+  const { controller, added } = countedSignal();
+  const onAbort = vi.fn();
+  watch.watch(1, controller.signal, onAbort);
+  return { watch, controller, added, onAbort };
+}
+
 describe("LateAbortWatch", () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
   it("never listens to the signal of a call that ends before the watch comes round", () => {
-    const watch = new LateAbortWatch(10);
-    const { controller, added } = countedSignal();
-    const onAbort = vi.fn();
-    watch.watch(1, controller.signal, onAbort);
+    const { watch, controller, added, onAbort } = watchedCall();
     watch.end(1);
     vi.advanceTimersByTime(20);
     controller.abort();
@@ -31,10 +37,7 @@ describe("LateAbortWatch", () => {
   });
 
   it("acts on an abort that came before the watch came round, when it does", () => {
-    const watch = new LateAbortWatch(10);
-    const controller = new AbortController();
-    const onAbort = vi.fn();
-    watch.watch(1, controller.signal, onAbort);
+    const { watch, controller, onAbort } = watchedCall();
     controller.abort();
     expect(onAbort).not.toHaveBeenCalled();
     vi.advanceTimersByTime(10);
@@ -43,10 +46,7 @@ describe("LateAbortWatch", () => {
   });
 
   it("listens to a call that lasts, acts on its abort once, and leaves nothing behind", () => {
-    const watch = new LateAbortWatch(10);
-    const { controller, added } = countedSignal();
-    const onAbort = vi.fn();
-    watch.watch(1, controller.signal, onAbort);
+    const { watch, controller, added, onAbort } = watchedCall();
     vi.advanceTimersByTime(10);
     expect(added.count).toBe(1);
     controller.abort();
@@ -56,10 +56,7 @@ describe("LateAbortWatch", () => {
   });
 
   it("stops listening when a listened call ends", () => {
-    const watch = new LateAbortWatch(10);
-    const controller = new AbortController();
-    const onAbort = vi.fn();
-    watch.watch(1, controller.signal, onAbort);
+    const { watch, controller, onAbort } = watchedCall();
     vi.advanceTimersByTime(10);
     watch.end(1);
     controller.abort();
